@@ -1,0 +1,112 @@
+// One scan of every brain: discovery, change detection by file stamp, store read and
+// verdict. Keeps what it needs between scans (last good verdict per brain, read error
+// counts) so that an unreadable store never turns a known verdict into nothing.
+// Knows nothing about HTTP or Prometheus.
+#ifndef SCX_ENGINE_SCANNER_H_
+#define SCX_ENGINE_SCANNER_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/coherence.h"
+#include "engine/discovery.h"
+#include "engine/store_reader.h"
+
+namespace scx {
+
+// A brain's state after a scan. kAbsent covers "no store file" and "a store with no
+// skeleton": both mean no verdict.
+enum class BrainState { kOk, kMismatch, kAbsent, kUnreadable };
+
+// "ok", "mismatch", "absent", "unreadable".
+const char* BrainStateName(BrainState state);
+
+// What the latest scan knows about one brain.
+struct BrainReport {
+  Brain brain;
+  BrainState state = BrainState::kAbsent;
+  // The file as found this scan: "present", "absent" or "unreadable".
+  const char* store = "absent";
+  StoreError read_error = StoreError::kNone;  // this scan's error, if unreadable
+  std::string read_error_message;
+  // The verdict to export: this scan's, or the last good one when the store is
+  // unreadable now (then verdict_stale is true). Empty: nothing to export.
+  std::optional<Coherence> coherence;
+  bool verdict_stale = false;
+  // Facts of the last good read, when there is one to show.
+  bool has_store_facts = false;
+  std::int64_t store_version = 0;
+  std::int64_t block_count = 0;
+  // Scans in which this brain's store could not be read, since it was first seen,
+  // by StoreErrorName.
+  std::map<std::string, std::uint64_t> read_errors_total;
+};
+
+// A brain whose state differs from the previous scan (or that is new or gone).
+struct StateChange {
+  std::string brain;
+  std::optional<BrainState> from;      // empty: first seen
+  std::optional<BrainState> to;        // empty: gone
+  std::optional<Coherence> coherence;  // the verdict after the change, if any
+  std::string read_error;              // StoreErrorName when `to` is kUnreadable
+  std::string read_error_message;
+};
+
+struct ScanResult {
+  std::vector<BrainReport> brains;  // sorted by brain name
+  std::vector<DiscoveryProblem> problems;
+  std::vector<std::string> name_collisions;
+  std::vector<StateChange> changes;
+  std::int64_t stores_parsed = 0;     // stores read and parsed this scan
+  std::int64_t stores_unchanged = 0;  // stores skipped: stamp unchanged
+};
+
+class Scanner {
+ public:
+  explicit Scanner(StoreReaderOptions options = {});
+
+  // Runs one scan. Never throws for bad input on disk.
+  ScanResult Scan(const DiscoveryConfig& config);
+
+  // Scans one brain, updating its remembered state. Exposed for tests.
+  BrainReport ScanBrain(const Brain& brain);
+
+ private:
+  // What is remembered of one runtime dir between scans.
+  struct Memory {
+    bool has_good_read = false;
+    FileStamp stamp;         // of the last good read
+    StoreContents contents;  // of the last good read
+    // The last read that failed for its content (parse, schema, too large): an
+    // unchanged file is not read again.
+    bool failed_content = false;
+    FileStamp failed_stamp;
+    StoreError failed_error = StoreError::kNone;
+    std::string failed_message;
+    std::map<std::string, std::uint64_t> read_errors_total;
+  };
+
+  // A brain's state and verdict in the previous scan, for change detection.
+  struct Previous {
+    BrainState state = BrainState::kAbsent;
+    std::optional<Coherence> coherence;
+    std::string read_error;
+    std::string read_error_message;
+  };
+
+  std::vector<StateChange> ChangesSince(const std::map<std::string, Previous>& now) const;
+
+  StoreReaderOptions options_;
+  std::map<std::string, Memory> memory_;  // by runtime dir
+  std::vector<Brain> previous_brains_;
+  std::map<std::string, Previous> previous_;  // by brain name
+  std::int64_t parsed_ = 0;
+  std::int64_t unchanged_ = 0;
+};
+
+}  // namespace scx
+
+#endif  // SCX_ENGINE_SCANNER_H_

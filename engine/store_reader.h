@@ -1,0 +1,76 @@
+// Reads a brain's system block store (`system_blocks.json`) without ever blocking,
+// writing or holding it: regular files only, read-only and non-blocking, size-capped.
+// Extracts just what the verdict needs; every failure is a typed error, never a throw.
+#ifndef SCX_ENGINE_STORE_READER_H_
+#define SCX_ENGINE_STORE_READER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace scx {
+
+inline constexpr char kStoreFileName[] = "system_blocks.json";
+inline constexpr char kStoreSchema[] = "m1nd-system-block-store-v0";
+
+enum class StoreError {
+  kNone,
+  kAbsent,      // no file: "no skeleton yet", an honest state
+  kIo,          // stat/open/read failed for another reason
+  kTooLarge,    // larger than StoreReaderOptions::max_bytes
+  kNotRegular,  // a directory, FIFO, socket, device, dangling or looping symlink
+  kParse,       // not valid JSON (torn write, garbage, too deep)
+  kSchema,      // valid JSON of the wrong shape or schema
+};
+
+// "absent", "io", "too_large", "not_regular", "parse", "schema" ("none" for kNone).
+const char* StoreErrorName(StoreError error);
+
+// What change detection compares. m1nd replaces the store by rename, so every write
+// changes the inode.
+struct FileStamp {
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  std::int64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  bool operator==(const FileStamp& other) const {
+    return device == other.device && inode == other.inode && size == other.size &&
+           mtime_ns == other.mtime_ns;
+  }
+  bool operator!=(const FileStamp& other) const { return !(*this == other); }
+};
+
+// The fields the exporter relies on. Unknown fields are ignored.
+struct StoreContents {
+  std::string schema;
+  std::int64_t store_version = 0;
+  bool has_skeleton = false;  // false when "skeleton" is absent or null
+  std::string skeleton_id;
+  std::vector<std::string> block_ids;  // in file order
+};
+
+struct StoreReaderOptions {
+  std::int64_t max_bytes = std::int64_t{64} << 20;
+};
+
+struct StoreReadResult {
+  StoreError error = StoreError::kNone;
+  std::string message;     // what went wrong, for logs; empty on success
+  FileStamp stamp;         // set whenever the path could be stat'ed
+  StoreContents contents;  // meaningful only when error == kNone
+};
+
+// Stats `path` (following symlinks) without opening it. Returns kNone and fills
+// `stamp` for a regular file; kAbsent, kNotRegular or kIo otherwise.
+StoreError StatStore(const std::string& path, FileStamp* stamp, std::string* message);
+
+// Stats, opens (O_RDONLY | O_NONBLOCK), reads and parses the store at `path`.
+StoreReadResult ReadStore(const std::string& path, const StoreReaderOptions& options);
+
+// Parses an in-memory store document. Pure: used by ReadStore and by tests.
+StoreError ParseStore(std::string_view json, StoreContents* contents, std::string* message);
+
+}  // namespace scx
+
+#endif  // SCX_ENGINE_STORE_READER_H_

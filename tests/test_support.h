@@ -1,0 +1,58 @@
+// Test helpers for files on disk: a temporary directory removed at the end of the
+// test, and writers that mimic how m1nd lays out its files (including its atomic
+// `.tmp` + rename replacement of a store).
+#ifndef SCX_TESTS_TEST_SUPPORT_H_
+#define SCX_TESTS_TEST_SUPPORT_H_
+
+#include <string>
+#include <vector>
+
+namespace scx {
+namespace testing {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with its contents on
+// destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  // path() + "/" + relative.
+  std::string Join(const std::string& relative) const;
+
+ private:
+  std::string path_;
+};
+
+// Creates the parent directories of `path`, then writes `contents` to it.
+void WriteFile(const std::string& path, const std::string& contents);
+
+// Writes `path`.tmp and renames it over `path`, as m1nd does.
+void ReplaceFileAtomically(const std::string& path, const std::string& contents);
+
+// Reads a whole file; empty string when it cannot be read.
+std::string ReadFile(const std::string& path);
+
+// mkdir -p.
+void MakeDirs(const std::string& path);
+
+// A store document in m1nd's shape (pretty-printed, 2-space indent) with the given
+// skeleton id and block ids.
+std::string StoreJson(const std::string& skeleton_id, const std::vector<std::string>& block_ids,
+                      int store_version = 1);
+
+// A project_brain.json manifest for `project_root`.
+std::string ManifestJson(const std::string& project_root);
+
+// An instance registry entry. `brain_kind` is "null" for an owner or "\"project\"".
+std::string InstanceJson(const std::string& instance_id, const std::string& workspace_root,
+                         const std::string& runtime_root, const std::string& brain_kind = "null",
+                         bool stale = false);
+
+}  // namespace testing
+}  // namespace scx
+
+#endif  // SCX_TESTS_TEST_SUPPORT_H_
