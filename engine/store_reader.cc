@@ -1,0 +1,606 @@
+// Reads system_blocks.json: stat, open non-blocking, read to EOF, close, then parse
+// with simdjson's on-demand API.
+//
+// What the parse checks. simdjson's first stage checks the whole file: UTF-8, closed
+// strings, no raw control characters in strings. The walk then visits the root object
+// field by field, the skeleton up to its skeleton_id and every block up to its block_id,
+// and checks the syntax of all it reads. Everything else (membership, sockets, unknown
+// fields, the rest of a block) is skipped by simdjson, which only counts brackets: a
+// syntax error inside a skipped value (`[1 2]`, `tru`) goes unreported, and a skipped
+// value may nest to any depth (the skip is a loop, not a recursion). A torn file is
+// always kParse: its brackets cannot balance, the root must close with its last brace
+// and only whitespace may follow it.
+#include "engine/store_reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <utility>
+
+#include <simdjson.h>
+
+namespace scx {
+
+namespace {
+
+namespace ondemand = simdjson::ondemand;
+
+// ---------------------------------------------------------------------------------
+// Parsing.
+
+// Documents up to this size are parsed with the thread's reusable parser (and read into
+// its reusable buffer); a larger one gets its own, so that a thread never keeps more
+// than about 7 MiB (the parser needs ~6 bytes per input byte) between reads.
+constexpr std::size_t kReusableParserBytes = std::size_t{1} << 20;
+
+// Walks one document with simdjson's on-demand API, reading only the fields the
+// exporter needs; every other value is skipped by simdjson as the walk moves past it.
+// Syntax errors win over schema errors: the first schema problem is remembered and the
+// walk goes on, so a torn file is always kParse even when its shape is also wrong.
+class StoreWalker {
+ public:
+  StoreWalker(ondemand::document* doc, const char* base, StoreContents* contents)
+      : doc_(doc), base_(base), contents_(contents) {}
+
+  StoreError Walk(std::string* message);
+
+ private:
+  // Records the first syntax error; returns false so callers can `return Syntax(...)`.
+  bool Syntax(simdjson::error_code error, const char* where);
+  void SchemaError(std::string message);
+
+  bool RootObject();
+  bool RootOther(ondemand::json_type type);
+  bool ReadField(ondemand::field& field);
+  bool ReadSchema(ondemand::value& value);
+  bool ReadStoreVersion(ondemand::value& value);
+  bool ReadSkeleton(ondemand::value& value);
+  bool ReadBlocks(ondemand::value& value);
+  bool ReadBlock(ondemand::value& value, std::size_t index);
+  // Sets `*is_string` and, when it is one, reads the string into `*out`.
+  bool ReadString(ondemand::value& value, const char* where, bool* is_string, std::string* out);
+
+  ondemand::document* doc_;
+  const char* base_;
+  StoreContents* contents_;
+  simdjson::error_code syntax_error_ = simdjson::SUCCESS;
+  std::string syntax_message_;
+  std::string schema_message_;
+  bool saw_schema_ = false;
+};
+
+bool StoreWalker::Syntax(simdjson::error_code error, const char* where) {
+  if (syntax_error_ != simdjson::SUCCESS) return false;
+  syntax_error_ = error;
+  syntax_message_ = std::string("invalid JSON in ") + where + ": " + simdjson::error_message(error);
+  const char* location = nullptr;
+  if (doc_->current_location().get(location) == simdjson::SUCCESS) {
+    syntax_message_ += " (near byte " + std::to_string(location - base_) + ")";
+  }
+  return false;
+}
+
+void StoreWalker::SchemaError(std::string message) {
+  if (schema_message_.empty()) schema_message_ = std::move(message);
+}
+
+bool StoreWalker::ReadString(ondemand::value& value, const char* where, bool* is_string,
+                             std::string* out) {
+  ondemand::json_type type;
+  simdjson::error_code error = value.type().get(type);
+  if (error) return Syntax(error, where);
+  *is_string = type == ondemand::json_type::string;
+  if (!*is_string) return true;  // left unconsumed: skipped by the enclosing iteration
+  std::string_view view;
+  error = value.get_string().get(view);
+  if (error) return Syntax(error, where);
+  out->assign(view.data(), view.size());
+  return true;
+}
+
+bool StoreWalker::ReadSchema(ondemand::value& value) {
+  saw_schema_ = true;
+  bool is_string = false;
+  if (!ReadString(value, "\"schema\"", &is_string, &contents_->schema)) return false;
+  if (!is_string) {
+    SchemaError("\"schema\" is not a string");
+  } else if (contents_->schema != kStoreSchema) {
+    SchemaError("unsupported schema \"" + contents_->schema + "\" (want \"" + kStoreSchema + "\")");
+  }
+  return true;
+}
+
+bool StoreWalker::ReadStoreVersion(ondemand::value& value) {
+  ondemand::json_type type;
+  simdjson::error_code error = value.type().get(type);
+  if (error) return Syntax(error, "\"store_version\"");
+  if (type != ondemand::json_type::number) {
+    SchemaError("\"store_version\" is not an integer");
+    return true;
+  }
+  ondemand::number number;
+  error = value.get_number().get(number);
+  if (error) return Syntax(error, "\"store_version\"");
+  if (!number.is_int64()) {
+    SchemaError("\"store_version\" is not an integer in the int64 range");
+    return true;
+  }
+  contents_->store_version = number.get_int64();
+  return true;
+}
+
+bool StoreWalker::ReadSkeleton(ondemand::value& value) {
+  contents_->has_skeleton = false;
+  contents_->skeleton_id.clear();
+  ondemand::json_type type;
+  simdjson::error_code error = value.type().get(type);
+  if (error) return Syntax(error, "\"skeleton\"");
+  if (type == ondemand::json_type::null) {
+    bool is_null = false;
+    error = value.is_null().get(is_null);
+    if (error || !is_null) return Syntax(error ? error : simdjson::N_ATOM_ERROR, "\"skeleton\"");
+    return true;
+  }
+  if (type != ondemand::json_type::object) {
+    SchemaError("\"skeleton\" is neither an object nor null");
+    return true;
+  }
+  ondemand::object object;
+  error = value.get_object().get(object);
+  if (error) return Syntax(error, "\"skeleton\"");
+  contents_->has_skeleton = true;
+  bool has_id = false;
+  for (auto field_result : object) {
+    ondemand::field field;
+    error = std::move(field_result).get(field);
+    if (error) return Syntax(error, "\"skeleton\"");
+    if (field.key() == "skeleton_id") {
+      if (!ReadString(field.value(), "\"skeleton.skeleton_id\"", &has_id,
+                      &contents_->skeleton_id)) {
+        return false;
+      }
+      if (!has_id) contents_->skeleton_id.clear();
+      break;  // the rest is skipped as a whole
+    }
+  }
+  if (!has_id) SchemaError("\"skeleton.skeleton_id\" is missing or not a string");
+  return true;
+}
+
+bool StoreWalker::ReadBlock(ondemand::value& value, std::size_t index) {
+  ondemand::json_type type;
+  simdjson::error_code error = value.type().get(type);
+  if (error) return Syntax(error, "\"blocks\"");
+  if (type != ondemand::json_type::object) {
+    SchemaError("blocks[" + std::to_string(index) + "] is not an object");
+    return true;
+  }
+  ondemand::object object;
+  error = value.get_object().get(object);
+  if (error) return Syntax(error, "\"blocks\"");
+  bool has_id = false;
+  std::string id;
+  for (auto field_result : object) {
+    ondemand::field field;
+    error = std::move(field_result).get(field);
+    if (error) return Syntax(error, "\"blocks\"");
+    if (field.key() == "block_id") {
+      if (!ReadString(field.value(), "\"block_id\"", &has_id, &id)) return false;
+      // The rest of the block is skipped as a whole by the next step of the array.
+      break;
+    }
+  }
+  if (has_id) {
+    contents_->block_ids.push_back(std::move(id));
+  } else {
+    SchemaError("blocks[" + std::to_string(index) + "] has no string \"block_id\"");
+  }
+  return true;
+}
+
+bool StoreWalker::ReadBlocks(ondemand::value& value) {
+  contents_->block_ids.clear();
+  ondemand::json_type type;
+  simdjson::error_code error = value.type().get(type);
+  if (error) return Syntax(error, "\"blocks\"");
+  if (type == ondemand::json_type::null) {
+    bool is_null = false;
+    error = value.is_null().get(is_null);
+    if (error || !is_null) return Syntax(error ? error : simdjson::N_ATOM_ERROR, "\"blocks\"");
+    return true;
+  }
+  if (type != ondemand::json_type::array) {
+    SchemaError("\"blocks\" is neither an array nor null");
+    return true;
+  }
+  ondemand::array array;
+  error = value.get_array().get(array);
+  if (error) return Syntax(error, "\"blocks\"");
+  std::size_t index = 0;
+  for (auto element_result : array) {
+    ondemand::value element;
+    error = std::move(element_result).get(element);
+    if (error) return Syntax(error, "\"blocks\"");
+    if (!ReadBlock(element, index++)) return false;
+  }
+  return true;
+}
+
+bool StoreWalker::ReadField(ondemand::field& field) {
+  // Keys are compared unescaped-as-written: m1nd never escapes these ASCII names.
+  const ondemand::raw_json_string key = field.key();
+  if (key == "schema") return ReadSchema(field.value());
+  if (key == "store_version") return ReadStoreVersion(field.value());
+  if (key == "skeleton") return ReadSkeleton(field.value());
+  if (key == "blocks") return ReadBlocks(field.value());
+  return true;  // unknown: skipped
+}
+
+bool StoreWalker::RootObject() {
+  ondemand::object root;
+  simdjson::error_code error = doc_->get_object().get(root);
+  if (error) return Syntax(error, "the document");
+  // One pass over the fields in file order, so the walk reaches the closing brace.
+  for (auto field_result : root) {
+    ondemand::field field;
+    error = std::move(field_result).get(field);
+    if (error) return Syntax(error, "the document");
+    if (!ReadField(field)) return false;
+  }
+  if (!saw_schema_) SchemaError("\"schema\" is missing");
+  return true;
+}
+
+bool StoreWalker::RootOther(ondemand::json_type type) {
+  // Consume it anyway: a torn or garbled file is kParse, not kSchema.
+  SchemaError("the document is not an object");
+  simdjson::error_code error = simdjson::SUCCESS;
+  switch (type) {
+    case ondemand::json_type::array: {
+      ondemand::array array;
+      error = doc_->get_array().get(array);
+      if (error) break;
+      for (auto element_result : array) {
+        ondemand::value element;
+        error = std::move(element_result).get(element);
+        if (error) break;
+      }
+      break;
+    }
+    case ondemand::json_type::string: {
+      std::string_view ignored;
+      error = doc_->get_string().get(ignored);
+      break;
+    }
+    case ondemand::json_type::number: {
+      ondemand::number ignored;
+      error = doc_->get_number().get(ignored);
+      break;
+    }
+    case ondemand::json_type::boolean: {
+      bool ignored;
+      error = doc_->get_bool().get(ignored);
+      if (error == simdjson::INCORRECT_TYPE) error = simdjson::T_ATOM_ERROR;
+      break;
+    }
+    default: {
+      bool is_null = false;
+      error = doc_->is_null().get(is_null);
+      if (!error && !is_null) error = simdjson::N_ATOM_ERROR;
+      break;
+    }
+  }
+  return error ? Syntax(error, "the document") : true;
+}
+
+StoreError StoreWalker::Walk(std::string* message) {
+  ondemand::json_type type;
+  simdjson::error_code error = doc_->type().get(type);
+  bool ok;
+  if (error) {
+    ok = Syntax(error, "the document");
+  } else if (type == ondemand::json_type::object) {
+    ok = RootObject();
+  } else {
+    ok = RootOther(type);
+  }
+  // The root value must be the whole document (trailing whitespace aside).
+  const char* location = nullptr;
+  if (ok && doc_->current_location().get(location) == simdjson::SUCCESS) {
+    ok = Syntax(simdjson::TRAILING_CONTENT, "the document");
+  }
+  if (!ok) {
+    *message = std::move(syntax_message_);
+    return syntax_error_ == simdjson::MEMALLOC ? StoreError::kIo : StoreError::kParse;
+  }
+  if (!schema_message_.empty()) {
+    *message = std::move(schema_message_);
+    return StoreError::kSchema;
+  }
+  return StoreError::kNone;
+}
+
+StoreError ParseWith(ondemand::parser& parser, simdjson::padded_string_view json,
+                     StoreContents* contents, std::string* message) {
+  ondemand::document doc;
+  const simdjson::error_code error = parser.iterate(json).get(doc);
+  if (error) {
+    *message = std::string("invalid JSON: ") + simdjson::error_message(error);
+    return error == simdjson::MEMALLOC ? StoreError::kIo : StoreError::kParse;
+  }
+  return StoreWalker(&doc, json.data(), contents).Walk(message);
+}
+
+// The one entry point to the JSON parser. `json` must be followed by at least
+// SIMDJSON_PADDING readable bytes.
+StoreError ParseDocument(simdjson::padded_string_view json, StoreContents* contents,
+                         std::string* message) {
+  *contents = StoreContents();
+  message->clear();
+  if (json.length() > kReusableParserBytes) {
+    ondemand::parser parser;
+    return ParseWith(parser, json, contents, message);
+  }
+  thread_local ondemand::parser parser;
+  return ParseWith(parser, json, contents, message);
+}
+
+// ---------------------------------------------------------------------------------
+// Files.
+
+std::string ErrnoMessage(const std::string& path, const char* what, int error) {
+  return path + ": " + what + ": " + std::strerror(error);
+}
+
+std::int64_t TimespecNs(const struct timespec& ts) {
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+void FillStamp(const struct stat& st, FileStamp* stamp) {
+  stamp->device = static_cast<std::uint64_t>(st.st_dev);
+  stamp->inode = static_cast<std::uint64_t>(st.st_ino);
+  stamp->size = static_cast<std::int64_t>(st.st_size);
+  stamp->mtime_ns = TimespecNs(st.st_mtim);
+}
+
+// Classifies a failed stat/open of `path`.
+StoreError ClassifyErrno(const std::string& path, const char* what, int error,
+                         std::string* message) {
+  if (error == ENOENT) {
+    // A dangling symlink is not an absent store: something is there, just wrong.
+    struct stat link;
+    if (lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+      *message = path + ": dangling symbolic link";
+      return StoreError::kNotRegular;
+    }
+    *message = ErrnoMessage(path, what, error);
+    return StoreError::kAbsent;
+  }
+  *message = ErrnoMessage(path, what, error);
+  if (error == ELOOP) return StoreError::kNotRegular;
+  // ENXIO: a socket or a device without a driver, swapped in after the stat.
+  if (error == ENXIO) return StoreError::kNotRegular;
+  return StoreError::kIo;
+}
+
+StoreError StatPath(const std::string& path, FileStamp* stamp, std::string* message) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return ClassifyErrno(path, "stat", errno, message);
+  FillStamp(st, stamp);
+  if (!S_ISREG(st.st_mode)) {
+    *message = path + ": not a regular file";
+    return StoreError::kNotRegular;
+  }
+  return StoreError::kNone;
+}
+
+int OpenReadOnly(const std::string& path) {
+  constexpr int kFlags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+  int fd;
+  do {
+    fd = open(path.c_str(), kFlags | O_NOATIME);
+  } while (fd < 0 && errno == EINTR);
+  if (fd >= 0 || errno != EPERM) return fd;
+  // O_NOATIME is only allowed to the file's owner (or CAP_FOWNER).
+  do {
+    fd = open(path.c_str(), kFlags);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+// A heap buffer with SIMDJSON_PADDING bytes after its capacity, reused across reads
+// by one thread.
+class PaddedBuffer {
+ public:
+  // Makes room for `capacity` bytes, keeping the first `keep` bytes.
+  bool Reserve(std::size_t capacity, std::size_t keep) {
+    if (capacity <= capacity_) return true;
+    std::unique_ptr<char[]> grown(new (std::nothrow) char[capacity + simdjson::SIMDJSON_PADDING]);
+    if (grown == nullptr) return false;
+    if (keep > 0) std::memcpy(grown.get(), data_.get(), keep);
+    data_ = std::move(grown);
+    capacity_ = capacity;
+    return true;
+  }
+  void Release() {
+    data_.reset();
+    capacity_ = 0;
+  }
+  // Zeroes the SIMDJSON_PADDING bytes after the first `size`.
+  void Pad(std::size_t size) { std::memset(data_.get() + size, 0, simdjson::SIMDJSON_PADDING); }
+  char* data() { return data_.get(); }
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  std::size_t capacity_ = 0;
+};
+
+// Closes a descriptor on every path out of ReadWholeFile.
+class FdCloser {
+ public:
+  explicit FdCloser(int fd) : fd_(fd) {}
+  ~FdCloser() { Close(); }
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+  void Close() {
+    if (fd_ >= 0) {
+      // Linux releases the descriptor even when close() reports EINTR: never retry.
+      close(fd_);
+      fd_ = -1;
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+std::string TooLargeMessage(const std::string& path, std::int64_t max_bytes) {
+  return path + ": larger than the " + std::to_string(max_bytes) + "-byte limit";
+}
+
+// Opens and reads `path` into `buffer`; on success `*size` is the byte count. Fills
+// `result` stamp (from fstat) and message.
+StoreError ReadWholeFile(const std::string& path, std::int64_t max_bytes, PaddedBuffer* buffer,
+                         std::size_t* size, StoreReadResult* result) {
+  const int fd = OpenReadOnly(path);
+  if (fd < 0) return ClassifyErrno(path, "open", errno, &result->message);
+  FdCloser closer(fd);
+
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    result->message = ErrnoMessage(path, "fstat", errno);
+    return StoreError::kIo;
+  }
+  FillStamp(st, &result->stamp);
+  if (!S_ISREG(st.st_mode)) {  // swapped since the stat
+    result->message = path + ": not a regular file";
+    return StoreError::kNotRegular;
+  }
+  if (st.st_size > max_bytes) {
+    result->message =
+        TooLargeMessage(path, max_bytes) + " (" + std::to_string(st.st_size) + " bytes)";
+    return StoreError::kTooLarge;
+  }
+
+  // Reads never go past one byte over the cap: that byte proves the file too large.
+  const std::size_t limit = static_cast<std::size_t>(max_bytes) + 1;
+  // One byte more than the stat'ed size, so EOF usually comes with no further growth.
+  if (!buffer->Reserve(static_cast<std::size_t>(st.st_size) + 1, 0)) {
+    result->message = path + ": out of memory";
+    return StoreError::kIo;
+  }
+  std::size_t used = 0;
+  for (;;) {
+    if (used >= limit) {
+      result->message = TooLargeMessage(path, max_bytes) + " (grew while being read)";
+      return StoreError::kTooLarge;
+    }
+    if (used == buffer->capacity()) {
+      const std::size_t grown = used > limit / 2 ? limit : used * 2;
+      if (!buffer->Reserve(grown, used)) {
+        result->message = path + ": out of memory";
+        return StoreError::kIo;
+      }
+    }
+    const std::size_t want = std::min(buffer->capacity(), limit) - used;
+    const ssize_t n = read(fd, buffer->data() + used, want);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      result->message = ErrnoMessage(path, "read", errno);
+      return StoreError::kIo;
+    }
+    if (n == 0) break;
+    used += static_cast<std::size_t>(n);
+  }
+  closer.Close();
+  buffer->Pad(used);
+  *size = used;
+  return StoreError::kNone;
+}
+
+}  // namespace
+
+const char* StoreErrorName(StoreError error) {
+  switch (error) {
+    case StoreError::kNone:
+      return "none";
+    case StoreError::kAbsent:
+      return "absent";
+    case StoreError::kIo:
+      return "io";
+    case StoreError::kTooLarge:
+      return "too_large";
+    case StoreError::kNotRegular:
+      return "not_regular";
+    case StoreError::kParse:
+      return "parse";
+    case StoreError::kSchema:
+      return "schema";
+  }
+  return "unknown";
+}
+
+StoreError StatStore(const std::string& path, FileStamp* stamp, std::string* message) {
+  std::string ignored;
+  if (message == nullptr) message = &ignored;
+  FileStamp local;
+  if (stamp == nullptr) stamp = &local;
+  try {
+    message->clear();
+    return StatPath(path, stamp, message);
+  } catch (const std::bad_alloc&) {
+    return StoreError::kIo;
+  }
+}
+
+StoreReadResult ReadStore(const std::string& path, const StoreReaderOptions& options) {
+  StoreReadResult result;
+  try {
+    result.error = StatPath(path, &result.stamp, &result.message);
+    if (result.error != StoreError::kNone) return result;
+    thread_local PaddedBuffer buffer;
+    std::size_t size = 0;
+    const std::int64_t max_bytes = options.max_bytes < 0 ? 0 : options.max_bytes;
+    result.error = ReadWholeFile(path, max_bytes, &buffer, &size, &result);
+    if (result.error == StoreError::kNone) {
+      result.error = ParseDocument(
+          simdjson::padded_string_view(buffer.data(), size, size + simdjson::SIMDJSON_PADDING),
+          &result.contents, &result.message);
+      if (result.error != StoreError::kNone) result.message = path + ": " + result.message;
+    }
+    // Keep a typical store's buffer for the next read, not a huge one.
+    if (buffer.capacity() > kReusableParserBytes) buffer.Release();
+  } catch (const std::bad_alloc&) {
+    result.error = StoreError::kIo;
+    result.message = path + ": out of memory";
+  }
+  return result;
+}
+
+StoreError ParseStore(std::string_view json, StoreContents* contents, std::string* message) {
+  std::string ignored;
+  if (message == nullptr) message = &ignored;
+  StoreContents local;
+  if (contents == nullptr) contents = &local;
+  try {
+    const simdjson::padded_string padded(json.data(), json.size());
+    if (padded.data() == nullptr && !json.empty()) {
+      *message = "out of memory";
+      return StoreError::kIo;
+    }
+    return ParseDocument(padded, contents, message);
+  } catch (const std::bad_alloc&) {
+    *message = "out of memory";
+    return StoreError::kIo;
+  }
+}
+
+}  // namespace scx

@@ -1,0 +1,692 @@
+// Tests for the store reader: parsing rules, every error kind with a real file of that
+// kind on disk, bounded waits for everything that could block, stamps, and hygiene
+// (no descriptor left open, mtime untouched).
+#include "engine/store_reader.h"
+
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/test_support.h"
+
+namespace scx {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ReplaceFileAtomically;
+using testing::StoreJson;
+using testing::TempDir;
+using testing::WriteFile;
+
+// Runs ReadStore on another thread. A call that has not returned within two seconds
+// is a hang: report it and exit at once instead of stalling the suite.
+StoreReadResult ReadBounded(const std::string& path, const StoreReaderOptions& options = {}) {
+  auto future =
+      std::async(std::launch::async, [path, options] { return ReadStore(path, options); });
+  if (future.wait_for(std::chrono::seconds(2)) != std::future_status::ready) {
+    ADD_FAILURE() << "ReadStore(" << path << ") did not return within 2 seconds";
+    std::fprintf(stderr, "FATAL: ReadStore(%s) hung; exiting\n", path.c_str());
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  return future.get();
+}
+
+StoreError Parse(const std::string& json, StoreContents* contents = nullptr,
+                 std::string* message = nullptr) {
+  StoreContents local_contents;
+  std::string local_message;
+  return ParseStore(json, contents ? contents : &local_contents,
+                    message ? message : &local_message);
+}
+
+std::size_t OpenDescriptors() {
+  std::size_t count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
+    (void)entry;
+    ++count;
+  }
+  return count;
+}
+
+// A store in m1nd's shape with a little of everything m1nd may add later.
+std::string RichStore() {
+  return R"({
+  "schema": "m1nd-system-block-store-v0",
+  "store_version": 42,
+  "generated_by": {"tool": "m1nd", "version": "0.9.1", "flags": [true, false, null]},
+  "skeleton": {
+    "skeleton_id": "sk_keyvault_candidate",
+    "version": 1,
+    "state": "candidate",
+    "ratification": {"method": "", "ratifier": null, "ratified_at": "", "commit": ""},
+    "future_field": [1, -2.5e3, {"nested": ["\u00e9\n\"\\", "caf\u00e9 \ud83d\ude00"]}]
+  },
+  "blocks": [
+    {
+      "name": "Core",
+      "purpose": "the \"core\" of it",
+      "block_id": "sb_keyvault_core_1a2b3c4d",
+      "membership": [{"path": "src/core.rs", "role": "primary", "weight": 0.75}],
+      "sockets": {"inputs": [], "outputs": [{"name": "put", "schema": {}}], "external": []},
+      "receipt_contract": {"required": ["a", "b"], "optional": null},
+      "layout": {"x": 10, "y": -20, "w": 1e2, "h": 0}
+    },
+    {"block_id": "sb_keyvault_api_5e6f7a8b", "unknown": {"deep": [[[[[]]]]]}},
+    {"block_id": "sb_keyvault_store_9c0d1e2f"}
+  ],
+  "unmapped_policy": {"mode": "report"},
+  "unmapped_files": ["README.md", "LICENSE", "docs/ünïcödé.md"],
+  "unmapped_total": 3
+}
+)";
+}
+
+// --- names -------------------------------------------------------------------------
+
+TEST(StoreErrorNameTest, NamesEveryKind) {
+  EXPECT_STREQ("none", StoreErrorName(StoreError::kNone));
+  EXPECT_STREQ("absent", StoreErrorName(StoreError::kAbsent));
+  EXPECT_STREQ("io", StoreErrorName(StoreError::kIo));
+  EXPECT_STREQ("too_large", StoreErrorName(StoreError::kTooLarge));
+  EXPECT_STREQ("not_regular", StoreErrorName(StoreError::kNotRegular));
+  EXPECT_STREQ("parse", StoreErrorName(StoreError::kParse));
+  EXPECT_STREQ("schema", StoreErrorName(StoreError::kSchema));
+}
+
+// --- good stores -------------------------------------------------------------------
+
+TEST(ParseStoreTest, ReadsTheFieldsOfAGoodStore) {
+  StoreContents contents;
+  std::string message = "stale";
+  ASSERT_EQ(
+      StoreError::kNone,
+      Parse(StoreJson("sk_keyvault_candidate", {"sb_c", "sb_a", "sb_b"}, 7), &contents, &message))
+      << message;
+  EXPECT_TRUE(message.empty());
+  EXPECT_EQ(kStoreSchema, contents.schema);
+  EXPECT_EQ(7, contents.store_version);
+  EXPECT_TRUE(contents.has_skeleton);
+  EXPECT_EQ("sk_keyvault_candidate", contents.skeleton_id);
+  EXPECT_EQ((std::vector<std::string>{"sb_c", "sb_a", "sb_b"}), contents.block_ids);
+}
+
+TEST(ParseStoreTest, IgnoresUnknownFieldsEverywhere) {
+  StoreContents contents;
+  std::string message;
+  ASSERT_EQ(StoreError::kNone, Parse(RichStore(), &contents, &message)) << message;
+  EXPECT_EQ(42, contents.store_version);
+  EXPECT_TRUE(contents.has_skeleton);
+  EXPECT_EQ("sk_keyvault_candidate", contents.skeleton_id);
+  EXPECT_EQ((std::vector<std::string>{"sb_keyvault_core_1a2b3c4d", "sb_keyvault_api_5e6f7a8b",
+                                      "sb_keyvault_store_9c0d1e2f"}),
+            contents.block_ids);
+}
+
+TEST(ParseStoreTest, NullOrMissingSkeletonHasNoSkeleton) {
+  StoreContents contents;
+  ASSERT_EQ(StoreError::kNone, Parse(R"({"schema": "m1nd-system-block-store-v0",
+      "store_version": 3, "skeleton": null, "blocks": [{"block_id": "sb_x"}]})",
+                                     &contents));
+  EXPECT_FALSE(contents.has_skeleton);
+  EXPECT_TRUE(contents.skeleton_id.empty());
+  EXPECT_EQ(3, contents.store_version);
+  EXPECT_EQ(std::vector<std::string>{"sb_x"}, contents.block_ids);
+
+  ASSERT_EQ(StoreError::kNone, Parse(R"({"schema": "m1nd-system-block-store-v0"})", &contents));
+  EXPECT_FALSE(contents.has_skeleton);
+  EXPECT_EQ(0, contents.store_version);  // missing -> 0
+  EXPECT_TRUE(contents.block_ids.empty());
+}
+
+TEST(ParseStoreTest, ZeroBlocks) {
+  StoreContents contents;
+  ASSERT_EQ(StoreError::kNone, Parse(StoreJson("sk_empty", {}, 1), &contents));
+  EXPECT_TRUE(contents.has_skeleton);
+  EXPECT_TRUE(contents.block_ids.empty());
+  ASSERT_EQ(StoreError::kNone,
+            Parse(R"({"schema": "m1nd-system-block-store-v0", "blocks": null})", &contents));
+  EXPECT_TRUE(contents.block_ids.empty());
+}
+
+TEST(ParseStoreTest, NegativeAndLargeIntegerVersions) {
+  StoreContents contents;
+  ASSERT_EQ(StoreError::kNone,
+            Parse(R"({"schema":"m1nd-system-block-store-v0","store_version":-5})", &contents));
+  EXPECT_EQ(-5, contents.store_version);
+  ASSERT_EQ(StoreError::kNone,
+            Parse(R"({"schema":"m1nd-system-block-store-v0","store_version":9223372036854775807})",
+                  &contents));
+  EXPECT_EQ(INT64_MAX, contents.store_version);
+}
+
+TEST(ParseStoreTest, NestedUnknownValuesAreFine) {
+  const std::string deep = std::string(1000, '[') + std::string(1000, ']');
+  std::string message;
+  EXPECT_EQ(StoreError::kNone,
+            Parse(R"({"schema":"m1nd-system-block-store-v0","x":)" + deep + "}", nullptr, &message))
+      << message;
+}
+
+TEST(ParseStoreTest, OneParserPerThreadIsSafeAcrossThreads) {
+  const std::string json = StoreJson("sk_threads", {"sb_1", "sb_2"}, 9);
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        StoreContents contents;
+        std::string message;
+        if (ParseStore(json, &contents, &message) != StoreError::kNone ||
+            contents.block_ids.size() != 2 || contents.store_version != 9) {
+          ++failures[t];
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(0, failures[t]) << "thread " << t;
+}
+
+// --- kSchema -------------------------------------------------------------------------
+
+struct SchemaCase {
+  const char* name;
+  const char* json;
+  const char* message_part;
+};
+
+TEST(ParseStoreTest, WrongShapesAreSchemaErrors) {
+  const SchemaCase cases[] = {
+      {"wrong schema", R"({"schema": "m1nd-system-block-store-v1", "blocks": []})",
+       "m1nd-system-block-store-v1"},
+      {"missing schema", R"({"store_version": 1, "blocks": []})", "schema"},
+      {"schema not a string", R"({"schema": 0})", "schema"},
+      {"root is an array", R"([{"schema": "m1nd-system-block-store-v0"}])", "not an object"},
+      {"root is a string", R"("m1nd-system-block-store-v0")", "not an object"},
+      {"root is null", "null", "not an object"},
+      {"version is a float", R"({"schema": "m1nd-system-block-store-v0", "store_version": 1.5})",
+       "store_version"},
+      {"version is a string", R"({"schema": "m1nd-system-block-store-v0", "store_version": "7"})",
+       "store_version"},
+      {"version out of range",
+       R"({"schema": "m1nd-system-block-store-v0", "store_version": 9223372036854775808})",
+       "store_version"},
+      {"skeleton_id not a string",
+       R"({"schema": "m1nd-system-block-store-v0", "skeleton": {"skeleton_id": 12}})",
+       "skeleton_id"},
+      {"skeleton_id missing",
+       R"({"schema": "m1nd-system-block-store-v0", "skeleton": {"version": 1}})", "skeleton_id"},
+      {"skeleton an array", R"({"schema": "m1nd-system-block-store-v0", "skeleton": []})",
+       "skeleton"},
+      {"block without block_id",
+       R"({"schema": "m1nd-system-block-store-v0", "blocks": [{"block_id": "a"}, {"name": "b"}]})",
+       "blocks[1]"},
+      {"block_id not a string",
+       R"({"schema": "m1nd-system-block-store-v0", "blocks": [{"block_id": null}]})", "blocks[0]"},
+      {"block not an object",
+       R"({"schema": "m1nd-system-block-store-v0", "blocks": [{"block_id": "a"}, {"block_id": "b"}, "c"]})",
+       "blocks[2]"},
+      {"blocks not an array",
+       R"({"schema": "m1nd-system-block-store-v0", "blocks": {"block_id": "a"}})", "blocks"},
+  };
+  for (const SchemaCase& c : cases) {
+    std::string message;
+    EXPECT_EQ(StoreError::kSchema, Parse(c.json, nullptr, &message)) << c.name;
+    EXPECT_NE(std::string::npos, message.find(c.message_part))
+        << c.name << ": message \"" << message << "\"";
+  }
+}
+
+// --- kParse --------------------------------------------------------------------------
+
+TEST(ParseStoreTest, EveryTruncationIsAParseError) {
+  // A torn write: the file cut at any byte before the closing brace.
+  for (const std::string& full : {StoreJson("sk_torn", {"sb_a", "sb_b", "sb_c"}, 4), RichStore()}) {
+    ASSERT_EQ(StoreError::kNone, Parse(full));
+    const std::size_t last_brace = full.rfind('}');
+    for (std::size_t cut = 0; cut < last_brace; ++cut) {
+      std::string message;
+      ASSERT_EQ(StoreError::kParse, Parse(full.substr(0, cut), nullptr, &message))
+          << "cut at " << cut << " of " << full.size() << ": \"" << full.substr(0, cut) << "\"";
+      ASSERT_FALSE(message.empty());
+    }
+  }
+}
+
+TEST(ParseStoreTest, ATornStoreIsAParseErrorEvenWhenItsShapeIsWrongToo) {
+  const std::string wrong = R"({"schema": "other", "blocks": [{"name": "no id"}, {"x": [1, 2)";
+  EXPECT_EQ(StoreError::kParse, Parse(wrong));
+}
+
+TEST(ParseStoreTest, SyntaxErrorsOnTheReadPathAreParseErrors) {
+  const std::string schema = R"("schema": "m1nd-system-block-store-v0")";
+  const std::string cases[] = {
+      "{" + schema + R"( "blocks": []})",                          // missing comma at the root
+      R"({"schema" "m1nd-system-block-store-v0"})",                // missing colon at the root
+      "{" + schema + ",}",                                         // trailing comma at the root
+      "{" + schema + ", 1: 2}",                                    // non-string key at the root
+      "{" + schema + ", x: 2}",                                    // bare key at the root
+      R"({"schema": "m1nd-\q"})",                                  // bad escape in the schema
+      "{" + schema + R"(, "store_version": 1.})",                  // bad number
+      "{" + schema + R"(, "store_version": 12abc})",               // bad number
+      "{" + schema + R"(, "store_version": -})",                   // bad number
+      "{" + schema + R"(, "skeleton": nul})",                      // bad literal
+      "{" + schema + R"(, "skeleton": {"skeleton_id" "x"}})",      // missing colon
+      "{" + schema + R"(, "skeleton": {"skeleton_id": "sk\q"}})",  // bad escape
+      "{" + schema + R"(, "blocks": [{"block_id": "a"} {"block_id": "b"}]})",  // missing comma
+      "{" + schema + R"(, "blocks": [{"block_id": "a"},]})",                   // trailing comma
+      "{" + schema + R"(, "blocks": [{"block_id": "\ud800"}]})",               // lone surrogate
+      "{" + schema + R"(, "blocks": [{"name" "x", "block_id": "a"}]})",        // missing colon
+      "{" + schema + R"(, "blocks": nul})",                                    // bad literal
+      "{" + schema + R"(, "blocks": [)" + "\"tab\tinside\"]}",  // raw control character
+  };
+  for (const std::string& json : cases) {
+    std::string message;
+    EXPECT_EQ(StoreError::kParse, Parse(json, nullptr, &message)) << json;
+    EXPECT_NE(std::string::npos, message.find("invalid JSON")) << json << ": " << message;
+  }
+}
+
+TEST(ParseStoreTest, SkippedValuesMustStillBalanceAndHoldCleanStrings) {
+  // Values the reader does not need are skipped, but the first stage still checks
+  // their strings and the skip still needs their brackets to close.
+  const std::string head = R"({"schema": "m1nd-system-block-store-v0", "blocks": [)";
+  const std::string cases[] = {
+      head + R"({"block_id": "a", "membership": [{"path": "x"}]})",   // block not closed
+      head + R"({"block_id": "a", "membership": [{"path": "x"]}]})",  // brace missing
+      head + R"({"block_id": "a", "x": "unclosed}]})",                // string not closed
+      head + "{\"block_id\": \"a\", \"x\": \"new\nline\"}]}",         // raw control character
+      head + R"({"block_id": "a"}], "x": {"y": [1, 2})",              // unknown not closed
+  };
+  for (const std::string& json : cases) {
+    EXPECT_EQ(StoreError::kParse, Parse(json)) << json;
+  }
+}
+
+TEST(ParseStoreTest, GarbageAndTrailingContentAreParseErrors) {
+  const std::string good = StoreJson("sk_g", {"sb_a"}, 1);
+  const std::string cases[] = {
+      "",
+      "   \n",
+      "garbage",
+      std::string("\x00\x01\x02\x03", 4),
+      "\x89PNG\r\n\x1a\n",
+      good + "x",
+      good + "}",
+      good + "{}",
+      good + "\"tail\"",
+      good + good,
+      "{} 1",
+  };
+  for (const std::string& json : cases) {
+    std::string message;
+    EXPECT_EQ(StoreError::kParse, Parse(json, nullptr, &message))
+        << "\"" << json.substr(json.size() > 40 ? json.size() - 40 : 0) << "\"";
+    EXPECT_FALSE(message.empty());
+  }
+  // Trailing whitespace is fine.
+  EXPECT_EQ(StoreError::kNone, Parse(good + "\n\n  \t\n"));
+}
+
+TEST(ParseStoreTest, InvalidUtf8IsAParseError) {
+  const std::string head = R"({"schema": "m1nd-system-block-store-v0", )";
+  const std::string cases[] = {
+      head + "\"x\": \"\xff\"}",                                // invalid byte in unknown value
+      head + "\"x\": \"\xc0\xaf\"}",                            // overlong encoding
+      head + "\"x\": \"\xed\xa0\x80\"}",                        // encoded surrogate
+      head + "\"x\": \"caf\xc3\"}",                             // truncated sequence
+      head + "\"\xfe\": 1}",                                    // in a key
+      head + "\"blocks\": [{\"block_id\": \"sb_\xe2\x82\"}]}",  // in a block id
+  };
+  for (const std::string& json : cases) {
+    std::string message;
+    EXPECT_EQ(StoreError::kParse, Parse(json, nullptr, &message)) << json;
+    EXPECT_FALSE(message.empty());
+  }
+}
+
+// Runs ParseStore on a thread with a small stack, so that any recursion proportional
+// to the nesting depth would crash the test.
+StoreError ParseOnSmallStack(const std::string& json, std::string* message) {
+  struct Call {
+    const std::string* json;
+    std::string* message;
+    StoreError error;
+  } call{&json, message, StoreError::kNone};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 512 * 1024);
+  pthread_t thread;
+  const int rc = pthread_create(
+      &thread, &attr,
+      [](void* arg) -> void* {
+        auto* c = static_cast<Call*>(arg);
+        StoreContents contents;
+        c->error = ParseStore(*c->json, &contents, c->message);
+        return nullptr;
+      },
+      &call);
+  pthread_attr_destroy(&attr);
+  EXPECT_EQ(0, rc);
+  if (rc == 0) pthread_join(thread, nullptr);
+  return call.error;
+}
+
+TEST(ParseStoreTest, DeepNestingNeverOverflowsTheStack) {
+  const std::string head = R"({"schema": "m1nd-system-block-store-v0", "x": )";
+  constexpr std::size_t kDepth = 1000000;
+  std::string objects;  // {"a":{"a":...
+  for (std::size_t i = 0; i < kDepth; ++i) objects += "{\"a\":";
+  std::string message;
+
+  // Unclosed: a torn store, whatever the depth.
+  EXPECT_EQ(StoreError::kParse, ParseOnSmallStack(head + std::string(kDepth, '['), &message));
+  EXPECT_FALSE(message.empty());
+  EXPECT_EQ(StoreError::kParse, ParseOnSmallStack(head + objects, &message));
+  EXPECT_EQ(StoreError::kParse, ParseOnSmallStack(std::string(kDepth, '['), &message));
+  EXPECT_EQ(StoreError::kParse,
+            ParseOnSmallStack(head + std::string(kDepth, '[') + std::string(kDepth - 1, ']') + "}",
+                              &message));
+
+  // Balanced: skipped in a loop. simdjson's on-demand skip has no depth limit, so an
+  // unknown field nested this deep is simply ignored.
+  const std::string balanced = std::string(kDepth, '[') + std::string(kDepth, ']');
+  StoreContents contents;
+  EXPECT_EQ(StoreError::kNone, ParseOnSmallStack(head + balanced + "}", &message)) << message;
+  EXPECT_EQ(StoreError::kNone,
+            ParseOnSmallStack(head + objects + "1" + std::string(kDepth, '}') + "}", &message))
+      << message;
+  // Where the reader expects something else, it is a schema error, still without recursion.
+  EXPECT_EQ(
+      StoreError::kSchema,
+      ParseOnSmallStack(R"({"schema": "m1nd-system-block-store-v0", "blocks": )" + balanced + "}",
+                        &message));
+  EXPECT_EQ(StoreError::kSchema, ParseOnSmallStack(balanced, &message));
+}
+
+// --- ReadStore: real files of every kind ----------------------------------------------
+
+class ReadStoreTest : public ::testing::Test {
+ protected:
+  std::string StorePath() const { return dir_.Join(kStoreFileName); }
+  TempDir dir_;
+};
+
+TEST_F(ReadStoreTest, ReadsAGoodStore) {
+  WriteFile(StorePath(), StoreJson("sk_file", {"sb_1", "sb_2"}, 5));
+  const StoreReadResult result = ReadBounded(StorePath());
+  ASSERT_EQ(StoreError::kNone, result.error) << result.message;
+  EXPECT_TRUE(result.message.empty());
+  EXPECT_EQ(5, result.contents.store_version);
+  EXPECT_EQ("sk_file", result.contents.skeleton_id);
+  EXPECT_EQ((std::vector<std::string>{"sb_1", "sb_2"}), result.contents.block_ids);
+  struct stat st;
+  ASSERT_EQ(0, stat(StorePath().c_str(), &st));
+  EXPECT_EQ(static_cast<std::uint64_t>(st.st_ino), result.stamp.inode);
+  EXPECT_EQ(static_cast<std::uint64_t>(st.st_dev), result.stamp.device);
+  EXPECT_EQ(static_cast<std::int64_t>(st.st_size), result.stamp.size);
+  EXPECT_EQ(static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+            result.stamp.mtime_ns);
+}
+
+TEST_F(ReadStoreTest, ReadsLargeAndSmallStoresInTurn) {
+  // Past 1 MiB a store gets a buffer and parser of its own; the thread's reusable ones
+  // must keep working before and after.
+  std::vector<std::string> many;
+  for (int i = 0; i < 5000; ++i) many.push_back("sb_block_" + std::to_string(i));
+  const std::string big = StoreJson("sk_big", many, 3);
+  ASSERT_GT(big.size(), std::size_t{1} << 20);
+  WriteFile(dir_.Join("big.json"), big);
+  WriteFile(StorePath(), StoreJson("sk_small", {"sb_1"}, 4));
+  for (int round = 0; round < 2; ++round) {
+    StoreReadResult result = ReadBounded(StorePath());
+    ASSERT_EQ(StoreError::kNone, result.error) << result.message;
+    EXPECT_EQ(std::vector<std::string>{"sb_1"}, result.contents.block_ids);
+    result = ReadBounded(dir_.Join("big.json"));
+    ASSERT_EQ(StoreError::kNone, result.error) << result.message;
+    EXPECT_EQ(many, result.contents.block_ids);
+  }
+  StoreContents contents;
+  ASSERT_EQ(StoreError::kNone, Parse(big, &contents));
+  EXPECT_EQ(many, contents.block_ids);
+}
+
+TEST_F(ReadStoreTest, FollowsASymlinkToARegularFile) {
+  WriteFile(dir_.Join("real.json"), StoreJson("sk_link", {"sb_1"}, 1));
+  ASSERT_EQ(0, symlink(dir_.Join("real.json").c_str(), StorePath().c_str()));
+  const StoreReadResult result = ReadBounded(StorePath());
+  ASSERT_EQ(StoreError::kNone, result.error) << result.message;
+  EXPECT_EQ("sk_link", result.contents.skeleton_id);
+}
+
+TEST_F(ReadStoreTest, MissingFileIsAbsent) {
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kAbsent, result.error);
+  FileStamp stamp;
+  std::string message;
+  EXPECT_EQ(StoreError::kAbsent, StatStore(StorePath(), &stamp, &message));
+}
+
+TEST_F(ReadStoreTest, FifoIsNotRegularAndDoesNotBlock) {
+  ASSERT_EQ(0, mkfifo(StorePath().c_str(), 0600)) << std::strerror(errno);
+  const auto start = std::chrono::steady_clock::now();
+  const StoreReadResult result = ReadBounded(StorePath());
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
+  EXPECT_LT(elapsed, std::chrono::seconds(1));
+  FileStamp stamp;
+  std::string message;
+  EXPECT_EQ(StoreError::kNotRegular, StatStore(StorePath(), &stamp, &message));
+}
+
+TEST_F(ReadStoreTest, DirectoryIsNotRegular) {
+  testing::MakeDirs(StorePath());
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
+  EXPECT_NE(0u, result.stamp.inode);  // stat'ed, so stamped
+}
+
+TEST_F(ReadStoreTest, DeviceIsNotRegular) {
+  ASSERT_EQ(0, symlink("/dev/null", StorePath().c_str()));
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
+}
+
+TEST_F(ReadStoreTest, SocketIsNotRegular) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const std::string path = StorePath();
+  if (path.size() >= sizeof(address.sun_path)) {
+    close(fd);
+    GTEST_SKIP() << "temporary path too long for a unix socket: " << path;
+  }
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  ASSERT_EQ(0, bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)))
+      << std::strerror(errno);
+  const StoreReadResult result = ReadBounded(path);
+  close(fd);
+  EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
+}
+
+TEST_F(ReadStoreTest, DanglingSymlinkIsNotRegular) {
+  ASSERT_EQ(0, symlink(dir_.Join("nowhere.json").c_str(), StorePath().c_str()));
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
+  FileStamp stamp;
+  std::string message;
+  EXPECT_EQ(StoreError::kNotRegular, StatStore(StorePath(), &stamp, &message));
+}
+
+TEST_F(ReadStoreTest, SymlinkLoopIsNotRegular) {
+  ASSERT_EQ(0, symlink(dir_.Join("loop_b").c_str(), StorePath().c_str()));
+  ASSERT_EQ(0, symlink(StorePath().c_str(), dir_.Join("loop_b").c_str()));
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
+}
+
+TEST_F(ReadStoreTest, LargerThanTheCapIsTooLarge) {
+  const std::string json = StoreJson("sk_big", {"sb_1", "sb_2", "sb_3"}, 1);
+  WriteFile(StorePath(), json);
+  StoreReaderOptions options;
+  options.max_bytes = static_cast<std::int64_t>(json.size()) - 1;
+  StoreReadResult result = ReadBounded(StorePath(), options);
+  EXPECT_EQ(StoreError::kTooLarge, result.error) << result.message;
+  EXPECT_EQ(static_cast<std::int64_t>(json.size()), result.stamp.size);
+  options.max_bytes = static_cast<std::int64_t>(json.size());  // exactly at the cap
+  result = ReadBounded(StorePath(), options);
+  EXPECT_EQ(StoreError::kNone, result.error) << result.message;
+}
+
+TEST_F(ReadStoreTest, GrowingPastTheCapWhileReadingIsTooLarge) {
+  // Files in /proc are regular with st_size 0 but have content: the read sees growth.
+  const std::string path = "/proc/self/status";
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0) {
+    GTEST_SKIP() << path << " is not a zero-sized regular file here";
+  }
+  StoreReaderOptions options;
+  options.max_bytes = 16;
+  EXPECT_EQ(StoreError::kTooLarge, ReadBounded(path, options).error);
+  options.max_bytes = 1 << 20;
+  EXPECT_EQ(StoreError::kParse, ReadBounded(path, options).error);  // read whole, not JSON
+}
+
+TEST_F(ReadStoreTest, TornAndGarbledFilesAreParseErrors) {
+  const std::string full = StoreJson("sk_torn", {"sb_1", "sb_2", "sb_3"}, 2);
+  for (std::size_t cut : {std::size_t{0}, std::size_t{1}, full.size() / 3, full.size() / 2,
+                          full.size() - 3, full.size() - 2}) {
+    ReplaceFileAtomically(StorePath(), full.substr(0, cut));
+    const StoreReadResult result = ReadBounded(StorePath());
+    EXPECT_EQ(StoreError::kParse, result.error) << "cut at " << cut;
+    EXPECT_NE(std::string::npos, result.message.find(StorePath())) << result.message;
+  }
+  ReplaceFileAtomically(StorePath(),
+                        "\x7f"
+                        "ELF\x02\x01\x01 not json at all");
+  EXPECT_EQ(StoreError::kParse, ReadBounded(StorePath()).error);
+}
+
+TEST_F(ReadStoreTest, WrongShapeIsASchemaError) {
+  WriteFile(StorePath(), R"({"schema": "something-else", "blocks": []})");
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kSchema, result.error);
+  EXPECT_NE(std::string::npos, result.message.find("something-else")) << result.message;
+}
+
+TEST_F(ReadStoreTest, UnreadableFileIsAnIoError) {
+  if (geteuid() == 0) {
+    GTEST_SKIP() << "running as root: mode 000 does not prevent reading";
+  }
+  WriteFile(StorePath(), StoreJson("sk_io", {"sb_1"}, 1));
+  ASSERT_EQ(0, chmod(StorePath().c_str(), 0));
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kIo, result.error);
+  EXPECT_NE(std::string::npos, result.message.find(StorePath())) << result.message;
+  EXPECT_NE(std::string::npos, result.message.find(std::strerror(EACCES))) << result.message;
+  chmod(StorePath().c_str(), 0600);
+}
+
+TEST_F(ReadStoreTest, ReadsFilesOfOtherOwnersWithoutNoatime) {
+  // O_NOATIME is refused (EPERM) on files of other users; the read must retry without.
+  const std::string path = "/etc/passwd";
+  struct stat st;
+  if (geteuid() == 0 || stat(path.c_str(), &st) != 0 || st.st_uid == geteuid() ||
+      access(path.c_str(), R_OK) != 0) {
+    GTEST_SKIP() << "needs a non-root user and a readable file owned by someone else";
+  }
+  const StoreReadResult result = ReadBounded(path);
+  EXPECT_EQ(StoreError::kParse, result.error) << result.message;  // read, then not JSON
+}
+
+TEST_F(ReadStoreTest, OverlongPathIsAnIoError) {
+  // Fails for root too, unlike the mode-000 case above.
+  const std::string path = dir_.Join(std::string(5000, 'a'));
+  const StoreReadResult result = ReadBounded(path);
+  EXPECT_EQ(StoreError::kIo, result.error);
+  EXPECT_NE(std::string::npos, result.message.find(std::strerror(ENAMETOOLONG))) << result.message;
+  FileStamp stamp;
+  std::string message;
+  EXPECT_EQ(StoreError::kIo, StatStore(path, &stamp, &message));
+}
+
+// --- stamps and hygiene ----------------------------------------------------------------
+
+TEST_F(ReadStoreTest, StampChangesWithEveryRenameAndOnlyThen) {
+  WriteFile(StorePath(), StoreJson("sk_stamp", {"sb_1"}, 1));
+  const StoreReadResult first = ReadBounded(StorePath());
+  ASSERT_EQ(StoreError::kNone, first.error);
+  const StoreReadResult again = ReadBounded(StorePath());
+  EXPECT_EQ(first.stamp, again.stamp);
+
+  FileStamp stat_stamp;
+  std::string message;
+  ASSERT_EQ(StoreError::kNone, StatStore(StorePath(), &stat_stamp, &message)) << message;
+  EXPECT_EQ(first.stamp, stat_stamp);
+
+  // Same content, same size: only the inode tells the replacement apart.
+  ReplaceFileAtomically(StorePath(), StoreJson("sk_stamp", {"sb_1"}, 1));
+  const StoreReadResult replaced = ReadBounded(StorePath());
+  ASSERT_EQ(StoreError::kNone, replaced.error);
+  EXPECT_NE(first.stamp.inode, replaced.stamp.inode);
+  EXPECT_NE(first.stamp, replaced.stamp);
+}
+
+TEST_F(ReadStoreTest, DoesNotTouchTheFilesMtime) {
+  WriteFile(StorePath(), StoreJson("sk_mtime", {"sb_1"}, 1));
+  struct stat before;
+  ASSERT_EQ(0, stat(StorePath().c_str(), &before));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(StoreError::kNone, ReadBounded(StorePath()).error);
+  struct stat after;
+  ASSERT_EQ(0, stat(StorePath().c_str(), &after));
+  EXPECT_EQ(before.st_mtim.tv_sec, after.st_mtim.tv_sec);
+  EXPECT_EQ(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+  EXPECT_EQ(before.st_ctim.tv_sec, after.st_ctim.tv_sec);
+  EXPECT_EQ(before.st_ctim.tv_nsec, after.st_ctim.tv_nsec);
+  EXPECT_EQ(before.st_size, after.st_size);
+}
+
+TEST_F(ReadStoreTest, LeavesNoDescriptorOpen) {
+  const std::string good = dir_.Join("good/system_blocks.json");
+  const std::string torn = dir_.Join("torn/system_blocks.json");
+  const std::string big = dir_.Join("big/system_blocks.json");
+  const std::string fifo = dir_.Join("fifo.json");
+  WriteFile(good, StoreJson("sk_fd", {"sb_1"}, 1));
+  WriteFile(torn, "{\"schema\": ");
+  WriteFile(big, StoreJson("sk_fd", {"sb_1", "sb_2"}, 1));
+  ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
+  StoreReaderOptions small;
+  small.max_bytes = 10;
+
+  const std::size_t before = OpenDescriptors();
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(StoreError::kNone, ReadStore(good, {}).error);
+    EXPECT_EQ(StoreError::kParse, ReadStore(torn, {}).error);
+    EXPECT_EQ(StoreError::kTooLarge, ReadStore(big, small).error);
+    EXPECT_EQ(StoreError::kNotRegular, ReadBounded(fifo).error);
+    EXPECT_EQ(StoreError::kNotRegular, ReadStore(dir_.path(), {}).error);
+    EXPECT_EQ(StoreError::kAbsent, ReadStore(dir_.Join("none.json"), {}).error);
+  }
+  EXPECT_EQ(before, OpenDescriptors());
+}
+
+}  // namespace
+}  // namespace scx
