@@ -1,0 +1,470 @@
+// Discovery of brains: static brains, m1nd instance registries and runtime globs.
+// Only lists directories and reads small JSON files (opened read-only and
+// non-blocking, closed at once); never writes, locks or holds anything open.
+#include "engine/discovery.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/brain_names.h"
+
+namespace scx {
+
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr char kInstancesDir[] = "instances";
+constexpr char kProjectBrainsDir[] = "project-brains";
+constexpr char kJsonSuffix[] = ".json";
+// Registry entries and manifests are a few hundred bytes; anything this large is
+// not one of them and is not read.
+constexpr std::int64_t kMaxSmallFileBytes = std::int64_t{1} << 20;
+
+bool EndsWith(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string ErrnoText(int error) { return strerror(error); }
+
+// Removes trailing '/' but keeps a lone "/".
+std::string StripTrailingSlashes(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+// The runtime dir as stored in a Brain: "~" expanded, trailing '/' removed.
+std::string CleanDir(const std::string& path) { return StripTrailingSlashes(ExpandHome(path)); }
+
+// The key runtime dirs are compared by: CleanDir, then lexically normal ("a/./b",
+// "a/x/../b" -> "a/b"). Symlinks are not resolved.
+std::string DirKey(const std::string& path) {
+  std::string expanded = ExpandHome(path);
+  if (expanded.empty()) return expanded;
+  return StripTrailingSlashes(std::filesystem::path(expanded).lexically_normal().string());
+}
+
+// A path from a registry instance file. m1nd writes absolute paths; a relative one
+// is resolved against the registry folder (so that a registry shipped inside a
+// checkout, like examples/registry, works wherever the checkout lives).
+std::string ResolveInRegistry(const std::string& registry, const std::string& path) {
+  std::string expanded = ExpandHome(path);
+  if (expanded.empty() || expanded.front() == '/') return CleanDir(expanded);
+  std::filesystem::path joined = std::filesystem::path(registry) / expanded;
+  return StripTrailingSlashes(joined.lexically_normal().string());
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+std::string JoinPath(const std::string& dir, const std::string& name) {
+  if (!dir.empty() && dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+enum class ReadStatus { kOk, kMissing, kError };
+
+// Lists the entry names of `dir` (without "." and ".."), sorted. kMissing when the
+// folder does not exist.
+ReadStatus ListDir(const std::string& dir, std::vector<std::string>* names, std::string* error) {
+  names->clear();
+  DIR* handle = opendir(dir.c_str());
+  if (handle == nullptr) {
+    if (errno == ENOENT) return ReadStatus::kMissing;
+    *error = "cannot list folder: " + ErrnoText(errno);
+    return ReadStatus::kError;
+  }
+  errno = 0;
+  while (struct dirent* entry = readdir(handle)) {
+    std::string name = entry->d_name;
+    if (name != "." && name != "..") names->push_back(std::move(name));
+    errno = 0;
+  }
+  int read_errno = errno;
+  closedir(handle);
+  if (read_errno != 0) {
+    *error = "cannot list folder: " + ErrnoText(read_errno);
+    return ReadStatus::kError;
+  }
+  std::sort(names->begin(), names->end());
+  return ReadStatus::kOk;
+}
+
+// Reads a small regular file whole, opening it read-only and non-blocking (a FIFO
+// never blocks the scan) and closing it before returning.
+ReadStatus ReadSmallFile(const std::string& path, std::string* contents, std::string* error) {
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    if (errno == ENOENT) return ReadStatus::kMissing;
+    *error = "cannot open: " + ErrnoText(errno);
+    return ReadStatus::kError;
+  }
+  struct stat info;
+  ReadStatus status = ReadStatus::kOk;
+  if (fstat(fd, &info) != 0) {
+    *error = "cannot stat: " + ErrnoText(errno);
+    status = ReadStatus::kError;
+  } else if (!S_ISREG(info.st_mode)) {
+    *error = "not a regular file";
+    status = ReadStatus::kError;
+  } else if (info.st_size > kMaxSmallFileBytes) {
+    *error = "larger than " + std::to_string(kMaxSmallFileBytes) + " bytes";
+    status = ReadStatus::kError;
+  }
+  contents->clear();
+  char buffer[8192];
+  while (status == ReadStatus::kOk) {
+    ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *error = "cannot read: " + ErrnoText(errno);
+      status = ReadStatus::kError;
+    } else if (n == 0) {
+      break;
+    } else if (static_cast<std::int64_t>(contents->size()) + n > kMaxSmallFileBytes) {
+      *error = "larger than " + std::to_string(kMaxSmallFileBytes) + " bytes";
+      status = ReadStatus::kError;
+    } else {
+      contents->append(buffer, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  return status;
+}
+
+bool ParseJsonObject(const std::string& text, Json* doc, std::string* error) {
+  try {
+    *doc = Json::parse(text);
+  } catch (const Json::exception& e) {
+    *error = std::string("not valid JSON: ") + e.what();
+    return false;
+  }
+  if (!doc->is_object()) {
+    *error = "not a JSON object";
+    return false;
+  }
+  return true;
+}
+
+// The non-empty string at `key`, or false.
+bool StringField(const Json& doc, const char* key, std::string* value) {
+  auto it = doc.find(key);
+  if (it == doc.end() || !it->is_string()) return false;
+  *value = it->get<std::string>();
+  return !value->empty();
+}
+
+// ---- Pure parsers of m1nd's small files ------------------------------------------
+
+enum class InstanceKind { kOwner, kProject };
+
+struct Instance {
+  InstanceKind kind = InstanceKind::kOwner;
+  std::string workspace_root;
+  std::string runtime_root;
+  std::int64_t last_heartbeat_ms = 0;
+};
+
+// Parses an instance registry entry. On failure sets `error`, and `transient` when
+// the text is not JSON at all (possibly caught mid-write).
+bool ParseInstance(const std::string& text, Instance* instance, std::string* error,
+                   bool* transient) {
+  Json doc;
+  *transient = false;
+  if (!ParseJsonObject(text, &doc, error)) {
+    *transient = true;
+    return false;
+  }
+  auto kind = doc.find("brain_kind");
+  if (kind == doc.end() || kind->is_null()) {
+    instance->kind = InstanceKind::kOwner;
+  } else if (kind->is_string() && kind->get<std::string>() == "project") {
+    instance->kind = InstanceKind::kProject;
+  } else {
+    *error = "unknown brain_kind " + kind->dump();
+    return false;
+  }
+  if (!StringField(doc, "workspace_root", &instance->workspace_root)) {
+    *error = "missing or empty string \"workspace_root\"";
+    return false;
+  }
+  if (instance->kind == InstanceKind::kOwner &&
+      !StringField(doc, "runtime_root", &instance->runtime_root)) {
+    *error = "missing or empty string \"runtime_root\"";
+    return false;
+  }
+  auto heartbeat = doc.find("last_heartbeat_ms");
+  instance->last_heartbeat_ms =
+      heartbeat != doc.end() && heartbeat->is_number_integer() ? heartbeat->get<std::int64_t>() : 0;
+  return true;
+}
+
+// Parses project_brain.json into its project root. Every failure is transient: the
+// manifest is written without an atomic rename.
+bool ParseManifest(const std::string& text, std::string* project_root, std::string* error) {
+  Json doc;
+  if (!ParseJsonObject(text, &doc, error)) return false;
+  std::string schema;
+  if (!StringField(doc, "schema", &schema) || schema != kProjectBrainSchema) {
+    *error = std::string("schema is not \"") + kProjectBrainSchema + "\"";
+    return false;
+  }
+  if (!StringField(doc, "project_root", project_root)) {
+    *error = "missing or empty string \"project_root\"";
+    return false;
+  }
+  return true;
+}
+
+// ---- The walk ---------------------------------------------------------------------
+
+struct OwnerCandidate {
+  Brain brain;
+  std::int64_t last_heartbeat_ms = 0;
+  std::string instance_file;  // file name, for a deterministic tie break
+};
+
+// Collects brains in source priority order, keeping the first per runtime dir.
+class Walk {
+ public:
+  explicit Walk(const std::vector<Brain>& previous) {
+    for (const Brain& brain : previous) previous_.emplace(DirKey(brain.runtime_dir), brain);
+  }
+
+  void AddStatic(const StaticBrain& config);
+  void ScanRegistry(const std::string& registry);
+  void AddOwners();
+  void AddProjectBrains();
+  void ScanGlob(const std::string& pattern);
+
+  Discovery Finish();
+
+ private:
+  void AddBrain(Brain brain);
+  // Reads `dir`'s manifest and adds its brain (or carries the previous one over).
+  void AddManifestBrain(const std::string& dir, BrainSource source);
+  void ReadInstance(const std::string& registry, const std::string& name);
+  void Problem(const char* source, const std::string& path, const std::string& message,
+               bool transient = false);
+
+  std::map<std::string, Brain> previous_;  // by DirKey
+  std::set<std::string> claimed_;          // keys of runtime dirs already tried
+  std::vector<Brain> brains_;
+  std::vector<DiscoveryProblem> problems_;
+  std::vector<OwnerCandidate> owners_;
+  std::vector<std::string> project_entries_;  // runtime dirs of "project" entries
+};
+
+void Walk::Problem(const char* source, const std::string& path, const std::string& message,
+                   bool transient) {
+  problems_.push_back(DiscoveryProblem{source, path, message, transient});
+}
+
+void Walk::AddBrain(Brain brain) {
+  if (claimed_.insert(DirKey(brain.runtime_dir)).second) brains_.push_back(std::move(brain));
+}
+
+void Walk::AddStatic(const StaticBrain& config) {
+  Brain brain;
+  brain.name = config.name;
+  brain.project_root = config.project_root;
+  brain.display_name = config.display_name;
+  brain.runtime_dir = CleanDir(config.runtime_dir);
+  brain.source = BrainSource::kStatic;
+  AddBrain(std::move(brain));
+}
+
+void Walk::ScanRegistry(const std::string& registry) {
+  std::string folder = CleanDir(registry);
+  std::string instances = JoinPath(folder, kInstancesDir);
+  std::vector<std::string> names;
+  std::string error;
+  // A registry (or its instances/ folder) that does not exist holds no brains.
+  ReadStatus status = ListDir(instances, &names, &error);
+  if (status == ReadStatus::kError) Problem("registry", instances, error);
+  if (status != ReadStatus::kOk) return;
+  for (const std::string& name : names) {
+    // m1nd replaces entries through "<id>.json.tmp"; only finished entries count.
+    if (EndsWith(name, kJsonSuffix)) ReadInstance(folder, name);
+  }
+}
+
+void Walk::ReadInstance(const std::string& registry, const std::string& name) {
+  std::string path = JoinPath(JoinPath(registry, kInstancesDir), name);
+  std::string text, error;
+  ReadStatus status = ReadSmallFile(path, &text, &error);
+  if (status == ReadStatus::kMissing) return;  // removed since the listing
+  if (status == ReadStatus::kError) return Problem("instance", path, error);
+  Instance instance;
+  bool transient = false;
+  if (!ParseInstance(text, &instance, &error, &transient)) {
+    return Problem("instance", path, error, transient);
+  }
+  if (instance.kind == InstanceKind::kProject) {
+    // The workspace root of a project entry is its project-brains/<hex> folder.
+    project_entries_.push_back(ResolveInRegistry(registry, instance.workspace_root));
+    return;
+  }
+  OwnerCandidate owner;
+  owner.brain.project_root = ResolveInRegistry(registry, instance.workspace_root);
+  owner.brain.runtime_dir = ResolveInRegistry(registry, instance.runtime_root);
+  owner.brain.source = BrainSource::kRegistryOwner;
+  owner.last_heartbeat_ms = instance.last_heartbeat_ms;
+  owner.instance_file = name;
+  owners_.push_back(std::move(owner));
+}
+
+void Walk::AddOwners() {
+  // Among owners of one runtime root, the freshest heartbeat wins, then the
+  // smallest instance file name; the stable sort keeps registry order otherwise.
+  std::vector<OwnerCandidate> sorted = owners_;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const OwnerCandidate& a, const OwnerCandidate& b) {
+                     std::string key_a = DirKey(a.brain.runtime_dir);
+                     std::string key_b = DirKey(b.brain.runtime_dir);
+                     return std::tie(key_a, b.last_heartbeat_ms, a.instance_file) <
+                            std::tie(key_b, a.last_heartbeat_ms, b.instance_file);
+                   });
+  for (const OwnerCandidate& owner : sorted) AddBrain(owner.brain);
+}
+
+void Walk::AddProjectBrains() {
+  for (const std::string& dir : project_entries_) {
+    AddManifestBrain(dir, BrainSource::kRegistryProject);
+  }
+  std::set<std::string> roots_seen;
+  for (const OwnerCandidate& owner : owners_) {
+    if (!roots_seen.insert(DirKey(owner.brain.runtime_dir)).second) continue;
+    std::string folder = JoinPath(owner.brain.runtime_dir, kProjectBrainsDir);
+    std::vector<std::string> names;
+    std::string error;
+    ReadStatus status = ListDir(folder, &names, &error);
+    if (status == ReadStatus::kError) Problem("registry", folder, error);
+    if (status != ReadStatus::kOk) continue;
+    for (const std::string& name : names) {
+      std::string dir = JoinPath(folder, name);
+      if (IsDirectory(dir)) AddManifestBrain(dir, BrainSource::kRegistryProject);
+    }
+  }
+}
+
+void Walk::ScanGlob(const std::string& pattern) {
+  if (pattern.empty()) return Problem("glob", pattern, "empty pattern");
+  glob_t matches;
+  int result = glob(pattern.c_str(), GLOB_TILDE | GLOB_ONLYDIR, nullptr, &matches);
+  if (result == 0) {
+    for (size_t i = 0; i < matches.gl_pathc; ++i) {
+      std::string dir = CleanDir(matches.gl_pathv[i]);
+      // GLOB_ONLYDIR is only a hint to glob(3).
+      if (IsDirectory(dir)) AddManifestBrain(dir, BrainSource::kGlob);
+    }
+  } else if (result == GLOB_NOSPACE) {
+    Problem("glob", pattern, "out of memory");
+  } else if (result == GLOB_ABORTED) {
+    Problem("glob", pattern, "read error");
+  } else if (result != GLOB_NOMATCH) {
+    Problem("glob", pattern, "glob failed with code " + std::to_string(result));
+  }
+  globfree(&matches);
+}
+
+void Walk::AddManifestBrain(const std::string& dir, BrainSource source) {
+  std::string key = DirKey(dir);
+  if (claimed_.count(key)) return;  // found (or tried) by a stronger source
+  std::string path = JoinPath(dir, kProjectBrainManifest);
+  std::string text, error, project_root;
+  ReadStatus status = ReadSmallFile(path, &text, &error);
+  if (status == ReadStatus::kMissing) {
+    claimed_.insert(key);
+    return Problem("manifest", path, std::string("no ") + kProjectBrainManifest);
+  }
+  if (status == ReadStatus::kError) {
+    claimed_.insert(key);
+    return Problem("manifest", path, error);
+  }
+  if (!ParseManifest(text, &project_root, &error)) {
+    claimed_.insert(key);
+    Problem("manifest", path, error, /*transient=*/true);
+    // Possibly caught half written: keep last scan's brain until the next scan.
+    auto previous = previous_.find(key);
+    if (previous != previous_.end()) {
+      Brain carried = previous->second;
+      carried.name.clear();  // names are assigned afresh; only static names are explicit
+      brains_.push_back(std::move(carried));
+    }
+    return;
+  }
+  Brain brain;
+  brain.project_root = project_root;
+  brain.runtime_dir = CleanDir(dir);
+  brain.source = source;
+  AddBrain(std::move(brain));
+}
+
+Discovery Walk::Finish() {
+  Discovery discovery;
+  discovery.brains = std::move(brains_);
+  discovery.problems = std::move(problems_);
+  AssignBrainNames(&discovery.brains, &discovery.name_collisions);
+  return discovery;
+}
+
+}  // namespace
+
+const char* BrainSourceName(BrainSource source) {
+  switch (source) {
+    case BrainSource::kStatic:
+      return "static";
+    case BrainSource::kRegistryOwner:
+      return "registry_owner";
+    case BrainSource::kRegistryProject:
+      return "registry_project";
+    case BrainSource::kGlob:
+      return "glob";
+  }
+  return "unknown";
+}
+
+std::string ExpandHome(const std::string& path) {
+  if (path.empty() || path[0] != '~') return path;
+  if (path.size() > 1 && path[1] != '/') return path;  // "~user/...": left as is
+  const char* home = getenv("HOME");
+  if (home == nullptr || *home == '\0') return path;
+  std::string base = StripTrailingSlashes(home);
+  std::string rest = path.substr(1);  // "" or "/..."
+  if (base == "/" && !rest.empty()) return rest;
+  return base + rest;
+}
+
+Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous) {
+  Walk walk(previous);
+  for (const StaticBrain& brain : config.static_brains) walk.AddStatic(brain);
+  for (const std::string& registry : config.registries) walk.ScanRegistry(registry);
+  walk.AddOwners();
+  walk.AddProjectBrains();
+  for (const std::string& pattern : config.runtime_globs) walk.ScanGlob(pattern);
+  return walk.Finish();
+}
+
+}  // namespace scx

@@ -1,0 +1,206 @@
+// Tests for the unique, deterministic `brain` labels.
+#include "engine/brain_names.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace scx {
+namespace {
+
+Brain Derived(const std::string& project_root, const std::string& runtime_dir,
+              const std::string& display_name = "") {
+  Brain brain;
+  brain.project_root = project_root;
+  brain.display_name = display_name;
+  brain.runtime_dir = runtime_dir;
+  brain.source = BrainSource::kRegistryProject;
+  return brain;
+}
+
+Brain Explicit(const std::string& name, const std::string& project_root,
+               const std::string& runtime_dir) {
+  Brain brain = Derived(project_root, runtime_dir);
+  brain.name = name;
+  brain.source = BrainSource::kStatic;
+  return brain;
+}
+
+// An independent FNV-1a 32 for the expected suffixes.
+std::string Suffix(const std::string& text) {
+  std::uint32_t hash = 0x811c9dc5u;
+  for (unsigned char c : text) hash = (hash ^ c) * 0x01000193u;
+  char buffer[16];
+  std::snprintf(buffer, sizeof(buffer), "_%08x", static_cast<unsigned>(hash));
+  return buffer;
+}
+
+// "<base>_" followed by exactly 8 lowercase hex digits.
+bool IsHashed(const std::string& name, const std::string& base) {
+  if (name.size() != base.size() + 9 || name.compare(0, base.size() + 1, base + "_") != 0) {
+    return false;
+  }
+  return std::all_of(name.begin() + base.size() + 1, name.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+std::vector<std::string> Names(const std::vector<Brain>& brains) {
+  std::vector<std::string> names;
+  for (const Brain& brain : brains) names.push_back(brain.name);
+  return names;
+}
+
+const Brain* FindByRuntimeDir(const std::vector<Brain>& brains, const std::string& dir) {
+  for (const Brain& brain : brains) {
+    if (brain.runtime_dir == dir) return &brain;
+  }
+  return nullptr;
+}
+
+TEST(WantedBrainNameTest, DerivesTheSlugOfTheIdentity) {
+  EXPECT_EQ("keyvault", WantedBrainName(Derived("/home/dev/keyvault", "/rt/a")));
+  EXPECT_EQ("my_repo", WantedBrainName(Derived("/home/dev/My-Repo/", "/rt/a")));
+  EXPECT_EQ("shown_name", WantedBrainName(Derived("/home/dev/keyvault", "/rt/a", "Shown Name")));
+}
+
+TEST(WantedBrainNameTest, ExplicitNameIsTakenAsIs) {
+  EXPECT_EQ("Prod-Vault", WantedBrainName(Explicit("Prod-Vault", "/home/dev/keyvault", "/rt")));
+}
+
+TEST(AssignBrainNamesTest, EmptyInputIsFine) {
+  std::vector<Brain> brains;
+  AssignBrainNames(&brains, nullptr);
+  EXPECT_TRUE(brains.empty());
+}
+
+TEST(AssignBrainNamesTest, DistinctIdentitiesKeepTheirSlugsSortedByName) {
+  std::vector<Brain> brains = {
+      Derived("/home/dev/notes", "/rt/n"), Derived("/home/dev/m1nd", "/rt/m"),
+      Derived("/home/dev/My-Repo", "/rt/r"), Derived("/home/dev/keyvault", "/rt/k")};
+  std::vector<std::string> collisions;
+  AssignBrainNames(&brains, &collisions);
+  EXPECT_EQ((std::vector<std::string>{"keyvault", "m1nd", "my_repo", "notes"}), Names(brains));
+  EXPECT_TRUE(collisions.empty());
+  EXPECT_EQ("/rt/k", brains[0].runtime_dir);
+}
+
+TEST(AssignBrainNamesTest, SmallestRuntimeDirKeepsAContestedName) {
+  std::vector<Brain> brains = {Derived("/b/m1nd", "/b/rt"), Derived("/a/m1nd", "/a/rt")};
+  std::vector<std::string> collisions;
+  AssignBrainNames(&brains, &collisions);
+  EXPECT_EQ("m1nd", FindByRuntimeDir(brains, "/a/rt")->name);
+  EXPECT_EQ("m1nd" + Suffix("/b/rt"), FindByRuntimeDir(brains, "/b/rt")->name);
+  ASSERT_EQ(1u, collisions.size());
+  EXPECT_EQ("brain name \"m1nd\" wanted by /a/rt and /b/rt: /b/rt is named \"m1nd" +
+                Suffix("/b/rt") + "\"",
+            collisions[0]);
+}
+
+TEST(AssignBrainNamesTest, HashSuffixIsFnv1aOfTheRuntimeDirInLowercaseHex) {
+  // FNV-1a 32 of "a" is 0xe40c292c.
+  std::vector<Brain> brains = {Derived("/x/same", ""), Derived("/y/same", "a")};
+  AssignBrainNames(&brains, nullptr);
+  EXPECT_EQ("same", FindByRuntimeDir(brains, "")->name);
+  EXPECT_EQ("same_e40c292c", FindByRuntimeDir(brains, "a")->name);
+
+  std::vector<Brain> many;
+  for (int i = 0; i < 20; ++i) many.push_back(Derived("/p/repo", "/rt/" + std::to_string(i)));
+  AssignBrainNames(&many, nullptr);
+  int plain = 0;
+  for (const Brain& brain : many) {
+    if (brain.name == "repo") {
+      ++plain;
+    } else {
+      EXPECT_TRUE(IsHashed(brain.name, "repo")) << brain.name;
+    }
+  }
+  EXPECT_EQ(1, plain);
+}
+
+TEST(AssignBrainNamesTest, ExplicitNameWinsOverDerivedOnes) {
+  // The derived brain has the smaller runtime dir, yet the configured name wins.
+  std::vector<Brain> brains = {Derived("/home/dev/vault", "/a/rt"),
+                               Explicit("vault", "/srv/other", "/z/rt")};
+  std::vector<std::string> collisions;
+  AssignBrainNames(&brains, &collisions);
+  EXPECT_EQ("vault", FindByRuntimeDir(brains, "/z/rt")->name);
+  EXPECT_EQ("vault" + Suffix("/a/rt"), FindByRuntimeDir(brains, "/a/rt")->name);
+  ASSERT_EQ(1u, collisions.size());
+  EXPECT_EQ("brain name \"vault\" wanted by /z/rt and /a/rt: /a/rt is named \"vault" +
+                Suffix("/a/rt") + "\"",
+            collisions[0]);
+}
+
+TEST(AssignBrainNamesTest, AmongExplicitNamesTheSmallestRuntimeDirWins) {
+  std::vector<Brain> brains = {Explicit("prod", "/r", "/b/rt"), Explicit("prod", "/r", "/a/rt")};
+  AssignBrainNames(&brains, nullptr);
+  EXPECT_EQ("prod", FindByRuntimeDir(brains, "/a/rt")->name);
+  EXPECT_EQ("prod" + Suffix("/b/rt"), FindByRuntimeDir(brains, "/b/rt")->name);
+}
+
+TEST(AssignBrainNamesTest, SameResultWhateverTheInputOrder) {
+  const std::vector<Brain> input = {
+      Derived("/home/dev/m1nd", "/home/dev/.m1nd-rt"),
+      Derived("/work/m1nd", "/work/.m1nd-rt"),
+      Derived("/srv/m1nd/", "/srv/rt"),
+      Explicit("m1nd", "/opt/anything", "/opt/rt"),
+      Derived("/home/dev/keyvault", "/rt/1"),
+      Derived("/other/keyvault", "/rt/0"),
+      Derived("/home/dev/notes", "/rt/2", "Key Vault"),
+      Derived("/home/dev/My-Repo", "/rt/3"),
+  };
+  std::vector<Brain> expected = input;
+  std::vector<std::string> expected_collisions;
+  AssignBrainNames(&expected, &expected_collisions);
+  EXPECT_EQ(4u, expected_collisions.size());
+
+  std::mt19937 random(12345);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<Brain> brains = input;
+    std::shuffle(brains.begin(), brains.end(), random);
+    std::vector<std::string> collisions;
+    AssignBrainNames(&brains, &collisions);
+    ASSERT_EQ(expected.size(), brains.size());
+    for (size_t i = 0; i < brains.size(); ++i) {
+      EXPECT_EQ(expected[i].name, brains[i].name);
+      EXPECT_EQ(expected[i].runtime_dir, brains[i].runtime_dir);
+    }
+    EXPECT_EQ(expected_collisions, collisions);
+  }
+}
+
+TEST(AssignBrainNamesTest, SuffixCollisionsAppendACounter) {
+  // Pathological: other brains ask for exactly the hashed name (and the next one).
+  const std::string hashed = "x" + Suffix("/b");
+  std::vector<Brain> brains = {Derived("/p/x", "/a"), Derived("/q/x", "/b"),
+                               Derived("/r", "/c", hashed), Derived("/s", "/d", hashed + "_2")};
+  std::vector<std::string> collisions;
+  AssignBrainNames(&brains, &collisions);
+  EXPECT_EQ("x", FindByRuntimeDir(brains, "/a")->name);
+  EXPECT_EQ(hashed, FindByRuntimeDir(brains, "/c")->name);
+  EXPECT_EQ(hashed + "_2", FindByRuntimeDir(brains, "/d")->name);
+  EXPECT_EQ(hashed + "_3", FindByRuntimeDir(brains, "/b")->name);
+  ASSERT_EQ(1u, collisions.size());
+  EXPECT_EQ("brain name \"x\" wanted by /a and /b: /b is named \"" + hashed + "_3\"",
+            collisions[0]);
+}
+
+TEST(AssignBrainNamesTest, NamesAreUniqueAndSorted) {
+  std::vector<Brain> brains;
+  for (int i = 0; i < 30; ++i) {
+    brains.push_back(Derived("/p/" + std::to_string(i % 4) + "/repo" + std::to_string(i % 3),
+                             "/rt/" + std::to_string(i)));
+  }
+  AssignBrainNames(&brains, nullptr);
+  std::vector<std::string> names = Names(brains);
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_EQ(names.end(), std::adjacent_find(names.begin(), names.end()));
+}
+
+}  // namespace
+}  // namespace scx
