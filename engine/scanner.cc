@@ -1,0 +1,176 @@
+// One scan of every brain: discovery, change detection, store read and verdict.
+#include "engine/scanner.h"
+
+#include <set>
+#include <utility>
+
+namespace scx {
+
+namespace {
+
+// Errors decided by the file's bytes alone: an unchanged file would fail again, so
+// it is not re-read. Other errors (io, not_regular) are retried every scan.
+bool IsContentError(StoreError error) {
+  return error == StoreError::kParse || error == StoreError::kSchema ||
+         error == StoreError::kTooLarge;
+}
+
+std::optional<Coherence> VerdictOf(const Brain& brain, const StoreContents& contents) {
+  if (!contents.has_skeleton) return std::nullopt;
+  ServedSkeleton served{contents.skeleton_id, contents.block_ids};
+  return CheckCoherence(brain.project_root, brain.display_name, &served);
+}
+
+BrainState StateOfVerdict(const std::optional<Coherence>& verdict) {
+  if (!verdict) return BrainState::kAbsent;
+  return verdict->status == CoherenceStatus::kOk ? BrainState::kOk : BrainState::kMismatch;
+}
+
+bool SameVerdict(const std::optional<Coherence>& a, const std::optional<Coherence>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  return a->status == b->status && a->expected_slug == b->expected_slug &&
+         a->found_slug == b->found_slug;
+}
+
+}  // namespace
+
+const char* BrainStateName(BrainState state) {
+  switch (state) {
+    case BrainState::kOk:
+      return "ok";
+    case BrainState::kMismatch:
+      return "mismatch";
+    case BrainState::kAbsent:
+      return "absent";
+    case BrainState::kUnreadable:
+      return "unreadable";
+  }
+  return "unknown";
+}
+
+Scanner::Scanner(StoreReaderOptions options) : options_(options) {}
+
+BrainReport Scanner::ScanBrain(const Brain& brain) {
+  const std::string path = brain.runtime_dir + "/" + kStoreFileName;
+  Memory& memory = memory_[brain.runtime_dir];
+  BrainReport report;
+  report.brain = brain;
+
+  FileStamp stamp;
+  std::string message;
+  StoreError error = StatStore(path, &stamp, &message);
+  if (error == StoreError::kNone) {
+    if (memory.has_good_read && stamp == memory.stamp) {
+      ++unchanged_;
+    } else if (memory.failed_content && stamp == memory.failed_stamp) {
+      ++unchanged_;
+      error = memory.failed_error;
+      message = memory.failed_message;
+    } else {
+      StoreReadResult read = ReadStore(path, options_);
+      error = read.error;
+      message = std::move(read.message);
+      if (error == StoreError::kNone) {
+        ++parsed_;
+        memory.has_good_read = true;
+        memory.stamp = read.stamp;
+        memory.contents = std::move(read.contents);
+        memory.failed_content = false;
+      } else if (IsContentError(error)) {
+        memory.failed_content = true;
+        memory.failed_stamp = read.stamp;
+        memory.failed_error = error;
+        memory.failed_message = message;
+      }
+    }
+  }
+
+  if (error == StoreError::kAbsent) {
+    // No store: no verdict, and nothing old to keep showing.
+    memory.has_good_read = false;
+    memory.failed_content = false;
+    memory.contents = StoreContents();
+    report.store = "absent";
+    report.state = BrainState::kAbsent;
+  } else if (error != StoreError::kNone) {
+    ++memory.read_errors_total[StoreErrorName(error)];
+    report.store = "unreadable";
+    report.state = BrainState::kUnreadable;
+    report.read_error = error;
+    report.read_error_message = message;
+  } else {
+    report.store = "present";
+  }
+
+  if (memory.has_good_read) {
+    report.coherence = VerdictOf(brain, memory.contents);
+    report.verdict_stale = report.coherence.has_value() && error != StoreError::kNone;
+    report.has_store_facts = true;
+    report.store_version = memory.contents.store_version;
+    report.block_count = static_cast<std::int64_t>(memory.contents.block_ids.size());
+  }
+  if (error == StoreError::kNone) report.state = StateOfVerdict(report.coherence);
+  report.read_errors_total = memory.read_errors_total;
+  return report;
+}
+
+ScanResult Scanner::Scan(const DiscoveryConfig& config) {
+  Discovery discovery = DiscoverBrains(config, previous_brains_);
+  ScanResult result;
+  result.problems = std::move(discovery.problems);
+  result.name_collisions = std::move(discovery.name_collisions);
+  parsed_ = 0;
+  unchanged_ = 0;
+
+  std::set<std::string> live_runtime_dirs;
+  std::map<std::string, Previous> states;
+  for (const Brain& brain : discovery.brains) {
+    live_runtime_dirs.insert(brain.runtime_dir);
+    BrainReport report = ScanBrain(brain);
+    states[brain.name] =
+        Previous{report.state, report.coherence,
+                 report.state == BrainState::kUnreadable ? StoreErrorName(report.read_error) : "",
+                 report.read_error_message};
+    result.brains.push_back(std::move(report));
+  }
+  for (auto it = memory_.begin(); it != memory_.end();) {
+    it = live_runtime_dirs.count(it->first) ? std::next(it) : memory_.erase(it);
+  }
+
+  result.changes = ChangesSince(states);
+  result.stores_parsed = parsed_;
+  result.stores_unchanged = unchanged_;
+  previous_brains_ = std::move(discovery.brains);
+  previous_ = std::move(states);
+  return result;
+}
+
+std::vector<StateChange> Scanner::ChangesSince(const std::map<std::string, Previous>& now) const {
+  std::vector<StateChange> changes;
+  for (const auto& [name, current] : now) {
+    auto before = previous_.find(name);
+    if (before != previous_.end() && before->second.state == current.state &&
+        SameVerdict(before->second.coherence, current.coherence)) {
+      continue;
+    }
+    StateChange change;
+    change.brain = name;
+    if (before != previous_.end()) change.from = before->second.state;
+    change.to = current.state;
+    change.coherence = current.coherence;
+    change.read_error = current.read_error;
+    change.read_error_message = current.read_error_message;
+    changes.push_back(std::move(change));
+  }
+  for (const auto& [name, before] : previous_) {
+    if (now.count(name)) continue;
+    StateChange change;
+    change.brain = name;
+    change.from = before.state;
+    changes.push_back(std::move(change));
+  }
+  return changes;
+}
+
+}  // namespace scx

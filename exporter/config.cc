@@ -1,0 +1,207 @@
+// The YAML config file, strictly checked: every error names the file, line and key.
+#include "exporter/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "exporter/duration.h"
+
+namespace scx {
+
+namespace {
+
+// Thrown inside this file only; ParseConfig turns it into the error string.
+struct ConfigError {
+  int line;
+  std::string key;
+  std::string what;
+};
+
+[[noreturn]] void Fail(const YAML::Node& node, const std::string& key, const std::string& what) {
+  int line = node.Mark().is_null() ? 0 : node.Mark().line + 1;
+  throw ConfigError{line, key, what};
+}
+
+const char* KindOf(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+      return "nothing";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    default:
+      return "an undefined value";
+  }
+}
+
+// A scalar as text; an empty value (`key:` or `key: ""`) is the empty string.
+std::string ReadString(const YAML::Node& node, const std::string& key) {
+  if (node.IsNull()) return "";
+  if (!node.IsScalar()) Fail(node, key, std::string("expected a string, got ") + KindOf(node));
+  return node.Scalar();
+}
+
+std::vector<std::string> ReadStringList(const YAML::Node& node, const std::string& key) {
+  if (!node.IsSequence()) Fail(node, key, std::string("expected a list, got ") + KindOf(node));
+  std::vector<std::string> values;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    values.push_back(ReadString(node[i], key + "[" + std::to_string(i) + "]"));
+  }
+  return values;
+}
+
+// Checks that every key of `map` is one of `allowed`.
+void CheckKeys(const YAML::Node& map, const std::string& prefix,
+               const std::set<std::string>& allowed) {
+  for (const auto& entry : map) {
+    std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "?";
+    if (!allowed.count(key)) {
+      std::string known;
+      for (const std::string& name : allowed) known += (known.empty() ? "" : ", ") + name;
+      Fail(entry.first, prefix + key, "unknown key (known keys: " + known + ")");
+    }
+  }
+}
+
+// A relative path is taken relative to the config file's folder; "~" is left for
+// discovery to expand.
+std::string ResolvePath(const std::string& path, const std::string& base_dir) {
+  if (path.empty() || path[0] == '/' || path[0] == '~' || base_dir.empty()) return path;
+  return base_dir + "/" + path;
+}
+
+// The absolute folder of the config file, so that paths in labels are absolute.
+std::string DirectoryOf(const std::string& file_name) {
+  std::error_code ignored;
+  std::filesystem::path absolute = std::filesystem::absolute(file_name, ignored);
+  return absolute.lexically_normal().parent_path().string();
+}
+
+StaticBrain ReadBrain(const YAML::Node& node, const std::string& key, const std::string& base_dir) {
+  if (!node.IsMap()) Fail(node, key, std::string("expected a mapping, got ") + KindOf(node));
+  CheckKeys(node, key + ".", {"name", "project_root", "display_name", "runtime_dir"});
+  StaticBrain brain;
+  if (node["name"]) brain.name = ReadString(node["name"], key + ".name");
+  if (node["project_root"]) {
+    brain.project_root = ReadString(node["project_root"], key + ".project_root");
+  }
+  if (node["display_name"]) {
+    brain.display_name = ReadString(node["display_name"], key + ".display_name");
+  }
+  if (!node["runtime_dir"])
+    Fail(node, key + ".runtime_dir",
+         "missing (the folder holding "
+         "system_blocks.json)");
+  brain.runtime_dir = ResolvePath(ReadString(node["runtime_dir"], key + ".runtime_dir"), base_dir);
+  if (brain.runtime_dir.empty()) Fail(node["runtime_dir"], key + ".runtime_dir", "is empty");
+  if (brain.project_root.empty() && brain.display_name.empty()) {
+    Fail(node, key + ".project_root", "missing: a brain needs project_root or display_name");
+  }
+  return brain;
+}
+
+void ReadBrains(const YAML::Node& node, const std::string& base_dir, Config* config) {
+  if (!node.IsSequence()) Fail(node, "brains", std::string("expected a list, got ") + KindOf(node));
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    std::string key = "brains[" + std::to_string(i) + "]";
+    StaticBrain brain = ReadBrain(node[i], key, base_dir);
+    if (!brain.name.empty() && !names.insert(brain.name).second) {
+      Fail(node[i]["name"], key + ".name", "duplicate brain name \"" + brain.name + "\"");
+    }
+    config->discovery.static_brains.push_back(std::move(brain));
+  }
+}
+
+void ReadRoot(const YAML::Node& root, const std::string& base_dir, Config* config) {
+  if (root.IsNull()) return;  // an empty file: the defaults
+  if (!root.IsMap())
+    Fail(root, "(top level)", std::string("expected a mapping, got ") + KindOf(root));
+  CheckKeys(root, "",
+            {"scan_interval", "brains", "m1nd_registries", "runtime_globs", "max_store_bytes"});
+  if (root["scan_interval"]) {
+    std::string text = ReadString(root["scan_interval"], "scan_interval");
+    std::chrono::milliseconds interval;
+    if (!ParseDuration(text, &interval)) {
+      Fail(root["scan_interval"], "scan_interval",
+           "expected a duration like 15s or 1m, got \"" + text + "\"");
+    }
+    config->scan_interval = interval;
+  }
+  if (root["brains"]) ReadBrains(root["brains"], base_dir, config);
+  if (root["m1nd_registries"]) {
+    config->discovery.registries.clear();
+    for (const std::string& path : ReadStringList(root["m1nd_registries"], "m1nd_registries")) {
+      config->discovery.registries.push_back(ResolvePath(path, base_dir));
+    }
+  }
+  if (root["runtime_globs"]) {
+    for (const std::string& glob : ReadStringList(root["runtime_globs"], "runtime_globs")) {
+      config->discovery.runtime_globs.push_back(ResolvePath(glob, base_dir));
+    }
+  }
+  if (root["max_store_bytes"]) {
+    const YAML::Node& node = root["max_store_bytes"];
+    std::string text = ReadString(node, "max_store_bytes");
+    std::int64_t bytes = 0;
+    std::size_t used = 0;
+    try {
+      bytes = std::stoll(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != text.size() || bytes <= 0) {
+      Fail(node, "max_store_bytes", "expected a positive number of bytes, got \"" + text + "\"");
+    }
+    config->max_store_bytes = bytes;
+  }
+}
+
+}  // namespace
+
+Config DefaultConfig() {
+  Config config;
+  config.discovery.registries = {kDefaultRegistry};
+  return config;
+}
+
+bool ParseConfig(const std::string& yaml_text, const std::string& file_name, Config* config,
+                 std::string* error) {
+  Config parsed = DefaultConfig();
+  try {
+    ReadRoot(YAML::Load(yaml_text), DirectoryOf(file_name), &parsed);
+  } catch (const ConfigError& e) {
+    *error = file_name + ":" + std::to_string(e.line) + ": key '" + e.key + "': " + e.what;
+    return false;
+  } catch (const YAML::ParserException& e) {
+    *error = file_name + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg;
+    return false;
+  } catch (const YAML::Exception& e) {
+    *error = file_name + ": invalid YAML: " + e.what();
+    return false;
+  }
+  *config = std::move(parsed);
+  return true;
+}
+
+bool LoadConfigFile(const std::string& path, Config* config, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot read config file: " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseConfig(text.str(), path, config, error);
+}
+
+}  // namespace scx

@@ -1,0 +1,36 @@
+// The YAML config file: static brains, m1nd registries, runtime globs, scan interval.
+// Strict: an unknown key, a wrong type or a missing file is a one-line error naming
+// the file, the line and the key.
+#ifndef SCX_EXPORTER_CONFIG_H_
+#define SCX_EXPORTER_CONFIG_H_
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engine/discovery.h"
+
+namespace scx {
+
+struct Config {
+  DiscoveryConfig discovery;  // registries default to {kDefaultRegistry}
+  std::optional<std::chrono::milliseconds> scan_interval;  // set when the file has one
+  std::int64_t max_store_bytes = std::int64_t{64} << 20;
+};
+
+// The config used when no --config.file is given: the default registry alone.
+Config DefaultConfig();
+
+// Parses YAML text. `file_name` appears in error messages, and relative paths in the
+// file are taken relative to its folder. Returns false and
+// sets `error` ("FILE:LINE: key 'K': what is wrong") on any problem.
+bool ParseConfig(const std::string& yaml_text, const std::string& file_name, Config* config,
+                 std::string* error);
+
+// Reads and parses `path`.
+bool LoadConfigFile(const std::string& path, Config* config, std::string* error);
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_CONFIG_H_

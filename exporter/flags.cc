@@ -1,0 +1,151 @@
+// Command-line flags, Prometheus exporter style.
+#include "exporter/flags.h"
+
+#include <functional>
+#include <map>
+
+#include "exporter/duration.h"
+
+namespace scx {
+
+namespace {
+
+using ValueSetter = std::function<bool(const std::string& value, Flags*, std::string* error)>;
+
+bool SetLogLevel(const std::string& value, Flags* flags, std::string* error) {
+  static const std::map<std::string, LogLevel> kLevels = {{"debug", LogLevel::kDebug},
+                                                          {"info", LogLevel::kInfo},
+                                                          {"warn", LogLevel::kWarn},
+                                                          {"error", LogLevel::kError}};
+  auto it = kLevels.find(value);
+  if (it == kLevels.end()) {
+    *error = "--log.level must be one of debug, info, warn, error; got \"" + value + "\"";
+    return false;
+  }
+  flags->log_level = it->second;
+  return true;
+}
+
+bool SetLogFormat(const std::string& value, Flags* flags, std::string* error) {
+  if (value == "logfmt" || value == "json") {
+    flags->log_format = value == "json" ? LogFormat::kJson : LogFormat::kLogfmt;
+    return true;
+  }
+  *error = "--log.format must be logfmt or json; got \"" + value + "\"";
+  return false;
+}
+
+bool SetScanInterval(const std::string& value, Flags* flags, std::string* error) {
+  std::chrono::milliseconds interval;
+  if (!ParseDuration(value, &interval)) {
+    *error = "--scan.interval must be a duration like 15s or 1m; got \"" + value + "\"";
+    return false;
+  }
+  flags->scan_interval = interval;
+  return true;
+}
+
+bool SetTelemetryPath(const std::string& value, Flags* flags, std::string* error) {
+  if (value.size() < 2 || value[0] != '/' || value.rfind("/-/", 0) == 0 ||
+      value.rfind("/api/", 0) == 0) {
+    *error =
+        "--web.telemetry-path must start with '/' and not be \"/\", \"/-/...\" or "
+        "\"/api/...\"; got \"" +
+        value + "\"";
+    return false;
+  }
+  flags->telemetry_path = value;
+  return true;
+}
+
+const std::map<std::string, ValueSetter>& ValueFlags() {
+  static const std::map<std::string, ValueSetter> kFlags = {
+      {"config.file",
+       [](const std::string& v, Flags* f, std::string*) { return f->config_file = v, true; }},
+      {"web.listen-address",
+       [](const std::string& v, Flags* f, std::string*) { return f->listen_address = v, true; }},
+      {"web.telemetry-path", SetTelemetryPath},
+      {"web.config.file",
+       [](const std::string& v, Flags* f, std::string*) { return f->web_config_file = v, true; }},
+      {"scan.interval", SetScanInterval},
+      {"log.level", SetLogLevel},
+      {"log.format", SetLogFormat},
+  };
+  return kFlags;
+}
+
+const std::map<std::string, bool Flags::*>& BoolFlags() {
+  static const std::map<std::string, bool Flags::*> kFlags = {
+      {"once", &Flags::once}, {"help", &Flags::help}, {"version", &Flags::version}};
+  return kFlags;
+}
+
+}  // namespace
+
+bool ParseFlags(const std::vector<std::string>& args, Flags* flags, std::string* error) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-h") {
+      flags->help = true;
+      continue;
+    }
+    if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
+      *error = "unexpected argument \"" + arg + "\" (see --help)";
+      return false;
+    }
+    std::string name = arg.substr(2);
+    std::optional<std::string> value;
+    if (std::size_t equals = name.find('='); equals != std::string::npos) {
+      value = name.substr(equals + 1);
+      name = name.substr(0, equals);
+    }
+    if (auto flag = BoolFlags().find(name); flag != BoolFlags().end()) {
+      if (value && *value != "true" && *value != "false") {
+        *error = "--" + name + " takes no value (or =true / =false)";
+        return false;
+      }
+      flags->*(flag->second) = !value || *value == "true";
+      continue;
+    }
+    auto flag = ValueFlags().find(name);
+    if (flag == ValueFlags().end()) {
+      *error = "unknown flag --" + name + " (see --help)";
+      return false;
+    }
+    if (!value) {
+      if (i + 1 >= args.size()) {
+        *error = "flag --" + name + " needs a value";
+        return false;
+      }
+      value = args[++i];
+    }
+    if (!flag->second(*value, flags, error)) return false;
+  }
+  return true;
+}
+
+std::string UsageText() {
+  return std::string(
+             "usage: skeleton-coherence-exporter [flags]\n"
+             "\n"
+             "Watches m1nd brains and exports whether each serves its own skeleton.\n"
+             "\n"
+             "Flags:\n"
+             "  --config.file=FILE          YAML config (static brains, registries, globs).\n"
+             "                              Without it: the default registry ~/.m1nd/registry.\n"
+             "  --web.listen-address=ADDR   Address to listen on (default \"") +
+         kDefaultListenAddress +
+         "\").\n"
+         "  --web.telemetry-path=PATH   Path of the metrics (default \"/metrics\").\n"
+         "  --web.config.file=FILE      Prometheus-style web config: TLS and basic auth.\n"
+         "  --scan.interval=DURATION    Time between scans; wins over the config file\n"
+         "                              (default 15s).\n"
+         "  --log.level=LEVEL           debug, info, warn or error (default info).\n"
+         "  --log.format=FORMAT         logfmt or json (default logfmt).\n"
+         "  --once                      Scan once, print the verdicts as JSON and exit:\n"
+         "                              0 no mismatch, 1 a mismatch, 2 usage or config error.\n"
+         "  -h, --help                  Show this help and exit.\n"
+         "  --version                   Show the version and exit.\n";
+}
+
+}  // namespace scx

@@ -1,0 +1,39 @@
+// Command-line flags, following the Prometheus exporter conventions
+// (--config.file, --web.listen-address, ...). Accepts "--flag=value" and "--flag value".
+#ifndef SCX_EXPORTER_FLAGS_H_
+#define SCX_EXPORTER_FLAGS_H_
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace scx {
+
+inline constexpr char kDefaultListenAddress[] = ":9864";
+
+enum class LogFormat { kLogfmt, kJson };
+enum class LogLevel { kDebug, kInfo, kWarn, kError };
+
+struct Flags {
+  std::string config_file;  // empty: DefaultConfig()
+  std::string listen_address = kDefaultListenAddress;
+  std::string telemetry_path = "/metrics";
+  std::string web_config_file;                             // empty: plain HTTP, no auth
+  std::optional<std::chrono::milliseconds> scan_interval;  // wins over the config file
+  LogLevel log_level = LogLevel::kInfo;
+  LogFormat log_format = LogFormat::kLogfmt;
+  bool once = false;
+  bool help = false;
+  bool version = false;
+};
+
+// Parses argv[1..]. Returns false and sets `error` for an unknown flag or a bad value.
+bool ParseFlags(const std::vector<std::string>& args, Flags* flags, std::string* error);
+
+// The --help text.
+std::string UsageText();
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_FLAGS_H_

@@ -1,0 +1,97 @@
+// JSON views of a scan: the --once report and the per-brain HTTP view.
+#include "exporter/json_view.h"
+
+#include <nlohmann/json.hpp>
+
+namespace scx {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Surface A's `skeleton_coherence` object, or null when there is no verdict.
+Json CoherenceJson(const std::optional<Coherence>& coherence) {
+  if (!coherence) return nullptr;
+  Json out;
+  if (coherence->status == CoherenceStatus::kOk) {
+    out["status"] = "ok";
+    out["expected_slug"] = coherence->expected_slug;
+    out["found_slug"] = coherence->found_slug;
+  } else {
+    out["status"] = "mismatch";
+    out["expected_slug"] = coherence->expected_slug;
+    out["found_slug"] = coherence->found_slug;
+    out["reason"] = coherence->reason;
+  }
+  return out;
+}
+
+Json StoreErrorJson(const BrainReport& brain) {
+  return Json{{"reason", StoreErrorName(brain.read_error)}, {"message", brain.read_error_message}};
+}
+
+Json OnceBrain(const BrainReport& brain) {
+  Json out;
+  out["brain"] = brain.brain.name;
+  out["project_root"] = brain.brain.project_root;
+  out["runtime_dir"] = brain.brain.runtime_dir;
+  out["source"] = BrainSourceName(brain.brain.source);
+  out["store"] = brain.store;
+  if (brain.state == BrainState::kUnreadable) out["store_error"] = StoreErrorJson(brain);
+  out["skeleton_coherence"] = CoherenceJson(brain.coherence);
+  return out;
+}
+
+// Surface B: the north packet's sickness line, only on mismatch.
+Json NorthJson(const Coherence& coherence) {
+  return Json{{"skeleton_coherence",
+               {{"status", "sick"},
+                {"expected_slug", coherence.expected_slug},
+                {"found_slug", coherence.found_slug},
+                {"advice", kSickAdvice}}}};
+}
+
+Json BrainJson(const BrainReport& brain) {
+  Json out;
+  out["brain"] = brain.brain.name;
+  out["project_root"] = brain.brain.project_root;
+  if (!brain.brain.display_name.empty()) out["display_name"] = brain.brain.display_name;
+  out["runtime_dir"] = brain.brain.runtime_dir;
+  out["source"] = BrainSourceName(brain.brain.source);
+  out["state"] = BrainStateName(brain.state);
+  out["present"] = std::string(brain.store) != "absent";
+  if (brain.has_store_facts) {
+    out["store_version"] = brain.store_version;
+    out["block_count"] = brain.block_count;
+  }
+  out["skeleton_coherence"] = CoherenceJson(brain.coherence);
+  out["stale"] = brain.verdict_stale;
+  if (brain.state == BrainState::kUnreadable) out["store_error"] = StoreErrorJson(brain);
+  if (brain.coherence && brain.coherence->status == CoherenceStatus::kMismatch) {
+    out["north"] = NorthJson(*brain.coherence);
+  }
+  return out;
+}
+
+std::string Dump(const Json& json) {
+  // Invalid UTF-8 in paths or ids is replaced rather than thrown on.
+  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+std::string OnceReport(const std::vector<BrainReport>& brains) {
+  Json list = Json::array();
+  for (const BrainReport& brain : brains) list.push_back(OnceBrain(brain));
+  return Dump(Json{{"brains", list}});
+}
+
+std::string BrainView(const BrainReport& brain) { return Dump(BrainJson(brain)); }
+
+std::string BrainsView(const std::vector<BrainReport>& brains) {
+  Json list = Json::array();
+  for (const BrainReport& brain : brains) list.push_back(BrainJson(brain));
+  return Dump(Json{{"brains", list}});
+}
+
+}  // namespace scx

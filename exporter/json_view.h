@@ -1,0 +1,31 @@
+// JSON views of a scan: the `--once` report, and the per-brain view served over HTTP
+// shaped like m1nd's Surface A (`skeleton_coherence`) and Surface B (the north
+// "sick" line, only on mismatch).
+#ifndef SCX_EXPORTER_JSON_VIEW_H_
+#define SCX_EXPORTER_JSON_VIEW_H_
+
+#include <string>
+#include <vector>
+
+#include "engine/scanner.h"
+
+namespace scx {
+
+inline constexpr char kSickAdvice[] =
+    "this brain is serving a foreign skeleton; rebind or re-ingest before trusting block "
+    "scope";
+
+// {"brains":[{"brain","project_root","runtime_dir","store","skeleton_coherence"}]}
+// as printed by --once (pretty, one trailing newline).
+std::string OnceReport(const std::vector<BrainReport>& brains);
+
+// One brain, Surface A + B: {"brain",...,"present","store_version","block_count",
+// "skeleton_coherence":{...}|null,"north":{"skeleton_coherence":{"status":"sick",...}}}.
+std::string BrainView(const BrainReport& brain);
+
+// {"brains":[BrainView...]} for every brain.
+std::string BrainsView(const std::vector<BrainReport>& brains);
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_JSON_VIEW_H_

@@ -1,0 +1,80 @@
+// skeleton-coherence-exporter: parses flags, loads the config, then either scans once
+// (--once) or runs the exporter service.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "engine/scanner.h"
+#include "exporter/build_info.h"
+#include "exporter/config.h"
+#include "exporter/flags.h"
+#include "exporter/json_view.h"
+#include "exporter/logger.h"
+#include "exporter/service.h"
+
+namespace scx {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitMismatch = 1;
+constexpr int kExitUsage = 2;
+
+// Scans once, prints the report on stdout, and reports problems on stderr.
+int RunOnce(const Config& config, Logger* logger) {
+  StoreReaderOptions options;
+  options.max_bytes = config.max_store_bytes;
+  Scanner scanner(options);
+  ScanResult scan = scanner.Scan(config.discovery);
+  for (const DiscoveryProblem& problem : scan.problems) {
+    logger->Warn("discovery problem",
+                 {{"source", problem.source}, {"path", problem.path}, {"err", problem.message}});
+  }
+  for (const std::string& collision : scan.name_collisions) {
+    logger->Warn("brain name collision", {{"detail", collision}});
+  }
+  bool mismatch = false;
+  for (const BrainReport& brain : scan.brains) {
+    if (brain.state == BrainState::kUnreadable) {
+      logger->Warn("store unreadable", {{"brain", brain.brain.name},
+                                        {"reason", StoreErrorName(brain.read_error)},
+                                        {"err", brain.read_error_message}});
+    }
+    mismatch = mismatch || brain.state == BrainState::kMismatch;
+  }
+  std::string report = OnceReport(scan.brains);
+  std::fwrite(report.data(), 1, report.size(), stdout);
+  std::fflush(stdout);
+  return mismatch ? kExitMismatch : kExitOk;
+}
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  std::string error;
+  if (!ParseFlags(std::vector<std::string>(argv + 1, argv + argc), &flags, &error)) {
+    std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  if (flags.help) {
+    std::fputs(UsageText().c_str(), stdout);
+    return kExitOk;
+  }
+  if (flags.version) {
+    std::printf("skeleton-coherence-exporter, version %s (revision %s)\n", kVersion, kRevision);
+    return kExitOk;
+  }
+  Config config = DefaultConfig();
+  if (!flags.config_file.empty() && !LoadConfigFile(flags.config_file, &config, &error)) {
+    std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  if (flags.once) {
+    Logger logger(flags.log_level, flags.log_format);
+    return RunOnce(config, &logger);
+  }
+  return RunService(flags, config);
+}
+
+}  // namespace
+}  // namespace scx
+
+int main(int argc, char** argv) { return scx::Main(argc, argv); }

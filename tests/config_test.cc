@@ -1,0 +1,172 @@
+// The config file: defaults, every key, and one-line errors naming file, line and key.
+#include "exporter/config.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "tests/test_support.h"
+
+namespace scx {
+namespace {
+
+Config MustParse(const std::string& yaml, const std::string& file = "/etc/scx/config.yml") {
+  Config config;
+  std::string error;
+  EXPECT_TRUE(ParseConfig(yaml, file, &config, &error)) << error;
+  return config;
+}
+
+std::string ErrorOf(const std::string& yaml, const std::string& file = "/etc/scx/config.yml") {
+  Config config;
+  std::string error;
+  EXPECT_FALSE(ParseConfig(yaml, file, &config, &error));
+  return error;
+}
+
+TEST(ConfigTest, DefaultUsesTheDefaultRegistryAlone) {
+  Config config = DefaultConfig();
+  EXPECT_EQ(config.discovery.registries, std::vector<std::string>{"~/.m1nd/registry"});
+  EXPECT_TRUE(config.discovery.static_brains.empty());
+  EXPECT_TRUE(config.discovery.runtime_globs.empty());
+  EXPECT_FALSE(config.scan_interval.has_value());
+  EXPECT_EQ(config.max_store_bytes, 64 << 20);
+}
+
+TEST(ConfigTest, EmptyFileIsTheDefault) {
+  Config config = MustParse("");
+  EXPECT_EQ(config.discovery.registries, DefaultConfig().discovery.registries);
+}
+
+TEST(ConfigTest, ReadsEveryKey) {
+  Config config = MustParse(R"(
+scan_interval: 30s
+brains:
+  - name: m1nd
+    project_root: /home/u/m1nd
+    display_name: ""
+    runtime_dir: /home/u/.m1nd-rt
+  - project_root: /home/u/keyvault
+    display_name: Key Vault
+    runtime_dir: rt/keyvault
+m1nd_registries: [~/.m1nd/registry, /srv/registry]
+runtime_globs: ["/srv/m1nd/*/project-brains/*"]
+max_store_bytes: 1048576
+)");
+  EXPECT_EQ(config.scan_interval, std::chrono::milliseconds(30000));
+  ASSERT_EQ(config.discovery.static_brains.size(), 2u);
+  const StaticBrain& first = config.discovery.static_brains[0];
+  EXPECT_EQ(first.name, "m1nd");
+  EXPECT_EQ(first.project_root, "/home/u/m1nd");
+  EXPECT_EQ(first.display_name, "");
+  EXPECT_EQ(first.runtime_dir, "/home/u/.m1nd-rt");
+  const StaticBrain& second = config.discovery.static_brains[1];
+  EXPECT_EQ(second.name, "");
+  EXPECT_EQ(second.display_name, "Key Vault");
+  EXPECT_EQ(second.runtime_dir, "/etc/scx/rt/keyvault");  // relative to the file
+  EXPECT_EQ(config.discovery.registries,
+            (std::vector<std::string>{"~/.m1nd/registry", "/srv/registry"}));
+  EXPECT_EQ(config.discovery.runtime_globs,
+            std::vector<std::string>{"/srv/m1nd/*/project-brains/*"});
+  EXPECT_EQ(config.max_store_bytes, 1048576);
+}
+
+TEST(ConfigTest, EmptyRegistryListTurnsTheRegistryOff) {
+  EXPECT_TRUE(MustParse("m1nd_registries: []\n").discovery.registries.empty());
+}
+
+TEST(ConfigTest, RelativePathsFollowTheConfigFile) {
+  Config config = MustParse("m1nd_registries: [registry, ~/r, /abs]\nruntime_globs: [rt/*]\n",
+                            "/srv/examples/config.yml");
+  EXPECT_EQ(config.discovery.registries,
+            (std::vector<std::string>{"/srv/examples/registry", "~/r", "/abs"}));
+  EXPECT_EQ(config.discovery.runtime_globs, std::vector<std::string>{"/srv/examples/rt/*"});
+  // A relative config file name is made absolute from the working directory.
+  std::string cwd = std::filesystem::current_path().string();
+  EXPECT_EQ(MustParse("m1nd_registries: [registry]\n", "sub/../config.yml").discovery.registries,
+            std::vector<std::string>{cwd + "/registry"});
+}
+
+TEST(ConfigTest, NullDisplayNameIsEmpty) {
+  Config config = MustParse(
+      "brains:\n  - project_root: /a/m1nd\n    display_name:\n"
+      "    runtime_dir: /rt\n");
+  EXPECT_EQ(config.discovery.static_brains[0].display_name, "");
+}
+
+TEST(ConfigErrorTest, UnknownTopLevelKeyNamesFileLineAndKey) {
+  std::string error = ErrorOf("scan_interval: 15s\nbrian: []\n");
+  EXPECT_EQ(error.rfind("/etc/scx/config.yml:2: key 'brian': unknown key", 0), 0u) << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos);
+}
+
+TEST(ConfigErrorTest, UnknownBrainKeyNamesThePath) {
+  std::string error = ErrorOf(
+      "brains:\n  - project_root: /a/m1nd\n    runtime_dir: /rt\n  - project_root: /b\n"
+      "    runtime_dir: /rt2\n    runtimedir: /x\n");
+  EXPECT_EQ(error.rfind("/etc/scx/config.yml:6: key 'brains[1].runtimedir': unknown key", 0), 0u)
+      << error;
+}
+
+TEST(ConfigErrorTest, WrongTypes) {
+  EXPECT_EQ(ErrorOf("scan_interval: soon\n"),
+            "/etc/scx/config.yml:1: key 'scan_interval': expected a duration like 15s or 1m, "
+            "got \"soon\"");
+  EXPECT_EQ(ErrorOf("brains: {a: 1}\n")
+                .rfind("/etc/scx/config.yml:1: key 'brains': expected a "
+                       "list, got a mapping",
+                       0),
+            0u);
+  EXPECT_EQ(ErrorOf("m1nd_registries: /one/path\n")
+                .rfind("/etc/scx/config.yml:1: key 'm1nd_registries': expected a list", 0),
+            0u);
+  EXPECT_EQ(ErrorOf("runtime_globs:\n  - [nested]\n")
+                .rfind("/etc/scx/config.yml:2: key 'runtime_globs[0]': expected a string", 0),
+            0u);
+  EXPECT_EQ(ErrorOf("max_store_bytes: lots\n")
+                .rfind("/etc/scx/config.yml:1: key 'max_store_bytes': expected a positive", 0),
+            0u);
+  EXPECT_EQ(ErrorOf("- a\n- b\n").rfind("/etc/scx/config.yml:1: key '(top level)'", 0), 0u);
+}
+
+TEST(ConfigErrorTest, BrainWithoutRuntimeDirOrIdentity) {
+  EXPECT_NE(ErrorOf("brains:\n  - project_root: /a\n").find("key 'brains[0].runtime_dir': missing"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("brains:\n  - runtime_dir: /a\n").find("key 'brains[0].project_root'"),
+            std::string::npos);
+}
+
+TEST(ConfigErrorTest, DuplicateExplicitNames) {
+  std::string error = ErrorOf(
+      "brains:\n  - {name: a, project_root: /x, runtime_dir: /1}\n"
+      "  - {name: a, project_root: /y, runtime_dir: /2}\n");
+  EXPECT_NE(error.find(":3: key 'brains[1].name': duplicate brain name \"a\""), std::string::npos)
+      << error;
+}
+
+TEST(ConfigErrorTest, InvalidYamlNamesTheLine) {
+  std::string error = ErrorOf("brains:\n  - name: [unclosed\n");
+  EXPECT_EQ(error.rfind("/etc/scx/config.yml:", 0), 0u);
+  EXPECT_NE(error.find("invalid YAML"), std::string::npos);
+}
+
+TEST(ConfigFileTest, MissingFileIsAnErrorNamingIt) {
+  testing::TempDir dir;
+  Config config;
+  std::string error;
+  EXPECT_FALSE(LoadConfigFile(dir.Join("nope.yml"), &config, &error));
+  EXPECT_NE(error.find(dir.Join("nope.yml")), std::string::npos);
+  EXPECT_NE(error.find("No such file"), std::string::npos);
+}
+
+TEST(ConfigFileTest, LoadsARealFile) {
+  testing::TempDir dir;
+  testing::WriteFile(dir.Join("c.yml"), "brains:\n  - {project_root: /a/m1nd, runtime_dir: rt}\n");
+  Config config;
+  std::string error;
+  ASSERT_TRUE(LoadConfigFile(dir.Join("c.yml"), &config, &error)) << error;
+  EXPECT_EQ(config.discovery.static_brains[0].runtime_dir, dir.Join("rt"));
+}
+
+}  // namespace
+}  // namespace scx

@@ -1,0 +1,102 @@
+// Flags and durations.
+#include "exporter/flags.h"
+
+#include <gtest/gtest.h>
+
+#include "exporter/duration.h"
+
+namespace scx {
+namespace {
+
+TEST(DurationTest, ParsesPrometheusStyle) {
+  std::chrono::milliseconds d;
+  ASSERT_TRUE(ParseDuration("15s", &d));
+  EXPECT_EQ(d.count(), 15000);
+  ASSERT_TRUE(ParseDuration("500ms", &d));
+  EXPECT_EQ(d.count(), 500);
+  ASSERT_TRUE(ParseDuration("1m30s", &d));
+  EXPECT_EQ(d.count(), 90000);
+  ASSERT_TRUE(ParseDuration("2h", &d));
+  EXPECT_EQ(d.count(), 7200000);
+  ASSERT_TRUE(ParseDuration("1d", &d));
+  EXPECT_EQ(d.count(), 86400000);
+  ASSERT_TRUE(ParseDuration("1m5ms", &d));
+  EXPECT_EQ(d.count(), 60005);
+}
+
+TEST(DurationTest, RejectsTheRest) {
+  std::chrono::milliseconds d;
+  for (const char* bad :
+       {"", "15", "s", "0s", "-1s", "1.5s", "15 s", "15sec", "1y", "99999999999999999999s"}) {
+    EXPECT_FALSE(ParseDuration(bad, &d)) << bad;
+  }
+}
+
+TEST(DurationTest, FormatsShortest) {
+  EXPECT_EQ(FormatDuration(std::chrono::milliseconds(15000)), "15s");
+  EXPECT_EQ(FormatDuration(std::chrono::milliseconds(90000)), "1m30s");
+  EXPECT_EQ(FormatDuration(std::chrono::milliseconds(250)), "250ms");
+}
+
+Flags MustParse(std::vector<std::string> args) {
+  Flags flags;
+  std::string error;
+  EXPECT_TRUE(ParseFlags(args, &flags, &error)) << error;
+  return flags;
+}
+
+std::string ErrorOf(std::vector<std::string> args) {
+  Flags flags;
+  std::string error;
+  EXPECT_FALSE(ParseFlags(args, &flags, &error));
+  return error;
+}
+
+TEST(FlagsTest, Defaults) {
+  Flags flags = MustParse({});
+  EXPECT_EQ(flags.listen_address, ":9864");
+  EXPECT_EQ(flags.telemetry_path, "/metrics");
+  EXPECT_EQ(flags.config_file, "");
+  EXPECT_FALSE(flags.scan_interval.has_value());
+  EXPECT_EQ(flags.log_level, LogLevel::kInfo);
+  EXPECT_EQ(flags.log_format, LogFormat::kLogfmt);
+  EXPECT_FALSE(flags.once);
+}
+
+TEST(FlagsTest, EqualsAndSpaceForms) {
+  Flags flags = MustParse({"--config.file=/etc/c.yml", "--web.listen-address", "127.0.0.1:1",
+                           "--web.telemetry-path=/m", "--scan.interval=1m", "--log.level=debug",
+                           "--log.format", "json", "--web.config.file=w.yml", "--once"});
+  EXPECT_EQ(flags.config_file, "/etc/c.yml");
+  EXPECT_EQ(flags.listen_address, "127.0.0.1:1");
+  EXPECT_EQ(flags.telemetry_path, "/m");
+  EXPECT_EQ(flags.scan_interval, std::chrono::milliseconds(60000));
+  EXPECT_EQ(flags.log_level, LogLevel::kDebug);
+  EXPECT_EQ(flags.log_format, LogFormat::kJson);
+  EXPECT_EQ(flags.web_config_file, "w.yml");
+  EXPECT_TRUE(flags.once);
+}
+
+TEST(FlagsTest, HelpAndVersion) {
+  EXPECT_TRUE(MustParse({"--help"}).help);
+  EXPECT_TRUE(MustParse({"-h"}).help);
+  EXPECT_TRUE(MustParse({"--version"}).version);
+  EXPECT_NE(UsageText().find("--config.file"), std::string::npos);
+  EXPECT_NE(UsageText().find(":9864"), std::string::npos);
+}
+
+TEST(FlagsTest, Errors) {
+  EXPECT_EQ(ErrorOf({"--nope"}), "unknown flag --nope (see --help)");
+  EXPECT_EQ(ErrorOf({"stray"}), "unexpected argument \"stray\" (see --help)");
+  EXPECT_EQ(ErrorOf({"--config.file"}), "flag --config.file needs a value");
+  EXPECT_NE(ErrorOf({"--log.level=loud"}).find("debug, info, warn, error"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--log.format=xml"}).find("logfmt or json"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--scan.interval=fast"}).find("15s"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--web.telemetry-path=metrics"}).find("must start with '/'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({"--web.telemetry-path=/-/healthy"}).find("must start"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--once=maybe"}).find("takes no value"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace scx

@@ -1,0 +1,122 @@
+// JSON views: the --once report and Surface A / Surface B of the HTTP view.
+#include "exporter/json_view.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace scx {
+namespace {
+
+using Json = nlohmann::json;
+
+BrainReport Report(const std::string& name, BrainState state) {
+  BrainReport report;
+  report.brain.name = name;
+  report.brain.project_root = "/home/u/" + name;
+  report.brain.runtime_dir = "/rt/" + name;
+  report.brain.source = BrainSource::kRegistryOwner;
+  report.state = state;
+  report.store = state == BrainState::kAbsent ? "absent" : "present";
+  if (state == BrainState::kOk || state == BrainState::kMismatch) {
+    Coherence verdict;
+    verdict.status = state == BrainState::kOk ? CoherenceStatus::kOk : CoherenceStatus::kMismatch;
+    verdict.expected_slug = name;
+    verdict.found_slug = state == BrainState::kOk ? name : "keyvault";
+    if (state == BrainState::kMismatch) verdict.reason = "skeleton_id does not match";
+    report.coherence = verdict;
+    report.has_store_facts = true;
+    report.store_version = 7;
+    report.block_count = 3;
+  }
+  return report;
+}
+
+TEST(OnceReportTest, IncidentOkAndSilentBrains) {
+  Json report = Json::parse(
+      OnceReport({Report("m1nd", BrainState::kMismatch), Report("my_repo", BrainState::kOk),
+                  Report("notes", BrainState::kAbsent)}));
+  ASSERT_EQ(report["brains"].size(), 3u);
+  const Json& incident = report["brains"][0];
+  EXPECT_EQ(incident["brain"], "m1nd");
+  EXPECT_EQ(incident["project_root"], "/home/u/m1nd");
+  EXPECT_EQ(incident["runtime_dir"], "/rt/m1nd");
+  EXPECT_EQ(incident["store"], "present");
+  EXPECT_EQ(incident["skeleton_coherence"],
+            Json::parse(R"({"status":"mismatch","expected_slug":"m1nd","found_slug":"keyvault",
+                            "reason":"skeleton_id does not match"})"));
+  EXPECT_EQ(report["brains"][1]["skeleton_coherence"]["status"], "ok");
+  EXPECT_EQ(report["brains"][2]["store"], "absent");
+  EXPECT_TRUE(report["brains"][2]["skeleton_coherence"].is_null());
+}
+
+TEST(OnceReportTest, UnreadableStoreNamesTheReason) {
+  BrainReport brain = Report("m1nd", BrainState::kUnreadable);
+  brain.store = "unreadable";
+  brain.read_error = StoreError::kNotRegular;
+  brain.read_error_message = "not a regular file (FIFO)";
+  Json report = Json::parse(OnceReport({brain}));
+  EXPECT_EQ(report["brains"][0]["store"], "unreadable");
+  EXPECT_EQ(report["brains"][0]["store_error"]["reason"], "not_regular");
+  EXPECT_TRUE(report["brains"][0]["skeleton_coherence"].is_null());
+}
+
+TEST(OnceReportTest, EmptyListIsStillAnObject) {
+  EXPECT_EQ(Json::parse(OnceReport({})), Json::parse(R"({"brains": []})"));
+}
+
+TEST(BrainViewTest, MismatchHasSurfaceAAndTheSickLine) {
+  Json view = Json::parse(BrainView(Report("m1nd", BrainState::kMismatch)));
+  EXPECT_EQ(view["present"], true);
+  EXPECT_EQ(view["store_version"], 7);
+  EXPECT_EQ(view["block_count"], 3);
+  EXPECT_EQ(view["skeleton_coherence"]["status"], "mismatch");
+  EXPECT_EQ(view["state"], "mismatch");
+  const Json& sick = view["north"]["skeleton_coherence"];
+  EXPECT_EQ(sick["status"], "sick");
+  EXPECT_EQ(sick["expected_slug"], "m1nd");
+  EXPECT_EQ(sick["found_slug"], "keyvault");
+  EXPECT_EQ(sick["advice"],
+            "this brain is serving a foreign skeleton; rebind or re-ingest before trusting "
+            "block scope");
+}
+
+TEST(BrainViewTest, OkAndAbsentHaveNoSickLine) {
+  Json ok = Json::parse(BrainView(Report("m1nd", BrainState::kOk)));
+  EXPECT_FALSE(ok.contains("north"));
+  EXPECT_EQ(ok["skeleton_coherence"]["status"], "ok");
+  Json absent = Json::parse(BrainView(Report("notes", BrainState::kAbsent)));
+  EXPECT_FALSE(absent.contains("north"));
+  EXPECT_EQ(absent["present"], false);
+  EXPECT_TRUE(absent["skeleton_coherence"].is_null());
+  EXPECT_FALSE(absent.contains("store_version"));
+}
+
+TEST(BrainViewTest, StaleVerdictIsMarked) {
+  BrainReport brain = Report("m1nd", BrainState::kMismatch);
+  brain.state = BrainState::kUnreadable;
+  brain.store = "unreadable";
+  brain.verdict_stale = true;
+  brain.read_error = StoreError::kParse;
+  Json view = Json::parse(BrainView(brain));
+  EXPECT_EQ(view["stale"], true);
+  EXPECT_EQ(view["state"], "unreadable");
+  EXPECT_EQ(view["store_error"]["reason"], "parse");
+  EXPECT_EQ(view["north"]["skeleton_coherence"]["status"], "sick");
+}
+
+TEST(BrainsViewTest, ListsEveryBrain) {
+  Json view =
+      Json::parse(BrainsView({Report("a", BrainState::kOk), Report("b", BrainState::kAbsent)}));
+  ASSERT_EQ(view["brains"].size(), 2u);
+  EXPECT_EQ(view["brains"][1]["brain"], "b");
+}
+
+TEST(JsonViewTest, InvalidUtf8DoesNotThrow) {
+  BrainReport brain = Report("m1nd", BrainState::kAbsent);
+  brain.brain.project_root = "/home/u/\xFF\xFE";
+  EXPECT_NO_THROW(Json::parse(OnceReport({brain})));
+}
+
+}  // namespace
+}  // namespace scx

@@ -1,0 +1,132 @@
+// `skeleton-coherence-exporter --once` run as a real process: the bundled examples
+// (the incident included), a FIFO store, exit codes and config errors.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support.h"
+
+namespace scx {
+namespace {
+
+using Json = nlohmann::json;
+using testing::ReadFile;
+using testing::TempDir;
+using testing::WriteFile;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  double seconds = 0;
+};
+
+// Runs the exporter with `args` (already shell-quoted), bounded by `timeout`.
+RunResult RunExporter(const std::string& args) {
+  TempDir dir;
+  std::string command = "timeout -s KILL 20 '" + std::string(SCX_EXPORTER_BINARY) + "' " + args +
+                        " >'" + dir.Join("out") + "' 2>'" + dir.Join("err") + "' </dev/null";
+  auto start = std::chrono::steady_clock::now();
+  int status = std::system(command.c_str());
+  RunResult result;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = ReadFile(dir.Join("out"));
+  result.err = ReadFile(dir.Join("err"));
+  return result;
+}
+
+const Json& FindBrain(const Json& report, const std::string& name) {
+  for (const Json& brain : report["brains"]) {
+    if (brain["brain"] == name) return brain;
+  }
+  static const Json kNone;
+  ADD_FAILURE() << "no brain " << name << " in " << report.dump();
+  return kNone;
+}
+
+TEST(OnceCliTest, ExamplesShowTheIncidentAndExitOne) {
+  RunResult run =
+      RunExporter("--config.file='" + std::string(SCX_SOURCE_DIR) + "/examples/config.yml' --once");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  Json report = Json::parse(run.out);
+  ASSERT_EQ(report["brains"].size(), 4u) << run.out;
+
+  const Json& incident = FindBrain(report, "m1nd");
+  EXPECT_EQ(incident["store"], "present");
+  EXPECT_EQ(incident["skeleton_coherence"]["status"], "mismatch");
+  EXPECT_EQ(incident["skeleton_coherence"]["expected_slug"], "m1nd");
+  EXPECT_EQ(incident["skeleton_coherence"]["found_slug"], "keyvault");
+  EXPECT_TRUE(incident["skeleton_coherence"]["reason"].is_string());
+  EXPECT_EQ(FindBrain(report, "keyvault")["skeleton_coherence"]["status"], "ok");
+  EXPECT_EQ(FindBrain(report, "my_repo")["skeleton_coherence"]["status"], "ok");
+  EXPECT_EQ(FindBrain(report, "my_repo")["skeleton_coherence"]["expected_slug"], "my_repo");
+  EXPECT_EQ(FindBrain(report, "notes")["store"], "absent");
+  EXPECT_TRUE(FindBrain(report, "notes")["skeleton_coherence"].is_null());
+}
+
+TEST(OnceCliTest, FifoStoreIsUnreadableWithinASecond) {
+  TempDir dir;
+  testing::MakeDirs(dir.Join("rt"));
+  ASSERT_EQ(mkfifo(dir.Join("rt/system_blocks.json").c_str(), 0600), 0);
+  WriteFile(dir.Join("config.yml"),
+            "m1nd_registries: []\nbrains:\n  - {project_root: /home/u/m1nd, runtime_dir: rt}\n");
+  RunResult run = RunExporter("--config.file='" + dir.Join("config.yml") + "' --once");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_LT(run.seconds, 1.0);
+  Json report = Json::parse(run.out);
+  EXPECT_EQ(report["brains"][0]["store"], "unreadable");
+  EXPECT_EQ(report["brains"][0]["store_error"]["reason"], "not_regular");
+  EXPECT_NE(run.err.find("store unreadable"), std::string::npos) << run.err;
+}
+
+TEST(OnceCliTest, HealthyLayoutExitsZero) {
+  TempDir dir;
+  testing::ReplaceFileAtomically(
+      dir.Join("rt/system_blocks.json"),
+      testing::StoreJson("sk_m1nd_candidate", {"sb_m1nd_core_1a2b3c4d"}));
+  WriteFile(dir.Join("config.yml"),
+            "m1nd_registries: []\nbrains:\n  - {project_root: /home/u/m1nd, runtime_dir: rt}\n");
+  RunResult run = RunExporter("--config.file='" + dir.Join("config.yml") + "' --once");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(Json::parse(run.out)["brains"][0]["skeleton_coherence"]["status"], "ok");
+}
+
+TEST(OnceCliTest, BadConfigIsOneLineNamingFileLineAndKeyExitTwo) {
+  TempDir dir;
+  WriteFile(dir.Join("config.yml"), "m1nd_registries: []\nbrainz: []\n");
+  RunResult run = RunExporter("--config.file='" + dir.Join("config.yml") + "' --once");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(run.err, "skeleton-coherence-exporter: " + dir.Join("config.yml") +
+                         ":2: key 'brainz': unknown key (known keys: brains, m1nd_registries, "
+                         "max_store_bytes, runtime_globs, scan_interval)\n");
+}
+
+TEST(OnceCliTest, MissingConfigFileExitsTwo) {
+  RunResult run = RunExporter("--config.file=/nonexistent/config.yml --once");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("/nonexistent/config.yml"), std::string::npos);
+}
+
+TEST(OnceCliTest, UsageErrorsExitTwo) {
+  RunResult run = RunExporter("--bogus");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("unknown flag --bogus"), std::string::npos);
+}
+
+TEST(OnceCliTest, HelpAndVersion) {
+  RunResult help = RunExporter("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--web.listen-address"), std::string::npos);
+  RunResult version = RunExporter("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("skeleton-coherence-exporter, version ", 0), 0u);
+}
+
+}  // namespace
+}  // namespace scx

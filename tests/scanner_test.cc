@@ -1,0 +1,210 @@
+// The scanner over real files: verdicts, change detection, last good verdict kept
+// (and marked stale) while a store is unreadable, state changes.
+#include "engine/scanner.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include "tests/test_support.h"
+
+namespace scx {
+namespace {
+
+using testing::ReplaceFileAtomically;
+using testing::StoreJson;
+using testing::TempDir;
+using testing::WriteFile;
+
+const std::vector<std::string> kKeyvaultBlocks = {"sb_keyvault_core_1a2b3c4d",
+                                                  "sb_keyvault_cli_5e6f7a8b"};
+const std::vector<std::string> kM1ndBlocks = {"sb_m1nd_core_1a2b3c4d", "sb_m1nd_mcp_9f8e7d6c",
+                                              "sb_m1nd_ui_00ff00ff"};
+
+class ScannerTest : public ::testing::Test {
+ protected:
+  // Adds a static brain bound to /home/u/<slug> with its runtime dir in the temp dir.
+  std::string AddBrain(const std::string& name) {
+    std::string runtime_dir = dir_.Join("rt-" + name);
+    testing::MakeDirs(runtime_dir);
+    config_.static_brains.push_back(StaticBrain{name, "/home/u/" + name, "", runtime_dir});
+    return runtime_dir + "/system_blocks.json";
+  }
+
+  const BrainReport& Find(const ScanResult& scan, const std::string& name) {
+    for (const BrainReport& brain : scan.brains) {
+      if (brain.brain.name == name) return brain;
+    }
+    ADD_FAILURE() << "no brain " << name;
+    return scan.brains.front();
+  }
+
+  TempDir dir_;
+  DiscoveryConfig config_;
+  Scanner scanner_;
+};
+
+TEST_F(ScannerTest, IncidentHealthyAndEmptyBrains) {
+  ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_keyvault_candidate", kKeyvaultBlocks, 7));
+  ReplaceFileAtomically(AddBrain("keyvault"), StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  AddBrain("notes");
+
+  ScanResult scan = scanner_.Scan(config_);
+  ASSERT_EQ(scan.brains.size(), 3u);
+
+  const BrainReport& m1nd = Find(scan, "m1nd");
+  EXPECT_EQ(m1nd.state, BrainState::kMismatch);
+  EXPECT_STREQ(m1nd.store, "present");
+  ASSERT_TRUE(m1nd.coherence.has_value());
+  EXPECT_EQ(m1nd.coherence->expected_slug, "m1nd");
+  EXPECT_EQ(m1nd.coherence->found_slug, "keyvault");
+  EXPECT_FALSE(m1nd.verdict_stale);
+  EXPECT_TRUE(m1nd.has_store_facts);
+  EXPECT_EQ(m1nd.store_version, 7);
+  EXPECT_EQ(m1nd.block_count, 2);
+
+  EXPECT_EQ(Find(scan, "keyvault").state, BrainState::kOk);
+
+  const BrainReport& notes = Find(scan, "notes");
+  EXPECT_EQ(notes.state, BrainState::kAbsent);
+  EXPECT_STREQ(notes.store, "absent");
+  EXPECT_FALSE(notes.coherence.has_value());
+  EXPECT_FALSE(notes.has_store_facts);
+
+  EXPECT_EQ(scan.stores_parsed, 2);
+  EXPECT_EQ(scan.changes.size(), 3u);  // all first seen
+}
+
+TEST_F(ScannerTest, StoreWithoutSkeletonIsSilent) {
+  WriteFile(AddBrain("m1nd"),
+            R"({"schema": "m1nd-system-block-store-v0", "store_version": 1, "skeleton": null,
+                "blocks": []})");
+  ScanResult scan = scanner_.Scan(config_);
+  EXPECT_EQ(scan.brains[0].state, BrainState::kAbsent);
+  EXPECT_STREQ(scan.brains[0].store, "present");
+  EXPECT_FALSE(scan.brains[0].coherence.has_value());
+}
+
+TEST_F(ScannerTest, UnchangedStoreIsNotReadAgain) {
+  ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_m1nd_candidate", kM1ndBlocks));
+  EXPECT_EQ(scanner_.Scan(config_).stores_parsed, 1);
+  ScanResult second = scanner_.Scan(config_);
+  EXPECT_EQ(second.stores_parsed, 0);
+  EXPECT_EQ(second.stores_unchanged, 1);
+  EXPECT_EQ(second.brains[0].state, BrainState::kOk);
+  EXPECT_TRUE(second.changes.empty());
+}
+
+TEST_F(ScannerTest, AtomicReplacementIsSeenAndFlipsTheVerdict) {
+  std::string store = AddBrain("m1nd");
+  ReplaceFileAtomically(store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  EXPECT_EQ(scanner_.Scan(config_).brains[0].state, BrainState::kMismatch);
+
+  ReplaceFileAtomically(store, StoreJson("sk_m1nd_candidate", kM1ndBlocks));
+  ScanResult scan = scanner_.Scan(config_);
+  EXPECT_EQ(scan.stores_parsed, 1);
+  EXPECT_EQ(scan.brains[0].state, BrainState::kOk);
+  ASSERT_EQ(scan.changes.size(), 1u);
+  EXPECT_EQ(scan.changes[0].from, BrainState::kMismatch);
+  EXPECT_EQ(scan.changes[0].to, BrainState::kOk);
+}
+
+TEST_F(ScannerTest, UnreadableStoreKeepsTheLastGoodVerdictMarkedStale) {
+  std::string store = AddBrain("m1nd");
+  ReplaceFileAtomically(store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks, 3));
+  scanner_.Scan(config_);
+
+  std::string torn = StoreJson("sk_m1nd_candidate", kM1ndBlocks);
+  ReplaceFileAtomically(store, torn.substr(0, torn.size() / 2));
+  ScanResult scan = scanner_.Scan(config_);
+  const BrainReport& brain = scan.brains[0];
+  EXPECT_EQ(brain.state, BrainState::kUnreadable);
+  EXPECT_STREQ(brain.store, "unreadable");
+  EXPECT_EQ(brain.read_error, StoreError::kParse);
+  ASSERT_TRUE(brain.coherence.has_value());
+  EXPECT_EQ(brain.coherence->status, CoherenceStatus::kMismatch);
+  EXPECT_EQ(brain.coherence->found_slug, "keyvault");
+  EXPECT_TRUE(brain.verdict_stale);
+  EXPECT_EQ(brain.store_version, 3);
+  EXPECT_EQ(brain.read_errors_total.at("parse"), 1u);
+  ASSERT_EQ(scan.changes.size(), 1u);
+  EXPECT_EQ(scan.changes[0].to, BrainState::kUnreadable);
+  EXPECT_EQ(scan.changes[0].read_error, "parse");
+
+  // Still torn and unchanged: not parsed again, but still unreadable and counted.
+  ScanResult again = scanner_.Scan(config_);
+  EXPECT_EQ(again.stores_parsed, 0);
+  EXPECT_EQ(again.brains[0].state, BrainState::kUnreadable);
+  EXPECT_EQ(again.brains[0].read_errors_total.at("parse"), 2u);
+  EXPECT_TRUE(again.changes.empty());
+
+  // A good write replaces the stale verdict.
+  ReplaceFileAtomically(store, StoreJson("sk_m1nd_candidate", kM1ndBlocks, 4));
+  ScanResult fixed = scanner_.Scan(config_);
+  EXPECT_EQ(fixed.brains[0].state, BrainState::kOk);
+  EXPECT_FALSE(fixed.brains[0].verdict_stale);
+  EXPECT_EQ(fixed.brains[0].store_version, 4);
+  EXPECT_EQ(fixed.brains[0].read_errors_total.at("parse"), 2u);
+}
+
+TEST_F(ScannerTest, UnreadableWithoutAnyGoodReadHasNoVerdict) {
+  std::string store = AddBrain("m1nd");
+  WriteFile(store, "{\"schema\": \"something-else\"}");
+  const BrainReport brain = scanner_.Scan(config_).brains[0];
+  EXPECT_EQ(brain.state, BrainState::kUnreadable);
+  EXPECT_EQ(brain.read_error, StoreError::kSchema);
+  EXPECT_FALSE(brain.coherence.has_value());
+  EXPECT_FALSE(brain.has_store_facts);
+}
+
+TEST_F(ScannerTest, StoreThatGoesAwayDropsTheVerdict) {
+  std::string store = AddBrain("m1nd");
+  ReplaceFileAtomically(store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  scanner_.Scan(config_);
+  std::remove(store.c_str());
+  const BrainReport brain = scanner_.Scan(config_).brains[0];
+  EXPECT_EQ(brain.state, BrainState::kAbsent);
+  EXPECT_FALSE(brain.coherence.has_value());
+  EXPECT_FALSE(brain.has_store_facts);
+}
+
+TEST_F(ScannerTest, BrainThatDisappearsIsReportedGone) {
+  ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_m1nd_candidate", kM1ndBlocks));
+  AddBrain("notes");
+  scanner_.Scan(config_);
+  config_.static_brains.pop_back();
+  ScanResult scan = scanner_.Scan(config_);
+  ASSERT_EQ(scan.brains.size(), 1u);
+  ASSERT_EQ(scan.changes.size(), 1u);
+  EXPECT_EQ(scan.changes[0].brain, "notes");
+  EXPECT_EQ(scan.changes[0].from, BrainState::kAbsent);
+  EXPECT_FALSE(scan.changes[0].to.has_value());
+}
+
+TEST_F(ScannerTest, FifoStoreIsUnreadableNotAHang) {
+  std::string store = AddBrain("m1nd");
+  ASSERT_EQ(mkfifo(store.c_str(), 0600), 0);
+  const BrainReport brain = scanner_.Scan(config_).brains[0];
+  EXPECT_EQ(brain.state, BrainState::kUnreadable);
+  EXPECT_EQ(brain.read_error, StoreError::kNotRegular);
+}
+
+TEST_F(ScannerTest, IdentityChangeIsAppliedWithoutReread) {
+  ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  EXPECT_EQ(scanner_.Scan(config_).brains[0].state, BrainState::kMismatch);
+  config_.static_brains[0].display_name = "keyvault";
+  ScanResult scan = scanner_.Scan(config_);
+  EXPECT_EQ(scan.stores_parsed, 0);
+  EXPECT_EQ(scan.brains[0].state, BrainState::kOk);
+}
+
+TEST(BrainStateNameTest, Names) {
+  EXPECT_STREQ(BrainStateName(BrainState::kOk), "ok");
+  EXPECT_STREQ(BrainStateName(BrainState::kMismatch), "mismatch");
+  EXPECT_STREQ(BrainStateName(BrainState::kAbsent), "absent");
+  EXPECT_STREQ(BrainStateName(BrainState::kUnreadable), "unreadable");
+}
+
+}  // namespace
+}  // namespace scx
