@@ -1,0 +1,591 @@
+// Tests for HttpServer: dispatch, methods, HEAD, gzip negotiation, concurrency,
+// timeouts, bind errors, basic auth and TLS, over real sockets on 127.0.0.1.
+#include "exporter/http_server.h"
+
+#include <crypt.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <openssl/ssl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "tests/http_client.h"
+#include "tests/test_support.h"
+
+namespace scx {
+namespace {
+
+using testing::BasicAuthorization;
+using testing::ConnectLocal;
+using testing::HttpGet;
+using testing::HttpResult;
+using testing::TempDir;
+using testing::WriteFile;
+using Clock = std::chrono::steady_clock;
+
+HttpServerOptions LocalOptions() {
+  HttpServerOptions options;
+  options.listen_address = "127.0.0.1:0";
+  options.num_threads = 4;
+  options.request_timeout_ms = 2000;
+  return options;
+}
+
+// Sends `request` on a fresh connection and returns every byte received until the
+// server closes the connection or `timeout_ms` passes.
+std::string RawExchange(int port, const std::string& request, int timeout_ms = 3000) {
+  int fd = ConnectLocal(port);
+  if (fd < 0) return "";
+  send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string received;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    pollfd p{fd, POLLIN, 0};
+    if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) != 1) break;
+    char chunk[4096];
+    ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+    if (n <= 0) break;
+    received.append(chunk, static_cast<size_t>(n));
+  }
+  close(fd);
+  return received;
+}
+
+// Milliseconds until the server closes `fd`, reading and dropping whatever it
+// sends first; -1 when it stays open longer than `limit_ms`.
+long MillisUntilClosed(int fd, int limit_ms) {
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::milliseconds(limit_ms);
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    pollfd p{fd, POLLIN, 0};
+    if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) != 1) return -1;
+    char chunk[4096];
+    if (recv(fd, chunk, sizeof(chunk), 0) <= 0) break;
+  }
+  return static_cast<long>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+}
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_.Handle("/metrics", [this](const HttpRequest& request) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        last_request_ = request;
+      }
+      HttpResponse response;
+      response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+      response.body = "scx_up 1\n";
+      return response;
+    });
+    server_.Handle(
+        "/-/reload",
+        [](const HttpRequest& request) {
+          HttpResponse response;
+          response.body = "method=" + request.method + "\n";
+          return response;
+        },
+        /*allow_post=*/true);
+  }
+
+  void StartOrDie(const HttpServerOptions& options = LocalOptions()) {
+    std::string error;
+    ASSERT_TRUE(server_.Start(options, &error)) << error;
+    ASSERT_GT(server_.port(), 0);
+  }
+
+  HttpRequest LastRequest() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_request_;
+  }
+
+  HttpServer server_;
+  std::mutex mu_;
+  HttpRequest last_request_;
+};
+
+TEST_F(HttpServerTest, GetReturnsBodyAndHeaders) {
+  EXPECT_EQ(server_.port(), 0);
+  StartOrDie();
+  HttpResult result = HttpGet(server_.port(), "/metrics?name=x&y=1");
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.status, 200);
+  EXPECT_EQ(result.body, "scx_up 1\n");
+  EXPECT_EQ(result.Header("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_EQ(result.Header("Content-Length"), "9");
+  EXPECT_EQ(result.Header("Content-Encoding"), "");
+  HttpRequest seen = LastRequest();
+  EXPECT_EQ(seen.method, "GET");
+  EXPECT_EQ(seen.path, "/metrics");
+  EXPECT_EQ(seen.query, "name=x&y=1");
+  EXPECT_FALSE(seen.accepts_gzip);
+}
+
+TEST_F(HttpServerTest, HeadSendsHeadersOnly) {
+  StartOrDie();
+  std::string raw =
+      RawExchange(server_.port(), "HEAD /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  ASSERT_EQ(raw.rfind("HTTP/1.1 200", 0), 0u) << raw;
+  EXPECT_NE(raw.find("Content-Length: 9\r\n"), std::string::npos) << raw;
+  EXPECT_EQ(raw.substr(raw.find("\r\n\r\n") + 4), "");  // not a byte of body
+  EXPECT_EQ(LastRequest().method, "HEAD");
+}
+
+TEST_F(HttpServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
+  StartOrDie();
+  std::string raw = RawExchange(server_.port(),
+                                "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+                                "HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+                                "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  size_t count = 0;
+  for (size_t at = raw.find("HTTP/1.1 200"); at != std::string::npos;
+       at = raw.find("HTTP/1.1 200", at + 1)) {
+    ++count;
+  }
+  EXPECT_EQ(count, 3u) << raw;
+}
+
+TEST_F(HttpServerTest, UnknownPathIs404) {
+  StartOrDie();
+  for (const char* path : {"/", "/metrics/", "/metricsx", "/nope"}) {
+    HttpResult result = HttpGet(server_.port(), path);
+    ASSERT_TRUE(result.ok) << result.error;
+    EXPECT_EQ(result.status, 404) << path;
+    EXPECT_EQ(result.body, "Not Found\n");
+    EXPECT_EQ(result.Header("Content-Type"), "text/plain; charset=utf-8");
+  }
+}
+
+TEST_F(HttpServerTest, OtherMethodsAre405WithAllow) {
+  StartOrDie();
+  for (const char* method : {"POST", "PUT", "DELETE", "OPTIONS"}) {
+    HttpResult result = HttpGet(server_.port(), "/metrics", {}, method);
+    ASSERT_TRUE(result.ok) << result.error;
+    EXPECT_EQ(result.status, 405) << method;
+    EXPECT_EQ(result.Header("Allow"), "GET, HEAD");
+  }
+  HttpResult put = HttpGet(server_.port(), "/-/reload", {}, "PUT");
+  EXPECT_EQ(put.status, 405);
+  EXPECT_EQ(put.Header("Allow"), "GET, HEAD, POST");
+}
+
+TEST_F(HttpServerTest, PostAllowedWhereRegistered) {
+  StartOrDie();
+  testing::HttpClientRequest request;
+  request.method = "POST";
+  request.path = "/-/reload";
+  request.body = "ignored body";
+  HttpResult result = testing::HttpFetch(server_.port(), request);
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.status, 200);
+  EXPECT_EQ(result.body, "method=POST\n");
+  EXPECT_EQ(HttpGet(server_.port(), "/-/reload").body, "method=GET\n");
+}
+
+TEST_F(HttpServerTest, AcceptsGzipFollowsAcceptEncoding) {
+  StartOrDie();
+  const std::vector<std::pair<std::string, bool>> cases = {{"gzip", true},
+                                                           {"deflate, gzip", true},
+                                                           {"GZip;q=0.5", true},
+                                                           {"gzip;q=0", false},
+                                                           {"br, gzip; q=0.0", false},
+                                                           {"deflate", false},
+                                                           {"x-gzip, br", false},
+                                                           {"", false}};
+  for (const auto& [value, want] : cases) {
+    HttpResult result = HttpGet(server_.port(), "/metrics", {{"Accept-Encoding", value}});
+    ASSERT_TRUE(result.ok) << result.error;
+    EXPECT_EQ(LastRequest().accepts_gzip, want) << "Accept-Encoding: " << value;
+  }
+}
+
+TEST_F(HttpServerTest, SendsContentEncodingAndExtraHeaders) {
+  server_.Handle("/gz", [](const HttpRequest&) {
+    HttpResponse response;
+    response.status = 203;
+    response.content_type = "application/octet-stream";
+    response.content_encoding = "gzip";
+    response.body = std::string("\x1f\x8b\x00\x01", 4);
+    response.headers["Vary"] = "Accept-Encoding";
+    return response;
+  });
+  StartOrDie();
+  HttpResult result = HttpGet(server_.port(), "/gz");
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.status, 203);
+  EXPECT_EQ(result.Header("Content-Encoding"), "gzip");
+  EXPECT_EQ(result.Header("Vary"), "Accept-Encoding");
+  EXPECT_EQ(result.Header("Content-Type"), "application/octet-stream");
+  EXPECT_EQ(result.body, std::string("\x1f\x8b\x00\x01", 4));
+}
+
+TEST_F(HttpServerTest, HandlerExceptionIs500) {
+  server_.Handle("/boom",
+                 [](const HttpRequest&) -> HttpResponse { throw std::runtime_error("boom"); });
+  StartOrDie();
+  EXPECT_EQ(HttpGet(server_.port(), "/boom").status, 500);
+  EXPECT_EQ(HttpGet(server_.port(), "/metrics").status, 200);  // still serving
+}
+
+TEST_F(HttpServerTest, ConcurrentRequestsRunInParallel) {
+  std::atomic<int> in_flight{0};
+  std::atomic<int> max_in_flight{0};
+  server_.Handle("/slow", [&](const HttpRequest&) {
+    int now = ++in_flight;
+    int seen = max_in_flight.load();
+    while (now > seen && !max_in_flight.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    --in_flight;
+    HttpResponse response;
+    response.body = "ok";
+    return response;
+  });
+  StartOrDie();
+  std::atomic<int> successes{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 8; ++t) {
+    clients.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) {
+        HttpResult result = HttpGet(server_.port(), "/slow");
+        if (result.ok && result.status == 200 && result.body == "ok") ++successes;
+      }
+    });
+  }
+  for (std::thread& client : clients) client.join();
+  server_.Stop();  // before the counters go out of scope
+  EXPECT_EQ(successes.load(), 80);
+  EXPECT_GT(max_in_flight.load(), 1);
+  EXPECT_LE(max_in_flight.load(), 4);  // num_threads
+}
+
+TEST_F(HttpServerTest, SilentClientDoesNotBlockOthersAndIsDropped) {
+  HttpServerOptions options = LocalOptions();
+  options.num_threads = 2;
+  options.request_timeout_ms = 500;
+  StartOrDie(options);
+  int silent = ConnectLocal(server_.port());
+  int partial = ConnectLocal(server_.port());
+  ASSERT_GE(silent, 0);
+  ASSERT_GE(partial, 0);
+  const std::string half = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+  send(partial, half.data(), half.size(), MSG_NOSIGNAL);
+
+  // Both workers may be pinned by the two stalled clients, but only until the
+  // request timeout: a normal client still gets its answer.
+  const auto start = Clock::now();
+  HttpResult result = HttpGet(server_.port(), "/metrics");
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.status, 200);
+  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(1500));
+
+  EXPECT_GE(MillisUntilClosed(silent, 3000), 0) << "silent client still connected";
+  EXPECT_GE(MillisUntilClosed(partial, 3000), 0) << "half-sent request still connected";
+  close(silent);
+  close(partial);
+}
+
+TEST_F(HttpServerTest, OneSilentClientLeavesOtherWorkersFree) {
+  HttpServerOptions options = LocalOptions();
+  options.request_timeout_ms = 5000;
+  StartOrDie(options);
+  int silent = ConnectLocal(server_.port());
+  ASSERT_GE(silent, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let a worker pick it up
+  const auto start = Clock::now();
+  HttpResult result = HttpGet(server_.port(), "/metrics");
+  EXPECT_EQ(result.status, 200) << result.error;
+  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(1000));
+  close(silent);
+}
+
+TEST_F(HttpServerTest, TakenPortFailsWithClearError) {
+  int taken = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(taken, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(taken, 1), 0);
+  socklen_t length = sizeof(address);
+  getsockname(taken, reinterpret_cast<sockaddr*>(&address), &length);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+
+  HttpServerOptions options = LocalOptions();
+  options.listen_address = "127.0.0.1:" + port;
+  std::string error;
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(server_.Start(options, &error));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");  // civetweb's log is in `error`
+  EXPECT_NE(error.find("127.0.0.1:" + port), std::string::npos) << error;
+  EXPECT_NE(error.find("Address already in use"), std::string::npos) << error;
+  EXPECT_EQ(server_.port(), 0);
+  close(taken);
+}
+
+TEST_F(HttpServerTest, InvalidListenAddresses) {
+  for (const char* address : {"9864", "127.0.0.1:", "127.0.0.1:http", ":65536", "1.2.3:x"}) {
+    HttpServerOptions options = LocalOptions();
+    options.listen_address = address;
+    std::string error;
+    EXPECT_FALSE(server_.Start(options, &error)) << address;
+    EXPECT_NE(error.find(std::string("'") + address + "'"), std::string::npos) << error;
+  }
+}
+
+TEST_F(HttpServerTest, UnbindableHostFails) {
+  HttpServerOptions options = LocalOptions();
+  options.listen_address = "192.0.2.1:0";  // TEST-NET-1: not a local address
+  std::string error;
+  EXPECT_FALSE(server_.Start(options, &error));
+  EXPECT_NE(error.find("192.0.2.1:0"), std::string::npos) << error;
+}
+
+TEST_F(HttpServerTest, AllInterfacesAndRestart) {
+  HttpServerOptions options = LocalOptions();
+  options.listen_address = ":0";
+  StartOrDie(options);
+  EXPECT_EQ(HttpGet(server_.port(), "/metrics").status, 200);
+  std::string error;
+  EXPECT_FALSE(server_.Start(options, &error));
+  EXPECT_NE(error.find("already running"), std::string::npos);
+  server_.Stop();
+  EXPECT_EQ(server_.port(), 0);
+  StartOrDie();
+  EXPECT_EQ(HttpGet(server_.port(), "/metrics").status, 200);
+}
+
+TEST_F(HttpServerTest, InvalidWebConfigFailsStart) {
+  TempDir dir;
+  WriteFile(dir.Join("web.yml"), "tls_server_config:\n  client_auth_type: RequestClientCert\n");
+  HttpServerOptions options = LocalOptions();
+  options.web_config_file = dir.Join("web.yml");
+  std::string error;
+  EXPECT_FALSE(server_.Start(options, &error));
+  EXPECT_NE(error.find(dir.Join("web.yml") + ":2: key 'tls_server_config.client_auth_type'"),
+            std::string::npos)
+      << error;
+}
+
+// A bcrypt hash of `password` made with libcrypt, with the given prefix and cost.
+std::string Bcrypt(const std::string& password, const char* prefix = "$2b$", int cost = 4) {
+  char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+  if (crypt_gensalt_rn(prefix, cost, nullptr, 0, salt, sizeof(salt)) == nullptr) return "";
+  auto data = std::make_unique<crypt_data>();
+  const char* hash = crypt_rn(password.c_str(), salt, data.get(), sizeof(*data));
+  return hash == nullptr ? "" : hash;
+}
+
+class HttpServerAuthTest : public HttpServerTest {
+ protected:
+  void StartWithUsers(const std::string& users_yaml) {
+    WriteFile(dir_.Join("web.yml"), "basic_auth_users:\n" + users_yaml);
+    HttpServerOptions options = LocalOptions();
+    options.web_config_file = dir_.Join("web.yml");
+    StartOrDie(options);
+  }
+
+  int Status(const std::string& path, const std::string& user, const std::string& password) {
+    return HttpGet(server_.port(), path, {{"Authorization", BasicAuthorization(user, password)}})
+        .status;
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(HttpServerAuthTest, BasicAuth) {
+  const std::string alice = Bcrypt("wonderland", "$2b$");
+  const std::string bob = Bcrypt("b:u:i:l:d", "$2y$");
+  ASSERT_EQ(alice.rfind("$2b$04$", 0), 0u) << alice;
+  ASSERT_EQ(bob.rfind("$2y$04$", 0), 0u) << bob;
+  StartWithUsers("  alice: " + alice + "\n  bob: '" + bob + "'\n");
+
+  HttpResult anonymous = HttpGet(server_.port(), "/metrics");
+  EXPECT_EQ(anonymous.status, 401);
+  EXPECT_EQ(anonymous.Header("WWW-Authenticate"), "Basic realm=\"skeleton-coherence-exporter\"");
+  EXPECT_EQ(HttpGet(server_.port(), "/metrics", {}, "HEAD").status, 401);
+  EXPECT_EQ(Status("/nope", "alice", "wrong"), 401);  // auth before routing
+
+  EXPECT_EQ(Status("/metrics", "alice", "wonderland"), 200);
+  EXPECT_EQ(Status("/metrics", "alice", "wonderland"), 200);  // from the cache
+  EXPECT_EQ(Status("/nope", "alice", "wonderland"), 404);
+  EXPECT_EQ(Status("/metrics", "alice", "Wonderland"), 401);
+  EXPECT_EQ(Status("/metrics", "alice", "wonderland "), 401);
+  EXPECT_EQ(Status("/metrics", "bob", "wonderland"), 401);
+  EXPECT_EQ(Status("/metrics", "carol", "wonderland"), 401);
+  EXPECT_EQ(Status("/metrics", "bob", "b:u:i:l:d"), 200);  // ':' allowed in passwords
+
+  for (const char* header : {"Bearer abc", "Basic", "Basic !!!!", "Basic YWxpY2U=", "basic"}) {
+    EXPECT_EQ(HttpGet(server_.port(), "/metrics", {{"Authorization", header}}).status, 401)
+        << header;
+  }
+  std::string lower = BasicAuthorization("alice", "wonderland");
+  lower.replace(0, 5, "basic");  // the scheme is case-insensitive
+  EXPECT_EQ(HttpGet(server_.port(), "/metrics", {{"Authorization", lower}}).status, 200);
+}
+
+TEST_F(HttpServerAuthTest, SuccessfulChecksAreCached) {
+  const std::string slow = Bcrypt("secret", "$2b$", 12);  // ~0.2 s per bcrypt check
+  StartWithUsers("  alice: " + slow + "\n");
+  auto timed = [&] {
+    const auto start = Clock::now();
+    EXPECT_EQ(Status("/metrics", "alice", "secret"), 200);
+    return Clock::now() - start;
+  };
+  const auto first = timed();
+  for (int i = 0; i < 5; ++i) EXPECT_LT(timed() * 4, first) << "bcrypt paid again";
+}
+
+// Generates a self-signed certificate and key with the openssl CLI.
+bool MakeCertificate(const std::string& cert, const std::string& key) {
+  const std::string command =
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 "
+      "-subj /CN=localhost -keyout '" +
+      key + "' -out '" + cert + "' >/dev/null 2>&1";
+  return std::system(command.c_str()) == 0;
+}
+
+bool HaveOpensslCli() { return std::system("openssl version >/dev/null 2>&1") == 0; }
+
+struct TlsResult {
+  bool handshake = false;
+  int version = 0;  // TLS1_2_VERSION, TLS1_3_VERSION
+  std::string response;
+};
+
+// One HTTPS request with OpenSSL, certificate not verified (it is self-signed).
+TlsResult TlsExchange(int port, const std::string& request, int max_version = 0) {
+  TlsResult result;
+  std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> ctx(SSL_CTX_new(TLS_client_method()),
+                                                        &SSL_CTX_free);
+  if (max_version != 0) SSL_CTX_set_max_proto_version(ctx.get(), max_version);
+  int fd = ConnectLocal(port);
+  if (fd < 0) return result;
+  timeval timeout{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  std::unique_ptr<SSL, decltype(&SSL_free)> ssl(SSL_new(ctx.get()), &SSL_free);
+  SSL_set_fd(ssl.get(), fd);
+  if (SSL_connect(ssl.get()) == 1) {
+    result.handshake = true;
+    result.version = SSL_version(ssl.get());
+    SSL_write(ssl.get(), request.data(), static_cast<int>(request.size()));
+    char chunk[4096];
+    int n;
+    while ((n = SSL_read(ssl.get(), chunk, sizeof(chunk))) > 0) result.response.append(chunk, n);
+  }
+  close(fd);
+  return result;
+}
+
+const char kTlsGet[] = "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+
+class HttpServerTlsTest : public HttpServerTest {
+ protected:
+  void SetUp() override {
+    HttpServerTest::SetUp();
+    if (!HaveOpensslCli()) GTEST_SKIP() << "openssl CLI not installed";
+    testing::MakeDirs(dir_.Join("tls"));
+    ASSERT_TRUE(MakeCertificate(dir_.Join("tls/server.crt"), dir_.Join("tls/server.key")));
+  }
+
+  bool StartWithConfig(const std::string& yaml, std::string* error) {
+    WriteFile(dir_.Join("web.yml"), yaml);
+    HttpServerOptions options = LocalOptions();
+    options.web_config_file = dir_.Join("web.yml");
+    return server_.Start(options, error);
+  }
+
+  // Starts with `yaml`, or skips the test when the installed civetweb cannot serve
+  // TLS (Debian's civetweb 1.15 with OpenSSL 3); the server must then refuse TLS
+  // at Start with a clear error rather than crash on the first connection.
+  void StartTlsOrSkip(const std::string& yaml) {
+    std::string error;
+    if (StartWithConfig(yaml, &error)) return;
+    ASSERT_NE(error.find(dir_.Join("web.yml") + ": TLS is not available: civetweb"),
+              std::string::npos)
+        << error;
+    GTEST_SKIP() << error;
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(HttpServerTlsTest, ServesHttpsOnly) {
+  // Relative paths resolve against the web config file's directory.
+  StartTlsOrSkip("tls_server_config:\n  cert_file: tls/server.crt\n  key_file: tls/server.key\n");
+  if (IsSkipped() || HasFatalFailure()) return;
+  TlsResult tls = TlsExchange(server_.port(), kTlsGet);
+  ASSERT_TRUE(tls.handshake);
+  EXPECT_EQ(tls.version, TLS1_3_VERSION);
+  EXPECT_EQ(tls.response.rfind("HTTP/1.1 200", 0), 0u) << tls.response;
+  EXPECT_NE(tls.response.find("\r\n\r\nscx_up 1\n"), std::string::npos) << tls.response;
+
+  TlsResult tls12 = TlsExchange(server_.port(), kTlsGet, TLS1_2_VERSION);
+  ASSERT_TRUE(tls12.handshake);
+  EXPECT_EQ(tls12.version, TLS1_2_VERSION);
+
+  testing::HttpClientRequest plain;
+  plain.path = "/metrics";
+  plain.timeout_ms = 2000;
+  HttpResult result = testing::HttpFetch(server_.port(), plain);
+  EXPECT_NE(result.status, 200);  // plain HTTP on the TLS port gets no answer
+}
+
+TEST_F(HttpServerTlsTest, MinVersionTls13RejectsTls12) {
+  StartTlsOrSkip(
+      "tls_server_config:\n  cert_file: tls/server.crt\n  key_file: tls/server.key\n"
+      "  min_version: TLS13\n");
+  if (IsSkipped() || HasFatalFailure()) return;
+  EXPECT_FALSE(TlsExchange(server_.port(), kTlsGet, TLS1_2_VERSION).handshake);
+  EXPECT_TRUE(TlsExchange(server_.port(), kTlsGet).handshake);
+}
+
+TEST_F(HttpServerTlsTest, TlsWithBasicAuth) {
+  StartTlsOrSkip(
+      "tls_server_config:\n  cert_file: tls/server.crt\n  key_file: tls/server.key\n"
+      "basic_auth_users:\n  alice: " +
+      Bcrypt("pw") + "\n");
+  if (IsSkipped() || HasFatalFailure()) return;
+  TlsResult anonymous = TlsExchange(server_.port(), kTlsGet);
+  EXPECT_EQ(anonymous.response.rfind("HTTP/1.1 401", 0), 0u) << anonymous.response;
+  const std::string authorized = "GET /metrics HTTP/1.1\r\nHost: localhost\r\nAuthorization: " +
+                                 BasicAuthorization("alice", "pw") +
+                                 "\r\nConnection: close\r\n\r\n";
+  TlsResult ok = TlsExchange(server_.port(), authorized);
+  EXPECT_EQ(ok.response.rfind("HTTP/1.1 200", 0), 0u) << ok.response;
+}
+
+TEST_F(HttpServerTlsTest, MissingCertificateFailsStart) {
+  std::string error;
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(StartWithConfig(
+      "tls_server_config:\n  cert_file: tls/absent.crt\n  key_file: tls/server.key\n", &error));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_NE(error.find("cannot load cert_file " + dir_.Join("tls/absent.crt")), std::string::npos)
+      << error;
+}
+
+TEST_F(HttpServerTlsTest, MismatchedKeyFailsStart) {
+  ASSERT_TRUE(MakeCertificate(dir_.Join("other.crt"), dir_.Join("other.key")));
+  std::string error;
+  EXPECT_FALSE(StartWithConfig(
+      "tls_server_config:\n  cert_file: tls/server.crt\n  key_file: other.key\n", &error));
+  EXPECT_NE(error.find("cannot load key_file " + dir_.Join("other.key")), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("key values mismatch"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace scx
