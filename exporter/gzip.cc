@@ -1,0 +1,67 @@
+// gzip compression and decompression with zlib.
+#include "exporter/gzip.h"
+
+#include <zlib.h>
+
+#include <limits>
+
+namespace scx {
+
+namespace {
+
+// windowBits for deflateInit2/inflateInit2: the largest window, gzip wrapper.
+constexpr int kGzipWindowBits = 16 + MAX_WBITS;
+constexpr int kDefaultMemLevel = 8;
+
+}  // namespace
+
+bool GzipCompress(std::string_view input, std::string* output) {
+  output->clear();
+  if (input.size() > std::numeric_limits<uInt>::max()) return false;
+  z_stream stream{};
+  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, kGzipWindowBits, kDefaultMemLevel,
+                   Z_DEFAULT_STRATEGY) != Z_OK) {
+    return false;
+  }
+  output->resize(deflateBound(&stream, static_cast<uLong>(input.size())));
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
+  stream.avail_in = static_cast<uInt>(input.size());
+  stream.next_out = reinterpret_cast<Bytef*>(output->data());
+  stream.avail_out = static_cast<uInt>(output->size());
+  // deflateBound guarantees that one Z_FINISH call completes the stream.
+  const int result = deflate(&stream, Z_FINISH);
+  const uLong produced = stream.total_out;
+  deflateEnd(&stream);
+  if (result != Z_STREAM_END) {
+    output->clear();
+    return false;
+  }
+  output->resize(produced);
+  return true;
+}
+
+bool GzipDecompress(std::string_view input, std::string* output) {
+  output->clear();
+  if (input.size() > std::numeric_limits<uInt>::max()) return false;
+  z_stream stream{};
+  if (inflateInit2(&stream, kGzipWindowBits) != Z_OK) return false;
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
+  stream.avail_in = static_cast<uInt>(input.size());
+  char buffer[16384];
+  int result = Z_OK;
+  while (result == Z_OK) {
+    stream.next_out = reinterpret_cast<Bytef*>(buffer);
+    stream.avail_out = sizeof(buffer);
+    result = inflate(&stream, Z_NO_FLUSH);
+    output->append(buffer, sizeof(buffer) - stream.avail_out);
+    if (result == Z_OK && stream.avail_in == 0 && stream.avail_out != 0) break;  // truncated
+  }
+  inflateEnd(&stream);
+  if (result != Z_STREAM_END) {
+    output->clear();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace scx

@@ -1,0 +1,73 @@
+// Structured logging to stderr: one line per event, logfmt (default) or JSON, with
+// a UTC timestamp, a level, a message and key/value fields. Lines below the
+// configured level are dropped. Safe to use from several threads.
+#ifndef SCX_EXPORTER_LOGGER_H_
+#define SCX_EXPORTER_LOGGER_H_
+
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "exporter/flags.h"
+
+namespace scx {
+
+// Key/value pairs in the order they are written. Values are always text.
+using LogFields = std::vector<std::pair<std::string, std::string>>;
+
+// "debug", "info", "warn", "error".
+const char* LogLevelName(LogLevel level);
+
+// RFC 3339 in UTC with milliseconds: "2025-01-31T12:00:00.123Z".
+std::string FormatLogTimestamp(std::chrono::system_clock::time_point time);
+
+// A logfmt value: bare when it is non-empty and has no space, '"', '=', '\' or
+// control character; otherwise double-quoted with '"', '\' and control characters
+// escaped. Invalid UTF-8 becomes U+FFFD (here and in JSON).
+std::string QuoteLogfmtValue(std::string_view value);
+
+// `text` as the inside of a JSON string (without the surrounding quotes).
+std::string EscapeJsonString(std::string_view text);
+
+// One complete line, ending in '\n'. Pure.
+std::string FormatLogLine(LogFormat format, std::string_view timestamp, LogLevel level,
+                          std::string_view message, const LogFields& fields);
+
+class Logger {
+ public:
+  // Writes to `out` (stderr by default); not owned.
+  explicit Logger(LogLevel level = LogLevel::kInfo, LogFormat format = LogFormat::kLogfmt,
+                  std::FILE* out = stderr);
+  Logger(const Logger&) = delete;
+  Logger& operator=(const Logger&) = delete;
+
+  bool Enabled(LogLevel level) const { return level >= level_; }
+
+  void Log(LogLevel level, std::string_view message, const LogFields& fields = {});
+  void Debug(std::string_view message, const LogFields& fields = {}) {
+    Log(LogLevel::kDebug, message, fields);
+  }
+  void Info(std::string_view message, const LogFields& fields = {}) {
+    Log(LogLevel::kInfo, message, fields);
+  }
+  void Warn(std::string_view message, const LogFields& fields = {}) {
+    Log(LogLevel::kWarn, message, fields);
+  }
+  void Error(std::string_view message, const LogFields& fields = {}) {
+    Log(LogLevel::kError, message, fields);
+  }
+
+ private:
+  const LogLevel level_;
+  const LogFormat format_;
+  std::FILE* const out_;
+  std::mutex mutex_;  // keeps lines whole when threads log at once
+};
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_LOGGER_H_

@@ -1,0 +1,233 @@
+// Renders the metrics of docs/metrics.md from a scan and the exporter's statistics.
+#include "exporter/metrics_renderer.h"
+
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include <prometheus/text_serializer.h>
+
+#include "exporter/utf8.h"
+
+namespace scx {
+
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+using Labels = std::vector<ClientMetric::Label>;
+
+constexpr BrainState kAllStates[] = {BrainState::kOk, BrainState::kMismatch, BrainState::kAbsent,
+                                     BrainState::kUnreadable};
+
+// Collects the samples of one family and refuses a label set it already holds.
+class FamilyBuilder {
+ public:
+  FamilyBuilder(const char* name, const char* help, MetricType type,
+                std::vector<std::string>* dropped)
+      : dropped_(dropped) {
+    family_.name = name;
+    family_.help = help;
+    family_.type = type;
+  }
+
+  void Add(Labels labels, double value) {
+    for (auto& label : labels) label.value = ToValidUtf8(label.value);
+    if (!seen_.insert(labels).second) {
+      if (dropped_ != nullptr) dropped_->push_back(Describe(labels));
+      return;
+    }
+    ClientMetric metric;
+    metric.label = std::move(labels);
+    if (family_.type == MetricType::Counter) {
+      metric.counter.value = value;
+    } else {
+      metric.gauge.value = value;
+    }
+    family_.metric.push_back(std::move(metric));
+  }
+
+  MetricFamily Take() { return std::move(family_); }
+
+ private:
+  std::string Describe(const Labels& labels) const {
+    std::string text = family_.name + "{";
+    for (size_t i = 0; i < labels.size(); ++i) {
+      text += (i ? "," : "") + labels[i].name + "=\"" + labels[i].value + "\"";
+    }
+    return text + "}";
+  }
+
+  MetricFamily family_;
+  std::set<Labels> seen_;
+  std::vector<std::string>* dropped_;
+};
+
+double Bool(bool value) { return value ? 1 : 0; }
+
+void AddVerdictFamilies(const ScanResult& scan, std::vector<std::string>* dropped,
+                        std::vector<MetricFamily>* out) {
+  FamilyBuilder coherence("skeleton_coherence",
+                          "1 when the brain serves its own skeleton, 0 when it serves a "
+                          "foreign one. No series without a verdict.",
+                          MetricType::Gauge, dropped);
+  FamilyBuilder stale("skeleton_coherence_stale",
+                      "1 when the exported verdict is from an earlier read because the store "
+                      "cannot be read now.",
+                      MetricType::Gauge, dropped);
+  for (const BrainReport& report : scan.brains) {
+    if (!report.coherence) continue;
+    const Coherence& verdict = *report.coherence;
+    coherence.Add({{"brain", report.brain.name},
+                   {"expected_slug", verdict.expected_slug},
+                   {"found_slug", verdict.found_slug}},
+                  Bool(verdict.status == CoherenceStatus::kOk));
+    stale.Add({{"brain", report.brain.name}}, Bool(report.verdict_stale));
+  }
+  out->push_back(coherence.Take());
+  out->push_back(stale.Take());
+}
+
+void AddBrainFamilies(const ScanResult& scan, std::vector<std::string>* dropped,
+                      std::vector<MetricFamily>* out) {
+  FamilyBuilder state("skeleton_coherence_brain_state",
+                      "The brain's state in the last scan: 1 for the current state, 0 for the "
+                      "others.",
+                      MetricType::Gauge, dropped);
+  FamilyBuilder info("skeleton_coherence_brain_info", "Where the brain was found. Always 1.",
+                     MetricType::Gauge, dropped);
+  FamilyBuilder version("skeleton_coherence_store_version",
+                        "store_version of the last good read of the brain's store.",
+                        MetricType::Gauge, dropped);
+  FamilyBuilder blocks("skeleton_coherence_store_blocks",
+                       "Number of blocks in the last good read of the brain's store.",
+                       MetricType::Gauge, dropped);
+  FamilyBuilder read_errors("skeleton_coherence_store_read_errors_total",
+                            "Failed reads of the brain's store since the exporter first saw "
+                            "the brain.",
+                            MetricType::Counter, dropped);
+  for (const BrainReport& report : scan.brains) {
+    const std::string& name = report.brain.name;
+    for (BrainState candidate : kAllStates) {
+      state.Add({{"brain", name}, {"state", BrainStateName(candidate)}},
+                Bool(report.state == candidate));
+    }
+    info.Add({{"brain", name},
+              {"project_root", report.brain.project_root},
+              {"runtime_dir", report.brain.runtime_dir},
+              {"source", BrainSourceName(report.brain.source)}},
+             1);
+    if (report.has_store_facts) {
+      version.Add({{"brain", name}}, static_cast<double>(report.store_version));
+      blocks.Add({{"brain", name}}, static_cast<double>(report.block_count));
+    }
+    // Every reason is exported from zero so that the first error shows as an increase.
+    std::map<std::string, std::uint64_t> errors = report.read_errors_total;
+    for (const char* reason : kReadErrorReasons) errors.emplace(reason, 0);
+    for (const auto& [reason, count] : errors) {
+      read_errors.Add({{"brain", name}, {"reason", reason}}, static_cast<double>(count));
+    }
+  }
+  out->push_back(state.Take());
+  out->push_back(info.Take());
+  out->push_back(version.Take());
+  out->push_back(blocks.Take());
+  out->push_back(read_errors.Take());
+}
+
+// A family with a single sample and no labels.
+MetricFamily Single(const char* name, const char* help, MetricType type, double value) {
+  FamilyBuilder builder(name, help, type, nullptr);
+  builder.Add({}, value);
+  return builder.Take();
+}
+
+void AddExporterFamilies(const ScanResult& scan, const ExporterStats& stats,
+                         std::vector<std::string>* dropped, std::vector<MetricFamily>* out) {
+  FamilyBuilder build_info("skeleton_coherence_exporter_build_info",
+                           "Version and revision of the exporter. Always 1.", MetricType::Gauge,
+                           dropped);
+  build_info.Add({{"version", stats.version}, {"revision", stats.revision}}, 1);
+  out->push_back(build_info.Take());
+
+  out->push_back(Single("skeleton_coherence_exporter_scan_duration_seconds",
+                        "Wall time of the last completed scan.", MetricType::Gauge,
+                        stats.last_scan_duration_seconds));
+  out->push_back(Single("skeleton_coherence_exporter_last_scan_timestamp_seconds",
+                        "Unix time at which the last scan completed.", MetricType::Gauge,
+                        stats.last_scan_timestamp_seconds));
+  out->push_back(Single("skeleton_coherence_exporter_last_scan_success",
+                        "1 when the last scan could read every discovery source, else 0.",
+                        MetricType::Gauge, Bool(stats.last_scan_success)));
+  out->push_back(Single("skeleton_coherence_exporter_scan_interval_seconds",
+                        "The configured scan interval.", MetricType::Gauge,
+                        stats.scan_interval_seconds));
+  out->push_back(Single("skeleton_coherence_exporter_scans_total", "Completed scans.",
+                        MetricType::Counter, static_cast<double>(stats.scans_total)));
+
+  FamilyBuilder discovery_errors("skeleton_coherence_exporter_discovery_errors_total",
+                                 "Discovery problems by source.", MetricType::Counter, dropped);
+  std::map<std::string, std::uint64_t> errors = stats.discovery_errors_total;
+  for (const char* source : kDiscoverySources) errors.emplace(source, 0);
+  for (const auto& [source, count] : errors) {
+    discovery_errors.Add({{"source", source}}, static_cast<double>(count));
+  }
+  out->push_back(discovery_errors.Take());
+
+  FamilyBuilder brains("skeleton_coherence_exporter_brains", "Brains by state in the last scan.",
+                       MetricType::Gauge, dropped);
+  for (BrainState candidate : kAllStates) {
+    std::int64_t count = 0;
+    for (const BrainReport& report : scan.brains) count += report.state == candidate ? 1 : 0;
+    brains.Add({{"state", BrainStateName(candidate)}}, static_cast<double>(count));
+  }
+  out->push_back(brains.Take());
+
+  out->push_back(Single("skeleton_coherence_exporter_stores_parsed_total",
+                        "Stores read and parsed because their file stamp changed.",
+                        MetricType::Counter, static_cast<double>(stats.stores_parsed_total)));
+  out->push_back(Single("skeleton_coherence_exporter_stores_unchanged_total",
+                        "Store reads skipped because device, inode, size and mtime were "
+                        "unchanged.",
+                        MetricType::Counter, static_cast<double>(stats.stores_unchanged_total)));
+  out->push_back(Single("skeleton_coherence_exporter_config_last_reload_successful",
+                        "1 when the last config load (start or reload) succeeded.",
+                        MetricType::Gauge, Bool(stats.config_last_reload_successful)));
+
+  FamilyBuilder reloads("skeleton_coherence_exporter_config_reloads_total",
+                        "Config reloads (SIGHUP or POST /-/reload) by result.", MetricType::Counter,
+                        dropped);
+  reloads.Add({{"result", "success"}}, static_cast<double>(stats.config_reloads_success_total));
+  reloads.Add({{"result", "failure"}}, static_cast<double>(stats.config_reloads_failure_total));
+  out->push_back(reloads.Take());
+}
+
+}  // namespace
+
+std::vector<MetricFamily> BuildMetricFamilies(const ScanResult& scan, const ExporterStats& stats,
+                                              std::vector<std::string>* dropped) {
+  std::vector<MetricFamily> families;
+  AddVerdictFamilies(scan, dropped, &families);
+  AddBrainFamilies(scan, dropped, &families);
+  AddExporterFamilies(scan, stats, dropped, &families);
+  // A family without samples (no verdict anywhere) is left out, as client libraries do.
+  std::vector<MetricFamily> nonempty;
+  for (MetricFamily& family : families) {
+    if (!family.metric.empty()) nonempty.push_back(std::move(family));
+  }
+  return nonempty;
+}
+
+std::string SerializeMetricFamilies(const std::vector<MetricFamily>& families) {
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, families);
+  return out.str();
+}
+
+std::string RenderMetrics(const ScanResult& scan, const ExporterStats& stats,
+                          std::vector<std::string>* dropped) {
+  return SerializeMetricFamilies(BuildMetricFamilies(scan, stats, dropped));
+}
+
+}  // namespace scx

@@ -1,0 +1,57 @@
+// Turns the latest scan and the exporter's own statistics into the metrics of
+// docs/metrics.md, in Prometheus text format. Pure: no I/O, no clock, no globals.
+#ifndef SCX_EXPORTER_METRICS_RENDERER_H_
+#define SCX_EXPORTER_METRICS_RENDERER_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <prometheus/metric_family.h>
+
+#include "engine/scanner.h"
+
+namespace scx {
+
+// Discovery sources and store read error reasons, as they appear in labels.
+inline constexpr const char* kDiscoverySources[] = {"registry", "instance", "manifest", "glob"};
+inline constexpr const char* kReadErrorReasons[] = {"io", "too_large", "not_regular", "parse",
+                                                    "schema"};
+
+// What the exporter knows about itself, kept by the scan loop across scans.
+struct ExporterStats {
+  std::string version;
+  std::string revision;
+  std::uint64_t scans_total = 0;
+  double last_scan_duration_seconds = 0;
+  double last_scan_timestamp_seconds = 0;  // Unix time
+  bool last_scan_success = false;
+  double scan_interval_seconds = 0;
+  std::map<std::string, std::uint64_t> discovery_errors_total;  // by source
+  std::uint64_t stores_parsed_total = 0;
+  std::uint64_t stores_unchanged_total = 0;
+  std::uint64_t config_reloads_success_total = 0;
+  std::uint64_t config_reloads_failure_total = 0;
+  bool config_last_reload_successful = true;
+};
+
+// Every metric family of docs/metrics.md, in the order of that document; a family
+// with no sample (e.g. no brain has a verdict) is left out. A sample
+// whose label set already exists in its family is dropped (it would make the whole
+// scrape invalid) and described in `dropped` (may be null). Brains are unique by
+// name, so nothing is dropped unless that guarantee breaks.
+std::vector<prometheus::MetricFamily> BuildMetricFamilies(const ScanResult& scan,
+                                                          const ExporterStats& stats,
+                                                          std::vector<std::string>* dropped);
+
+// Prometheus text exposition format 0.0.4.
+std::string SerializeMetricFamilies(const std::vector<prometheus::MetricFamily>& families);
+
+// BuildMetricFamilies followed by SerializeMetricFamilies.
+std::string RenderMetrics(const ScanResult& scan, const ExporterStats& stats,
+                          std::vector<std::string>* dropped);
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_METRICS_RENDERER_H_

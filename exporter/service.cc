@@ -1,0 +1,206 @@
+// The long-running exporter: wires the scan loop to the HTTP endpoints and turns
+// signals into a clean stop (SIGTERM, SIGINT) or a config reload (SIGHUP).
+#include "exporter/service.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <mutex>
+#include <string>
+
+#include "exporter/build_info.h"
+#include "exporter/http_server.h"
+#include "exporter/logger.h"
+#include "exporter/scan_loop.h"
+
+namespace scx {
+
+namespace {
+
+constexpr char kMetricsContentType[] = "text/plain; version=0.0.4; charset=utf-8";
+constexpr char kTextContentType[] = "text/plain; charset=utf-8";
+constexpr char kHtmlContentType[] = "text/html; charset=utf-8";
+constexpr char kJsonContentType[] = "application/json";
+constexpr char kBrainsApiPath[] = "/api/v1/brains";
+
+ScanSettings ScanSettingsFrom(const Flags& flags, const Config& config) {
+  ScanSettings settings;
+  settings.discovery = config.discovery;
+  settings.store_options.max_bytes = config.max_store_bytes;
+  settings.interval = flags.scan_interval    ? *flags.scan_interval
+                      : config.scan_interval ? *config.scan_interval
+                                             : kDefaultScanInterval;
+  return settings;
+}
+
+sigset_t ServiceSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
+  return signals;
+}
+
+// "host:port" with the port actually bound; the host part as configured.
+std::string BoundAddress(const std::string& listen_address, int port) {
+  const std::string::size_type colon = listen_address.rfind(':');
+  const std::string host = colon == std::string::npos ? "" : listen_address.substr(0, colon);
+  return host + ":" + std::to_string(port);
+}
+
+HttpResponse TextResponse(int status, std::string body) {
+  HttpResponse response;
+  response.status = status;
+  response.content_type = kTextContentType;
+  response.body = std::move(body);
+  return response;
+}
+
+class Service {
+ public:
+  Service(const Flags& flags, const Config& config, Logger* logger)
+      : flags_(flags),
+        logger_(logger),
+        loop_(ScanSettingsFrom(flags, config), {kVersion, kRevision, flags.telemetry_path},
+              logger) {}
+
+  // Serves until SIGTERM or SIGINT. The signals must already be blocked.
+  int Run() {
+    RegisterHandlers();
+    HttpServerOptions options;
+    options.listen_address = flags_.listen_address;
+    options.web_config_file = flags_.web_config_file;
+    std::string error;
+    if (!server_.Start(options, &error)) {
+      logger_->Error("cannot start the HTTP server",
+                     {{"address", flags_.listen_address}, {"err", error}});
+      return 1;
+    }
+    logger_->Info("listening", {{"address", BoundAddress(flags_.listen_address, server_.port())}});
+    loop_.Start();
+    WaitForStopSignal();
+    server_.Stop();
+    loop_.Stop();
+    logger_->Info("stopped");
+    return 0;
+  }
+
+ private:
+  void RegisterHandlers() {
+    server_.Handle(flags_.telemetry_path, [this](const HttpRequest& r) { return Metrics(r); });
+    server_.Handle("/", [this](const HttpRequest&) { return LandingPage(); });
+    server_.Handle(kBrainsApiPath, [this](const HttpRequest&) { return Brains(); });
+    server_.Handle("/-/healthy", [](const HttpRequest&) { return TextResponse(200, "Healthy"); });
+    server_.Handle("/-/ready", [this](const HttpRequest&) {
+      return loop_.ready() ? TextResponse(200, "Ready") : TextResponse(503, "Not ready");
+    });
+    server_.Handle(
+        "/-/reload", [this](const HttpRequest& r) { return ReloadEndpoint(r); },
+        /*allow_post=*/true);
+  }
+
+  HttpResponse Metrics(const HttpRequest& request) const {
+    const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
+    if (snapshot->scan_number == 0) {
+      return TextResponse(503, "The first scan has not completed yet.\n");
+    }
+    HttpResponse response;
+    response.content_type = kMetricsContentType;
+    response.headers["Vary"] = "Accept-Encoding";
+    if (request.accepts_gzip && !snapshot->metrics_gzip.empty()) {
+      response.content_encoding = "gzip";
+      response.body = snapshot->metrics_gzip;
+    } else {
+      response.body = snapshot->metrics_text;
+    }
+    return response;
+  }
+
+  HttpResponse LandingPage() const {
+    HttpResponse response;
+    response.content_type = kHtmlContentType;
+    response.body = loop_.snapshot()->landing_page;
+    return response;
+  }
+
+  HttpResponse Brains() const {
+    const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
+    HttpResponse response;
+    response.content_type = kJsonContentType;
+    if (snapshot->scan_number == 0) {
+      response.status = 503;
+      response.body = "{\"error\":\"the first scan has not completed yet\"}\n";
+    } else {
+      response.body = snapshot->brains_json;
+    }
+    return response;
+  }
+
+  HttpResponse ReloadEndpoint(const HttpRequest& request) {
+    if (request.method != "POST") {
+      HttpResponse response = TextResponse(405, "Only POST reloads the config.\n");
+      response.headers["Allow"] = "POST";
+      return response;
+    }
+    std::string error;
+    if (!Reload("http", &error)) return TextResponse(500, "Reload failed: " + error + "\n");
+    return TextResponse(200, "Config reloaded.\n");
+  }
+
+  // Loads the config file again and applies it; on failure the running config stays.
+  bool Reload(const char* trigger, std::string* error) {
+    std::lock_guard<std::mutex> lock(reload_mutex_);
+    Config config = DefaultConfig();
+    if (!flags_.config_file.empty() && !LoadConfigFile(flags_.config_file, &config, error)) {
+      logger_->Error("config reload failed",
+                     {{"trigger", trigger}, {"config_file", flags_.config_file}, {"err", *error}});
+      loop_.RecordConfigReload(false);
+      return false;
+    }
+    loop_.RecordConfigReload(true);
+    loop_.RequestReload(ScanSettingsFrom(flags_, config));
+    logger_->Info("config reloaded", {{"trigger", trigger}, {"config_file", flags_.config_file}});
+    return true;
+  }
+
+  void WaitForStopSignal() {
+    const sigset_t signals = ServiceSignals();
+    while (true) {
+      int signal_number = 0;
+      if (sigwait(&signals, &signal_number) != 0) continue;
+      if (signal_number == SIGHUP) {
+        std::string error;
+        Reload("SIGHUP", &error);
+        continue;
+      }
+      logger_->Info("stopping", {{"signal", signal_number == SIGINT ? "SIGINT" : "SIGTERM"}});
+      return;
+    }
+  }
+
+  const Flags flags_;
+  Logger* const logger_;
+  ScanLoop loop_;
+  HttpServer server_;  // declared after loop_: destroyed (stopped) first
+  std::mutex reload_mutex_;
+};
+
+}  // namespace
+
+int RunService(const Flags& flags, const Config& config) {
+  // Before any thread exists, so that every thread inherits the mask and only
+  // sigwait in this thread sees these signals.
+  const sigset_t signals = ServiceSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  Logger logger(flags.log_level, flags.log_format);
+  logger.Info("starting", {{"version", kVersion},
+                           {"revision", kRevision},
+                           {"listen_address", flags.listen_address},
+                           {"config_file", flags.config_file}});
+  Service service(flags, config, &logger);
+  return service.Run();
+}
+
+}  // namespace scx

@@ -1,0 +1,17 @@
+// The long-running exporter: scan loop on its own thread, HTTP endpoints, signals
+// (SIGTERM/SIGINT stop, SIGHUP reloads) and logging.
+#ifndef SCX_EXPORTER_SERVICE_H_
+#define SCX_EXPORTER_SERVICE_H_
+
+#include "exporter/config.h"
+#include "exporter/flags.h"
+
+namespace scx {
+
+// Runs until SIGTERM or SIGINT. `config` is the config already loaded from
+// flags.config_file (or DefaultConfig()). Returns the process exit code.
+int RunService(const Flags& flags, const Config& config);
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_SERVICE_H_

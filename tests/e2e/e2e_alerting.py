@@ -1,0 +1,822 @@
+#!/usr/bin/env python3
+"""End to end: store write -> exporter -> Prometheus -> Alertmanager -> pager webhook.
+
+Replays the incident the exporter exists for. Three static brains live in a temporary
+m1nd layout: "m1nd" (a healthy sk_m1nd_candidate store), "keyvault" (healthy
+sk_keyvault_candidate) and "notes" (no store). The test runs the real exporter, a real
+Prometheus loading alerts/*.rules.yml and a real Alertmanager loading
+alerts/alertmanager.yml, and a webhook receiver of its own standing in for the pager.
+
+  1. Healthy: nothing is sent for a few seconds; "notes" has no verdict.
+  2. Incident: m1nd's store is atomically replaced by one serving sk_keyvault_candidate.
+     The pager must get SkeletonCoherenceMismatch for brain=m1nd, expected_slug=m1nd,
+     found_slug=keyvault, with the runbook description. The write-to-page time is
+     printed next to the configured floor.
+  3. Every PromQL expression of the dashboard and the rules (dashboard_queries.py) runs
+     against Prometheus: dashboard queries must return data, alert expressions must
+     return exactly what this scenario implies (only the mismatch has a series).
+  4. Fix: m1nd's store is replaced by an sk_m1nd_candidate one again; the pager must
+     get the resolved notification.
+  No alert may ever name brain keyvault or notes.
+
+To run in seconds, it starts from temporary copies of the checked-in configs with:
+  - SkeletonCoherenceMismatch `for:` shortened to FOR_SECONDS (1m in the rule file),
+  - Alertmanager group_wait/group_interval 1s and repeat_interval 1h, webhook URLs
+    pointed at the in-test receiver.
+Everything else (expressions, labels, annotations, routes, receivers) is as checked in.
+
+Usage (normally through CTest: `ctest -R e2e_alerting`):
+  e2e_alerting.py --exporter build/bin/skeleton-coherence-exporter --source-dir .
+
+Exit status: 0 pass, 1 fail, 77 skipped (prometheus or alertmanager not installed).
+Python 3 standard library only.
+"""
+
+import argparse
+import http.server
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import types
+import urllib.error
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dashboard_queries  # noqa: E402  (sibling module)
+
+SKIP = 77
+
+# The timings of the pipeline under test.
+SCAN_SECONDS = 1
+SCRAPE_SECONDS = 1
+EVAL_SECONDS = 1
+FOR_SECONDS = 2
+GROUP_WAIT_SECONDS = 1
+GROUP_INTERVAL_SECONDS = 1
+
+JOB = "skeleton-coherence"
+MISMATCH = "SkeletonCoherenceMismatch"
+ADVICE = ("this brain is serving a foreign skeleton; rebind or re-ingest before trusting "
+          "block scope")
+INCIDENT_DESCRIPTION = ("brain m1nd serves skeleton of keyvault (expected slug m1nd, found "
+                        "keyvault): " + ADVICE + ".")
+QUIET_BRAINS = ("keyvault", "notes")
+
+# Bounds on every wait (seconds). The whole test stays well under CTest's 300 s.
+START_TIMEOUT = 20
+FIRST_DATA_TIMEOUT = 20
+HEALTHY_WINDOW = 5
+PAGE_TIMEOUT = 60
+RESOLVE_TIMEOUT = 45
+HTTP_TIMEOUT = 5
+STOP_GRACE = 5
+
+
+class Failure(Exception):
+    pass
+
+
+def log(message):
+    print("e2e_alerting: %s" % message, flush=True)
+
+
+# --- the m1nd layout -------------------------------------------------------------
+
+
+def store_document(slug, store_version, blocks):
+    """A system_blocks.json as m1nd writes it: skeleton and blocks minted for `slug`."""
+    return {
+        "schema": "m1nd-system-block-store-v0",
+        "store_version": store_version,
+        "skeleton": {"skeleton_id": "sk_%s_candidate" % slug, "version": 1,
+                     "state": "candidate"},
+        "blocks": [{"block_id": "sb_%s_%s_%s" % (slug, name.lower(), suffix), "name": name}
+                   for name, suffix in blocks],
+        "unmapped_policy": {"visible": True,
+                            "default_action": "leave_unmapped_until_ratified"},
+    }
+
+
+M1ND_BLOCKS = [("Core", "1a2b3c4d"), ("Engine", "5e6f7a8b")]
+KEYVAULT_BLOCKS = [("Vault", "9c0d1e2f"), ("Crypto", "3a4b5c6d")]
+
+
+def write_store_atomically(runtime_dir, document):
+    """Like m1nd: write system_blocks.json.tmp, fsync, rename over the store."""
+    path = os.path.join(runtime_dir, "system_blocks.json")
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as f:
+        json.dump(document, f, indent=2)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.rename(temporary, path)
+
+
+def yaml_string(text):
+    return json.dumps(text)  # a JSON string is a valid YAML double-quoted scalar
+
+
+# --- processes and ports ---------------------------------------------------------
+
+
+def free_ports(count):
+    """Distinct free TCP ports on 127.0.0.1 (bind to port 0, read, close)."""
+    sockets, ports = [], []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            sockets.append(s)
+            ports.append(s.getsockname()[1])
+    finally:
+        for s in sockets:
+            s.close()
+    return ports
+
+
+class Processes:
+    """Processes this test started, stopped by PID in reverse order."""
+
+    def __init__(self, log_dir):
+        self.log_dir = log_dir
+        self.started = []  # (name, Popen, log path)
+
+    def start(self, name, argv):
+        log_path = os.path.join(self.log_dir, name + ".log")
+        log_file = open(log_path, "wb")
+        try:
+            process = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL)
+        finally:
+            log_file.close()
+        self.started.append((name, process, log_path))
+        log("started %s (pid %d): %s" % (name, process.pid, " ".join(argv)))
+        return process
+
+    def check_alive(self):
+        for name, process, _ in self.started:
+            code = process.poll()
+            if code is not None:
+                raise Failure("%s (pid %d) exited early with status %d"
+                              % (name, process.pid, code))
+
+    def stop_all(self):
+        for name, process, _ in reversed(self.started):
+            if process.poll() is not None:
+                continue
+            process.terminate()
+            try:
+                process.wait(timeout=STOP_GRACE)
+            except subprocess.TimeoutExpired:
+                log("%s (pid %d) ignored SIGTERM for %ds; killing"
+                    % (name, process.pid, STOP_GRACE))
+                process.kill()
+                process.wait(timeout=STOP_GRACE)
+
+    def dump_logs(self, lines=40):
+        for name, _, log_path in self.started:
+            try:
+                with open(log_path, encoding="utf-8", errors="replace") as f:
+                    tail = f.read().splitlines()[-lines:]
+            except OSError:
+                continue
+            print("----- last %d lines of %s log -----" % (len(tail), name))
+            for line in tail:
+                print("  " + line)
+
+
+def http_get(url, timeout=HTTP_TIMEOUT):
+    """(status, body) of a GET; status 0 when nothing answers."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+    except (urllib.error.URLError, OSError):
+        return 0, b""
+
+
+def wait_until(what, predicate, timeout, processes, interval=0.2):
+    """Polls `predicate` until it returns a truthy value; fails after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        processes.check_alive()
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise Failure("timed out after %ss waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
+def wait_ready(name, url, processes):
+    wait_until("%s to be ready (%s)" % (name, url), lambda: http_get(url)[0] == 200,
+               START_TIMEOUT, processes)
+    log("%s is ready" % name)
+
+
+# --- the pager: a webhook receiver -----------------------------------------------
+
+
+class Webhook:
+    """Records every JSON body POSTed to it, with its path and arrival time."""
+
+    def __init__(self, port):
+        self.lock = threading.Lock()
+        self.received = []  # dicts: path, at (monotonic), payload
+        webhook = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                arrived = time.monotonic()
+                try:
+                    payload = json.loads(body)
+                except ValueError:
+                    payload = {"unparsable": body.decode("utf-8", "replace")}
+                with webhook.lock:
+                    webhook.received.append({"path": self.path, "at": arrived,
+                                             "payload": payload})
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, format, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def start(self):
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def notifications(self):
+        with self.lock:
+            return list(self.received)
+
+    def alerts(self):
+        """(notification, alert) for every alert of every notification so far."""
+        return [(n, alert) for n in self.notifications()
+                for alert in n["payload"].get("alerts", [])]
+
+
+def find_mismatch_alert(webhook, status, since):
+    for notification, alert in webhook.alerts():
+        labels = alert.get("labels", {})
+        if (notification["at"] >= since and alert.get("status") == status
+                and labels.get("alertname") == MISMATCH and labels.get("brain") == "m1nd"
+                and labels.get("expected_slug") == "m1nd"
+                and labels.get("found_slug") == "keyvault"):
+            return notification, alert
+    return None
+
+
+def check_no_quiet_brain_alerts(webhook, prometheus_url):
+    for notification, alert in webhook.alerts():
+        brain = alert.get("labels", {}).get("brain")
+        if brain in QUIET_BRAINS:
+            raise Failure("an alert names brain %s: %s" % (brain, json.dumps(alert)))
+    for alert in prometheus_alerts(prometheus_url):
+        brain = alert.get("labels", {}).get("brain")
+        if brain in QUIET_BRAINS:
+            raise Failure("Prometheus has a %s alert for brain %s: %s"
+                          % (alert.get("state"), brain, json.dumps(alert)))
+
+
+# --- Prometheus API --------------------------------------------------------------
+
+
+def prometheus_api(prometheus_url, path, params=None):
+    url = prometheus_url + path
+    data = urllib.parse.urlencode(params).encode() if params else None
+    request = urllib.request.Request(url, data=data)
+    try:
+        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        try:
+            return json.loads(error.read())
+        except ValueError:
+            return {"status": "error", "error": "HTTP %d" % error.code}
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        return {"status": "error", "error": str(error)}
+
+
+def query(prometheus_url, expr):
+    """The result list of an instant query; raises Failure when it does not run."""
+    answer = prometheus_api(prometheus_url, "/api/v1/query", {"query": expr})
+    if answer.get("status") != "success":
+        raise Failure("query failed (%s: %s): %s" % (answer.get("errorType"),
+                                                      answer.get("error"), expr))
+    return answer["data"]["result"]
+
+
+def prometheus_alerts(prometheus_url):
+    answer = prometheus_api(prometheus_url, "/api/v1/alerts")
+    if answer.get("status") != "success":
+        raise Failure("GET /api/v1/alerts failed: %s" % answer.get("error"))
+    return answer["data"]["alerts"]
+
+
+def check_rule_health(prometheus_url):
+    """Every loaded rule has been evaluated, and without error."""
+    answer = prometheus_api(prometheus_url, "/api/v1/rules")
+    rules = [rule for group in answer.get("data", {}).get("groups", [])
+             for rule in group["rules"]]
+    bad = ["%s: health %s %s" % (r["name"], r.get("health"), r.get("lastError", ""))
+           for r in rules if r.get("health") != "ok"]
+    if not rules or bad:
+        raise Failure("rules not evaluated cleanly: %s" % (bad or "no rules loaded"))
+
+
+def metric_labels(result):
+    return [sample["metric"] for sample in result]
+
+
+# --- temporary configs -----------------------------------------------------------
+
+
+def rewrite_rules(text, alertname, new_for):
+    """Sets `for:` of one alert in a rule file's text; exactly one must change."""
+    lines = text.split("\n")
+    inside = False
+    changed = 0
+    for index, line in enumerate(lines):
+        match = re.match(r"^\s*-\s+(alert|record):\s*(\S+)", line)
+        if match:
+            inside = match.group(2) == alertname
+            continue
+        if inside:
+            match = re.match(r"^(\s*for:\s*)\S+(.*)$", line)
+            if match:
+                lines[index] = match.group(1) + new_for + match.group(2)
+                changed += 1
+                inside = False
+    return "\n".join(lines), changed
+
+
+def rewrite_alertmanager(text, webhook_port):
+    """Points the webhooks at our receiver and shortens the grouping timers."""
+    text, urls = re.subn(r"http://127\.0\.0\.1:9095/", "http://127.0.0.1:%d/" % webhook_port,
+                         text)
+    text, waits = re.subn(r"(?m)^(\s*group_wait:\s*)\S+", r"\g<1>%ds" % GROUP_WAIT_SECONDS,
+                          text)
+    text, intervals = re.subn(r"(?m)^(\s*group_interval:\s*)\S+",
+                              r"\g<1>%ds" % GROUP_INTERVAL_SECONDS, text)
+    text, repeats = re.subn(r"(?m)^(\s*repeat_interval:\s*)\S+", r"\g<1>1h", text)
+    if urls < 2 or not waits or not intervals or not repeats:
+        raise Failure("alerts/alertmanager.yml changed shape: rewrote %d webhook URLs "
+                      "(want both receivers on 127.0.0.1:9095), %d group_wait, "
+                      "%d group_interval, %d repeat_interval" % (urls, waits, intervals,
+                                                                 repeats))
+    return text
+
+
+# --- the test --------------------------------------------------------------------
+
+
+def static_checks(source_dir):
+    """Checks needing no server: every expression reads, the dashboards are well formed,
+    and every exporter metric they use is in the contract (docs/metrics.md)."""
+    queries = dashboard_queries.all_queries(source_dir)
+    problems = []
+    for path in dashboard_queries.dashboard_files(source_dir):
+        problems += ["%s: %s" % (os.path.relpath(path, source_dir), problem)
+                     for problem in dashboard_queries.lint_dashboard(path)]
+    with open(os.path.join(source_dir, "docs", "metrics.md"), encoding="utf-8") as f:
+        contract = f.read()
+    used_metrics = sorted({name for q in queries
+                           for name in dashboard_queries.metric_names(q.expr)})
+    undocumented = [name for name in used_metrics if "`%s`" % name not in contract]
+    if undocumented:
+        problems.append("metrics used by the dashboard/rules but not in docs/metrics.md: %s"
+                        % ", ".join(undocumented))
+    if problems:
+        raise Failure("static checks:\n  " + "\n  ".join(problems))
+    return queries, used_metrics
+
+
+
+def find_tool(explicit, names):
+    if explicit:
+        return explicit if os.access(explicit, os.X_OK) else None
+    for name in names:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def run(args, tmp, processes):
+    source_dir = os.path.abspath(args.source_dir)
+    rule_paths = dashboard_queries.rule_files(source_dir)
+    alertmanager_yml = os.path.join(source_dir, "alerts", "alertmanager.yml")
+    queries, used_metrics = static_checks(source_dir)
+
+    # The m1nd layout.
+    runtime, projects = os.path.join(tmp, "runtime"), os.path.join(tmp, "projects")
+    brains = {}
+    for name in ("m1nd", "keyvault", "notes"):
+        brains[name] = {"project_root": os.path.join(projects, name),
+                        "runtime_dir": os.path.join(runtime, name)}
+        os.makedirs(brains[name]["project_root"])
+        os.makedirs(brains[name]["runtime_dir"])
+    store_versions = {"m1nd": 1}
+    write_store_atomically(brains["m1nd"]["runtime_dir"],
+                           store_document("m1nd", 1, M1ND_BLOCKS))
+    write_store_atomically(brains["keyvault"]["runtime_dir"],
+                           store_document("keyvault", 1, KEYVAULT_BLOCKS))
+    # "notes": no store at all.
+
+    exporter_config = os.path.join(tmp, "exporter.yml")
+    with open(exporter_config, "w", encoding="utf-8") as f:
+        f.write("scan_interval: %ds\nm1nd_registries: []\nbrains:\n" % SCAN_SECONDS)
+        for name, brain in brains.items():
+            f.write("  - name: %s\n    project_root: %s\n    runtime_dir: %s\n"
+                    % (yaml_string(name), yaml_string(brain["project_root"]),
+                       yaml_string(brain["runtime_dir"])))
+
+    exporter_port, webhook_port, alertmanager_port, prometheus_port = free_ports(4)
+    exporter_url = "http://127.0.0.1:%d" % exporter_port
+    alertmanager_url = "http://127.0.0.1:%d" % alertmanager_port
+    prometheus_url = "http://127.0.0.1:%d" % prometheus_port
+
+    env = types.SimpleNamespace(
+        brains=brains, store_versions=store_versions, queries=queries,
+        used_metrics=used_metrics, rule_paths=rule_paths, alertmanager_yml=alertmanager_yml,
+        exporter_config=exporter_config, exporter_port=exporter_port,
+        webhook_port=webhook_port, alertmanager_port=alertmanager_port,
+        prometheus_port=prometheus_port, exporter_url=exporter_url,
+        alertmanager_url=alertmanager_url, prometheus_url=prometheus_url)
+    webhook = Webhook(webhook_port)
+    webhook.start()
+    try:
+        return run_with_webhook(args, tmp, processes, webhook, env)
+    finally:
+        webhook.stop()
+
+
+def run_with_webhook(args, tmp, processes, webhook, env):
+    brains, queries = env.brains, env.queries
+    exporter_url, prometheus_url = env.exporter_url, env.prometheus_url
+    alertmanager_url = env.alertmanager_url
+
+    # Exporter.
+    processes.start("exporter", [
+        args.exporter,
+        "--web.listen-address=127.0.0.1:%d" % env.exporter_port,
+        "--config.file=%s" % env.exporter_config,
+        "--log.level=debug",
+    ])
+    wait_ready("exporter", exporter_url + "/-/ready", processes)
+
+    # Alertmanager, from a copy of alerts/alertmanager.yml.
+    with open(env.alertmanager_yml, encoding="utf-8") as f:
+        am_text = rewrite_alertmanager(f.read(), env.webhook_port)
+    am_config = os.path.join(tmp, "alertmanager.yml")
+    with open(am_config, "w", encoding="utf-8") as f:
+        f.write(am_text)
+    am_data = os.path.join(tmp, "alertmanager-data")
+    os.makedirs(am_data)
+    processes.start("alertmanager", [
+        args.alertmanager,
+        "--config.file=%s" % am_config,
+        "--storage.path=%s" % am_data,
+        "--web.listen-address=127.0.0.1:%d" % env.alertmanager_port,
+        "--cluster.listen-address=",
+    ])
+    wait_ready("alertmanager", alertmanager_url + "/-/ready", processes)
+
+    # Prometheus, with copies of alerts/*.rules.yml.
+    rules_dir = os.path.join(tmp, "rules")
+    os.makedirs(rules_dir)
+    copied_rules, shortened = [], 0
+    for path in env.rule_paths:
+        with open(path, encoding="utf-8") as f:
+            text, changed = rewrite_rules(f.read(), MISMATCH, "%ds" % FOR_SECONDS)
+        shortened += changed
+        copy = os.path.join(rules_dir, os.path.basename(path))
+        with open(copy, "w", encoding="utf-8") as f:
+            f.write(text)
+        copied_rules.append(copy)
+    if shortened != 1:
+        raise Failure("expected one `for:` of %s in alerts/*.rules.yml, rewrote %d"
+                      % (MISMATCH, shortened))
+    log("rule copies: %s `for:` shortened to %ds for this test (1m in alerts/)"
+        % (MISMATCH, FOR_SECONDS))
+    prometheus_config = os.path.join(tmp, "prometheus.yml")
+    with open(prometheus_config, "w", encoding="utf-8") as f:
+        f.write("global:\n"
+                "  scrape_interval: %ds\n"
+                "  scrape_timeout: %ds\n"
+                "  evaluation_interval: %ds\n"
+                "rule_files:\n%s"
+                "alerting:\n"
+                "  alertmanagers:\n"
+                "    - static_configs:\n"
+                "        - targets: ['127.0.0.1:%d']\n"
+                "scrape_configs:\n"
+                "  - job_name: %s\n"
+                "    static_configs:\n"
+                "      - targets: ['127.0.0.1:%d']\n"
+                % (SCRAPE_SECONDS, SCRAPE_SECONDS, EVAL_SECONDS,
+                   "".join("  - %s\n" % yaml_string(p) for p in copied_rules),
+                   env.alertmanager_port, JOB, env.exporter_port))
+    prometheus_data = os.path.join(tmp, "prometheus-data")
+    processes.start("prometheus", [
+        args.prometheus,
+        "--config.file=%s" % prometheus_config,
+        "--storage.tsdb.path=%s" % prometheus_data,
+        "--web.listen-address=127.0.0.1:%d" % env.prometheus_port,
+    ])
+    wait_ready("prometheus", prometheus_url + "/-/ready", processes)
+
+    # Prometheus loaded every alert of the rule files.
+    rule_alerts = sorted(q.name for q in queries if q.kind == "alert")
+    answer = prometheus_api(prometheus_url, "/api/v1/rules")
+    loaded = sorted(rule["name"] for group in answer.get("data", {}).get("groups", [])
+                    for rule in group["rules"] if rule["type"] == "alerting")
+    if loaded != rule_alerts:
+        raise Failure("Prometheus loaded alerts %s, dashboard_queries.py read %s"
+                      % (loaded, rule_alerts))
+
+    # --- 1. healthy -------------------------------------------------------------
+    def healthy_verdicts():
+        result = query(prometheus_url, 'skeleton_coherence{job="%s"}' % JOB)
+        seen = {(m.get("brain"), m.get("expected_slug"), m.get("found_slug")): s["value"][1]
+                for m, s in zip(metric_labels(result), result)}
+        return seen == {("m1nd", "m1nd", "m1nd"): "1", ("keyvault", "keyvault", "keyvault"): "1"}
+
+    wait_until("Prometheus to scrape both healthy verdicts", healthy_verdicts,
+               FIRST_DATA_TIMEOUT, processes)
+    notes_absent = query(prometheus_url,
+                         'skeleton_coherence_brain_state{brain="notes",state="absent"} == 1')
+    if len(notes_absent) != 1:
+        raise Failure("brain notes (no store) is not in state absent: %s" % notes_absent)
+    if query(prometheus_url, 'skeleton_coherence{brain="notes"}'):
+        raise Failure("brain notes (no store) has a skeleton_coherence series")
+    # Let the rules evaluate the healthy data for a while (every EVAL_SECONDS): nothing
+    # may be sent, and every rule must evaluate without error.
+    healthy_until = time.monotonic() + HEALTHY_WINDOW
+    while time.monotonic() < healthy_until:
+        processes.check_alive()
+        time.sleep(0.25)
+    if webhook.notifications():
+        raise Failure("notifications while every brain was healthy: %s"
+                      % json.dumps([n["payload"] for n in webhook.notifications()]))
+    pending = prometheus_alerts(prometheus_url)
+    if pending:
+        raise Failure("alerts pending or firing while healthy: %s" % json.dumps(pending))
+    check_rule_health(prometheus_url)
+    log("healthy for %ds: no alert, no notification; notes has no verdict" % HEALTHY_WINDOW)
+
+    # --- 2. the incident --------------------------------------------------------
+    store_versions = env.store_versions
+    store_versions["m1nd"] += 1
+    write_store_atomically(brains["m1nd"]["runtime_dir"],
+                           store_document("keyvault", store_versions["m1nd"], KEYVAULT_BLOCKS))
+    written_at = time.monotonic()
+    log("wrote the incident store: brain m1nd now serves sk_keyvault_candidate")
+
+    found = wait_until("the pager to receive a firing %s for brain m1nd" % MISMATCH,
+                       lambda: find_mismatch_alert(webhook, "firing", written_at),
+                       PAGE_TIMEOUT, processes)
+    notification, alert = found
+    write_to_page = notification["at"] - written_at
+    floor = SCAN_SECONDS + SCRAPE_SECONDS + EVAL_SECONDS + FOR_SECONDS + GROUP_WAIT_SECONDS
+    print("write-to-page: %.2fs (configured floor: scan %ds + scrape %ds + eval %ds + for %ds"
+          " + group_wait %ds = %ds)" % (write_to_page, SCAN_SECONDS, SCRAPE_SECONDS,
+                                        EVAL_SECONDS, FOR_SECONDS, GROUP_WAIT_SECONDS, floor),
+          flush=True)
+    print("  (that sum is the worst alignment of the periodic stages; the fixed part, "
+          "for + group_wait, is %ds)" % (FOR_SECONDS + GROUP_WAIT_SECONDS), flush=True)
+    payload = notification["payload"]
+    if notification["path"] != "/alerts" or payload.get("receiver") != "pager":
+        raise Failure("the page went to receiver %r at %s, want pager at /alerts"
+                      % (payload.get("receiver"), notification["path"]))
+    labels, annotations = alert["labels"], alert.get("annotations", {})
+    if labels.get("severity") != "page":
+        raise Failure("severity %r, want page: %s" % (labels.get("severity"), labels))
+    if annotations.get("description") != INCIDENT_DESCRIPTION:
+        raise Failure("description %r, want %r"
+                      % (annotations.get("description"), INCIDENT_DESCRIPTION))
+    if not annotations.get("runbook_url", "").endswith("docs/runbook.md#skeletoncoherencemismatch"):
+        raise Failure("runbook_url %r" % annotations.get("runbook_url"))
+    if not all(word in annotations.get("summary", "") for word in ("m1nd", "keyvault")):
+        raise Failure("summary does not name both slugs: %r" % annotations.get("summary"))
+    log("paged: %s" % annotations["description"])
+    check_no_quiet_brain_alerts(webhook, prometheus_url)
+
+    # The runbook's confirmation steps show the same verdict.
+    check_runbook_views(args.exporter, env.exporter_config, exporter_url)
+
+    # --- 3. every dashboard and rule expression ---------------------------------
+    checked = check_queries(prometheus_url, queries)
+    log("%d dashboard and %d rule expressions run against Prometheus"
+        % (checked["dashboard"], checked["rule"]))
+    exported = check_exported_metrics(prometheus_url, env.used_metrics)
+    check_no_quiet_brain_alerts(webhook, prometheus_url)
+
+    # --- 4. the fix -------------------------------------------------------------
+    store_versions["m1nd"] += 1
+    write_store_atomically(brains["m1nd"]["runtime_dir"],
+                           store_document("m1nd", store_versions["m1nd"], M1ND_BLOCKS))
+    fixed_at = time.monotonic()
+    log("wrote the fixed store: brain m1nd serves sk_m1nd_candidate again")
+    resolved, _ = wait_until("the pager to receive the resolved %s" % MISMATCH,
+                             lambda: find_mismatch_alert(webhook, "resolved", fixed_at),
+                             RESOLVE_TIMEOUT, processes)
+    fix_to_resolve = resolved["at"] - fixed_at
+    if resolved["path"] != "/alerts":
+        raise Failure("the resolved notification went to %s, want /alerts" % resolved["path"])
+    verdict = query(prometheus_url, 'skeleton_coherence{brain="m1nd"}')
+    if [(m.get("found_slug"), s["value"][1]) for m, s in zip(metric_labels(verdict), verdict)] \
+            != [("m1nd", "1")]:
+        raise Failure("after the fix, m1nd's verdict is %s" % verdict)
+    log("resolved %.2fs after the fix" % fix_to_resolve)
+    check_no_quiet_brain_alerts(webhook, prometheus_url)
+
+    pages = [a for n, a in webhook.alerts() if a.get("status") == "firing"]
+    if any(a["labels"].get("alertname") != MISMATCH for a in pages):
+        raise Failure("unexpected alerts: %s" % json.dumps(pages))
+    return {"write_to_page": write_to_page, "floor": floor, "fix_to_resolve": fix_to_resolve,
+            "checked": checked, "notifications": len(webhook.notifications()),
+            "exported": exported}
+
+
+def find_brain_verdict(node, brain):
+    """The skeleton_coherence object of `brain` anywhere in a JSON document."""
+    if isinstance(node, dict):
+        if node.get("brain") == brain and isinstance(node.get("skeleton_coherence"), dict):
+            return node["skeleton_coherence"]
+        children = node.values()
+    elif isinstance(node, list):
+        children = node
+    else:
+        return None
+    for child in children:
+        found = find_brain_verdict(child, brain)
+        if found is not None:
+            return found
+    return None
+
+
+def check_verdict_view(what, document):
+    verdict = find_brain_verdict(document, "m1nd")
+    want = {"status": "mismatch", "expected_slug": "m1nd", "found_slug": "keyvault"}
+    if verdict is None or any(verdict.get(k) != v for k, v in want.items()):
+        raise Failure("%s does not show m1nd's mismatch (want %s): %s"
+                      % (what, want, json.dumps(document)[:2000]))
+
+
+def check_runbook_views(exporter, config, exporter_url):
+    """docs/runbook.md confirms a page with --once and /api/v1/brains: check both."""
+    once = subprocess.run([exporter, "--config.file=%s" % config, "--once"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    try:
+        document = json.loads(once.stdout)
+    except ValueError:
+        raise Failure("--once (status %d) did not print JSON: %r %r"
+                      % (once.returncode, once.stdout[:500], once.stderr[-500:]))
+    check_verdict_view("--once", document)
+    status, body = http_get(exporter_url + "/api/v1/brains")
+    try:
+        document = json.loads(body)
+    except ValueError:
+        raise Failure("/api/v1/brains answered %d with no JSON: %r" % (status, body[:500]))
+    if status != 200:
+        raise Failure("/api/v1/brains answered %d" % status)
+    check_verdict_view("/api/v1/brains", document)
+    log("runbook views agree: --once (exit status %d) and /api/v1/brains show the mismatch"
+        % once.returncode)
+
+
+def check_queries(prometheus_url, queries):
+    """Dashboard queries must return data; alert expressions what the scenario implies."""
+    checked = {"dashboard": 0, "rule": 0}
+    problems = []
+    for q in queries:
+        try:
+            result = query(prometheus_url, q.expr)
+        except Failure as error:
+            problems.append("%s: %s" % (q.where, error))
+            continue
+        if q.kind in ("alert", "record"):
+            checked["rule"] += 1
+            if q.name == MISMATCH:
+                want = [{"brain": "m1nd", "expected_slug": "m1nd", "found_slug": "keyvault"}]
+                got = [{k: m.get(k) for k in ("brain", "expected_slug", "found_slug")}
+                       for m in metric_labels(result)]
+                if got != want:
+                    problems.append("%s: returned %s, want exactly %s" % (q.where, got, want))
+            elif q.kind == "alert" and result:
+                # A healthy, scanning, scraped exporter: every other condition is false.
+                problems.append("%s: returned %s while the exporter is healthy"
+                                % (q.where, metric_labels(result)))
+        else:
+            checked["dashboard"] += 1
+            if not result:
+                problems.append("%s: no data: %s" % (q.where, q.expr))
+    if problems:
+        raise Failure("dashboard/rule expressions:\n  " + "\n  ".join(problems))
+    return checked
+
+
+# Counters with a label per error kind may have no series before the first error;
+# the dashboard's queries on them are robust to that (`or on() vector(0)`).
+MAY_BE_ABSENT_WITHOUT_ERRORS = (
+    "skeleton_coherence_store_read_errors_total",
+    "skeleton_coherence_exporter_discovery_errors_total",
+)
+
+
+def check_exported_metrics(prometheus_url, used_metrics):
+    """Every metric the dashboard and rules use is exported (catches name drift)."""
+    missing, absent_counters = [], []
+    for name in used_metrics:
+        if query(prometheus_url, 'count({__name__="%s", job="%s"})' % (name, JOB)):
+            continue
+        (absent_counters if name in MAY_BE_ABSENT_WITHOUT_ERRORS else missing).append(name)
+    if missing:
+        raise Failure("metrics used by the dashboard/rules that the exporter does not "
+                      "export: %s" % ", ".join(missing))
+    if absent_counters:
+        log("note: no series yet (no errors in this scenario): %s" % ", ".join(absent_counters))
+    return len(used_metrics) - len(absent_counters)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--exporter", required=True, help="skeleton-coherence-exporter binary")
+    parser.add_argument("--source-dir", default=dashboard_queries.default_source_dir())
+    parser.add_argument("--prometheus", help="default: prometheus on PATH")
+    parser.add_argument("--alertmanager",
+                        help="default: prometheus-alertmanager or alertmanager on PATH")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = parser.parse_args(argv)
+
+    try:
+        static_checks(os.path.abspath(args.source_dir))
+    except (Failure, ValueError, OSError) as error:
+        print("e2e_alerting: FAIL: %s" % error, flush=True)
+        return 1
+
+    args.prometheus = find_tool(args.prometheus, ["prometheus"])
+    args.alertmanager = find_tool(args.alertmanager, ["prometheus-alertmanager", "alertmanager"])
+    if not args.prometheus or not args.alertmanager:
+        print("e2e_alerting: SKIPPED: needs prometheus and alertmanager (found %s, %s)"
+              % (args.prometheus, args.alertmanager))
+        return SKIP
+    if not os.access(args.exporter, os.X_OK):
+        print("e2e_alerting: FAIL: exporter %s is not an executable" % args.exporter)
+        return 1
+    args.exporter = os.path.abspath(args.exporter)
+
+    started = time.monotonic()
+    tmp = tempfile.mkdtemp(prefix="scx-e2e-")
+    processes = Processes(tmp)
+    # A CTest timeout sends SIGTERM: turn it into an exception so `finally` cleans up.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(1))
+    outcome = None
+    try:
+        outcome = run(args, tmp, processes)
+    except Failure as error:
+        print("e2e_alerting: FAIL: %s" % error, flush=True)
+        processes.dump_logs()
+    except ValueError as error:  # dashboard_queries.py could not read a file
+        print("e2e_alerting: FAIL: %s" % error, flush=True)
+    finally:
+        processes.stop_all()
+        if args.keep:
+            log("kept %s" % tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if outcome is None:
+        return 1
+    print("e2e_alerting: PASS in %.1fs: page %.2fs after the write (floor %ds), resolved "
+          "%.2fs after the fix, %d dashboard + %d rule expressions and %d exported metrics "
+          "checked, %d notifications, none for keyvault or notes"
+          % (time.monotonic() - started, outcome["write_to_page"], outcome["floor"],
+             outcome["fix_to_resolve"], outcome["checked"]["dashboard"],
+             outcome["checked"]["rule"], outcome["exported"], outcome["notifications"]),
+          flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,316 @@
+// Tests of the metrics renderer: the series of docs/metrics.md, exact lines for the
+// incident, no series without a verdict, the duplicate guard, and promtool's lint.
+#include "exporter/metrics_renderer.h"
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/test_process.h"
+
+namespace scx {
+namespace {
+
+BrainReport Report(const std::string& name, BrainState state) {
+  BrainReport report;
+  report.brain.name = name;
+  report.brain.project_root = "/home/dev/" + name;
+  report.brain.runtime_dir = "/home/dev/.m1nd/" + name;
+  report.brain.source = BrainSource::kStatic;
+  report.state = state;
+  return report;
+}
+
+Coherence Verdict(CoherenceStatus status, const std::string& expected, const std::string& found) {
+  Coherence verdict;
+  verdict.status = status;
+  verdict.expected_slug = expected;
+  verdict.found_slug = found;
+  return verdict;
+}
+
+// The incident brain, a healthy one, an empty-store one and a stale one.
+ScanResult SampleScan() {
+  ScanResult scan;
+  BrainReport incident = Report("m1nd", BrainState::kMismatch);
+  incident.store = "present";
+  incident.coherence = Verdict(CoherenceStatus::kMismatch, "m1nd", "keyvault");
+  incident.has_store_facts = true;
+  incident.store_version = 7;
+  incident.block_count = 3;
+  scan.brains.push_back(incident);
+
+  BrainReport healthy = Report("keyvault", BrainState::kOk);
+  healthy.store = "present";
+  healthy.coherence = Verdict(CoherenceStatus::kOk, "keyvault", "keyvault");
+  healthy.has_store_facts = true;
+  healthy.store_version = 2;
+  healthy.block_count = 5;
+  scan.brains.push_back(healthy);
+
+  scan.brains.push_back(Report("empty", BrainState::kAbsent));
+
+  BrainReport stale = Report("torn", BrainState::kUnreadable);
+  stale.store = "unreadable";
+  stale.read_error = StoreError::kParse;
+  stale.coherence = Verdict(CoherenceStatus::kOk, "torn", "torn");
+  stale.verdict_stale = true;
+  stale.has_store_facts = true;
+  stale.store_version = 4;
+  stale.block_count = 1;
+  stale.read_errors_total = {{"parse", 2}};
+  scan.brains.push_back(stale);
+  return scan;
+}
+
+ExporterStats SampleStats() {
+  ExporterStats stats;
+  stats.version = "0.1.0";
+  stats.revision = "abc123";
+  stats.scans_total = 12;
+  stats.last_scan_duration_seconds = 0.25;
+  stats.last_scan_timestamp_seconds = 1767225600.5;
+  stats.last_scan_success = true;
+  stats.scan_interval_seconds = 15;
+  stats.discovery_errors_total = {{"manifest", 3}};
+  stats.stores_parsed_total = 9;
+  stats.stores_unchanged_total = 40;
+  stats.config_reloads_success_total = 2;
+  stats.config_reloads_failure_total = 1;
+  stats.config_last_reload_successful = false;
+  return stats;
+}
+
+std::string Render(const ScanResult& scan, const ExporterStats& stats = SampleStats()) {
+  std::vector<std::string> dropped;
+  std::string text = RenderMetrics(scan, stats, &dropped);
+  EXPECT_TRUE(dropped.empty());
+  return text;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool HasLine(const std::string& text, const std::string& line) {
+  for (const std::string& candidate : Lines(text)) {
+    if (candidate == line) return true;
+  }
+  return false;
+}
+
+// Sample lines (not comments) whose metric name is exactly `name`.
+std::vector<std::string> Samples(const std::string& text, const std::string& name) {
+  std::vector<std::string> samples;
+  for (const std::string& line : Lines(text)) {
+    if (line.rfind(name + "{", 0) == 0 || line.rfind(name + " ", 0) == 0) samples.push_back(line);
+  }
+  return samples;
+}
+
+TEST(MetricsRendererTest, IncidentSeriesIsExact) {
+  const std::string text = Render(SampleScan());
+  EXPECT_TRUE(HasLine(
+      text, "skeleton_coherence{brain=\"m1nd\",expected_slug=\"m1nd\",found_slug=\"keyvault\"} 0"))
+      << text;
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_stale{brain=\"m1nd\"} 0"));
+  EXPECT_TRUE(HasLine(
+      text,
+      "skeleton_coherence{brain=\"keyvault\",expected_slug=\"keyvault\",found_slug=\"keyvault\"} "
+      "1"));
+}
+
+TEST(MetricsRendererTest, NoVerdictSeriesForBrainWithoutVerdict) {
+  const std::string text = Render(SampleScan());
+  for (const std::string& line : Samples(text, "skeleton_coherence")) {
+    EXPECT_EQ(line.find("brain=\"empty\""), std::string::npos) << line;
+  }
+  for (const std::string& line : Samples(text, "skeleton_coherence_stale")) {
+    EXPECT_EQ(line.find("brain=\"empty\""), std::string::npos) << line;
+  }
+  EXPECT_EQ(Samples(text, "skeleton_coherence").size(), 3u);
+  EXPECT_EQ(Samples(text, "skeleton_coherence_stale").size(), 3u);
+  // No store facts either, but the brain is still listed.
+  EXPECT_TRUE(Samples(text, "skeleton_coherence_store_version").size() == 3u);
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_brain_state{brain=\"empty\",state=\"absent\"} 1"));
+}
+
+TEST(MetricsRendererTest, StaleVerdictIsMarked) {
+  const std::string text = Render(SampleScan());
+  EXPECT_TRUE(HasLine(
+      text, "skeleton_coherence{brain=\"torn\",expected_slug=\"torn\",found_slug=\"torn\"} 1"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_stale{brain=\"torn\"} 1"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_version{brain=\"torn\"} 4"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_blocks{brain=\"torn\"} 1"));
+}
+
+TEST(MetricsRendererTest, EveryBrainHasAllFourStates) {
+  const std::string text = Render(SampleScan());
+  EXPECT_EQ(Samples(text, "skeleton_coherence_brain_state").size(), 16u);
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"ok\"} 0"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"mismatch\"} 1"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"absent\"} 0"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"unreadable\"} 0"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_brain_state{brain=\"torn\",state=\"unreadable\"} 1"));
+}
+
+TEST(MetricsRendererTest, BrainInfoAndStoreFacts) {
+  const std::string text = Render(SampleScan());
+  EXPECT_TRUE(
+      HasLine(text,
+              "skeleton_coherence_brain_info{brain=\"m1nd\",project_root=\"/home/dev/m1nd\","
+              "runtime_dir=\"/home/dev/.m1nd/m1nd\",source=\"static\"} 1"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_version{brain=\"m1nd\"} 7"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_blocks{brain=\"keyvault\"} 5"));
+}
+
+TEST(MetricsRendererTest, ReadErrorsStartAtZeroForEveryReason) {
+  const std::string text = Render(SampleScan());
+  EXPECT_TRUE(HasLine(
+      text, "skeleton_coherence_store_read_errors_total{brain=\"torn\",reason=\"parse\"} 2"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_store_read_errors_total{brain=\"torn\",reason=\"io\"} 0"));
+  EXPECT_TRUE(HasLine(
+      text, "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"schema\"} 0"));
+  EXPECT_EQ(Samples(text, "skeleton_coherence_store_read_errors_total").size(), 4u * 5u);
+  EXPECT_TRUE(HasLine(text, "# TYPE skeleton_coherence_store_read_errors_total counter"));
+}
+
+TEST(MetricsRendererTest, BrainsByStateAlwaysHasAllFour) {
+  std::string text = Render(SampleScan());
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"ok\"} 1"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"mismatch\"} 1"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"absent\"} 1"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"unreadable\"} 1"));
+
+  text = Render(ScanResult());
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"ok\"} 0"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"mismatch\"} 0"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"absent\"} 0"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"unreadable\"} 0"));
+  EXPECT_TRUE(Samples(text, "skeleton_coherence").empty());
+  EXPECT_TRUE(Samples(text, "skeleton_coherence_brain_state").empty());
+}
+
+TEST(MetricsRendererTest, ExporterCountersAndGauges) {
+  const std::string text = Render(SampleScan());
+  EXPECT_TRUE(
+      HasLine(text,
+              "skeleton_coherence_exporter_build_info{version=\"0.1.0\",revision=\"abc123\"} "
+              "1"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_scans_total 12"));
+  EXPECT_TRUE(HasLine(text, "# TYPE skeleton_coherence_exporter_scans_total counter"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_scan_duration_seconds 0.25"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_last_scan_timestamp_seconds 1767225600.5"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_last_scan_success 1"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_scan_interval_seconds 15"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_discovery_errors_total{source=\"manifest\"} 3"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_discovery_errors_total{source=\"registry\"} 0"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_discovery_errors_total{source=\"instance\"} 0"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_discovery_errors_total{source=\"glob\"} 0"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_stores_parsed_total 9"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_stores_unchanged_total 40"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_config_last_reload_successful 0"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_config_reloads_total{result=\"success\"} 2"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_config_reloads_total{result=\"failure\"} 1"));
+}
+
+TEST(MetricsRendererTest, FamiliesComeInDocumentOrder) {
+  const std::vector<std::string> expected = {
+      "skeleton_coherence",
+      "skeleton_coherence_stale",
+      "skeleton_coherence_brain_state",
+      "skeleton_coherence_brain_info",
+      "skeleton_coherence_store_version",
+      "skeleton_coherence_store_blocks",
+      "skeleton_coherence_store_read_errors_total",
+      "skeleton_coherence_exporter_build_info",
+      "skeleton_coherence_exporter_scan_duration_seconds",
+      "skeleton_coherence_exporter_last_scan_timestamp_seconds",
+      "skeleton_coherence_exporter_last_scan_success",
+      "skeleton_coherence_exporter_scan_interval_seconds",
+      "skeleton_coherence_exporter_scans_total",
+      "skeleton_coherence_exporter_discovery_errors_total",
+      "skeleton_coherence_exporter_brains",
+      "skeleton_coherence_exporter_stores_parsed_total",
+      "skeleton_coherence_exporter_stores_unchanged_total",
+      "skeleton_coherence_exporter_config_last_reload_successful",
+      "skeleton_coherence_exporter_config_reloads_total",
+  };
+  std::vector<std::string> names;
+  for (const auto& family : BuildMetricFamilies(SampleScan(), SampleStats(), nullptr)) {
+    names.push_back(family.name);
+  }
+  EXPECT_EQ(names, expected);
+  // Rendering twice gives the same bytes.
+  EXPECT_EQ(Render(SampleScan()), Render(SampleScan()));
+}
+
+TEST(MetricsRendererTest, LabelValuesAreEscapedAndValidUtf8) {
+  ScanResult scan;
+  BrainReport odd = Report("odd", BrainState::kAbsent);
+  odd.brain.project_root = "/tmp/a \"quoted\"\\path\nline";
+  odd.brain.runtime_dir = std::string("/tmp/bad\xff") + "byte";
+  scan.brains.push_back(odd);
+  const std::string text = Render(scan);
+  EXPECT_NE(text.find("project_root=\"/tmp/a \\\"quoted\\\"\\\\path\\nline\""), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("runtime_dir=\"/tmp/bad\xEF\xBF\xBD"
+                      "byte\""),
+            std::string::npos)
+      << text;
+}
+
+TEST(MetricsRendererTest, DuplicateLabelSetsAreDroppedAndReported) {
+  ScanResult scan = SampleScan();
+  BrainReport twin = scan.brains[0];  // same name as the incident brain
+  twin.brain.runtime_dir = "/elsewhere";
+  twin.coherence->found_slug = "other";
+  scan.brains.push_back(twin);
+
+  std::vector<std::string> dropped;
+  const std::string text = RenderMetrics(scan, SampleStats(), &dropped);
+  // The second m1nd's state, stale, store facts and read error series collide; its
+  // verdict and info series differ in a label and stay.
+  EXPECT_EQ(Samples(text, "skeleton_coherence_brain_state").size(), 16u);
+  EXPECT_EQ(Samples(text, "skeleton_coherence_stale").size(), 3u);
+  EXPECT_EQ(Samples(text, "skeleton_coherence_store_version").size(), 3u);
+  EXPECT_EQ(dropped.size(), 4u + 1u + 2u + 5u);
+  EXPECT_NE(std::find(dropped.begin(), dropped.end(),
+                      "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"mismatch\"}"),
+            dropped.end());
+  // Every remaining sample line is unique.
+  std::vector<std::string> lines = Lines(text);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(std::adjacent_find(lines.begin(), lines.end()), lines.end());
+  // A null `dropped` is fine.
+  EXPECT_FALSE(RenderMetrics(scan, SampleStats(), nullptr).empty());
+}
+
+// `promtool check metrics` prints nothing for a clean exposition.
+TEST(MetricsRendererTest, PassesPromtoolCheckMetrics) {
+  if (!testing::HaveCommand("promtool")) GTEST_SKIP() << "promtool not installed";
+  int status = -1;
+  const std::string output =
+      testing::RunShellCommand("promtool check metrics", Render(SampleScan()), &status);
+  EXPECT_EQ(output, "");
+  EXPECT_EQ(status, 0);
+}
+
+}  // namespace
+}  // namespace scx

@@ -1,0 +1,286 @@
+// Tests of the scan loop over a temporary brain layout: readiness, snapshot
+// contents, fast stop, reloads, interval, and what gets logged.
+#include "exporter/scan_loop.h"
+
+#include <stdio.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "exporter/gzip.h"
+#include "tests/test_process.h"
+#include "tests/test_support.h"
+
+namespace scx {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::StoreJson;
+using testing::TempDir;
+using testing::WaitFor;
+using testing::WriteFile;
+
+constexpr char kIncidentLine[] =
+    "skeleton_coherence{brain=\"m1nd\",expected_slug=\"m1nd\",found_slug=\"keyvault\"} 0";
+constexpr milliseconds kLongWait{10000};
+constexpr milliseconds kHour{3600 * 1000};
+
+// Captures log lines in memory.
+class CapturedLog {
+ public:
+  explicit CapturedLog(LogLevel level)
+      : file_(open_memstream(&buffer_, &size_)), logger_(level, LogFormat::kLogfmt, file_) {}
+  ~CapturedLog() {
+    std::fclose(file_);
+    free(buffer_);
+  }
+  Logger* logger() { return &logger_; }
+  std::string text() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::fflush(file_);
+    return std::string(buffer_, size_);
+  }
+
+ private:
+  std::mutex mutex_;
+  char* buffer_ = nullptr;
+  size_t size_ = 0;
+  std::FILE* file_;
+  Logger logger_;
+};
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+size_t CountOf(const std::string& text, const std::string& part) {
+  size_t count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
+}
+
+// The incident brain (bound to m1nd, serving keyvault's skeleton) and a healthy one.
+class ScanLoopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteFile(dir_.Join("m1nd/system_blocks.json"),
+              StoreJson("sk_keyvault_candidate", {"sb_keyvault_core"}));
+    WriteFile(dir_.Join("keyvault/system_blocks.json"),
+              StoreJson("sk_keyvault_candidate", {"sb_keyvault_core"}));
+  }
+
+  StaticBrain Brain(const std::string& name) {
+    return StaticBrain{name, "/home/dev/" + name, "", dir_.Join(name)};
+  }
+
+  ScanSettings Settings(milliseconds interval, std::vector<std::string> names = {"m1nd"}) {
+    ScanSettings settings;
+    for (const std::string& name : names) settings.discovery.static_brains.push_back(Brain(name));
+    settings.interval = interval;
+    return settings;
+  }
+
+  LandingPageInfo Info() { return {"9.9.9", "deadbeef", "/metrics"}; }
+
+  TempDir dir_;
+  CapturedLog log_{LogLevel::kDebug};
+};
+
+TEST_F(ScanLoopTest, NothingBeforeTheFirstScan) {
+  ScanLoop loop(Settings(kHour), Info(), log_.logger());
+  EXPECT_FALSE(loop.ready());
+  auto snapshot = loop.snapshot();
+  ASSERT_NE(snapshot, nullptr);
+  EXPECT_EQ(snapshot->scan_number, 0u);
+  EXPECT_TRUE(snapshot->metrics_text.empty());
+  EXPECT_TRUE(Contains(snapshot->landing_page, "first scan has not completed"));
+}
+
+TEST_F(ScanLoopTest, ReadyAfterTheFirstScanWithEverythingRendered) {
+  ScanLoop loop(Settings(kHour, {"m1nd", "keyvault"}), Info(), log_.logger());
+  loop.Start();
+  auto snapshot = loop.WaitForSnapshotAfter(0, kLongWait);
+  ASSERT_EQ(snapshot->scan_number, 1u);
+  EXPECT_TRUE(loop.ready());
+  EXPECT_TRUE(Contains(snapshot->metrics_text, kIncidentLine)) << snapshot->metrics_text;
+  EXPECT_TRUE(Contains(snapshot->metrics_text, "skeleton_coherence_exporter_scans_total 1\n"));
+  EXPECT_TRUE(Contains(snapshot->metrics_text,
+                       "skeleton_coherence_exporter_build_info{version=\"9.9.9\","
+                       "revision=\"deadbeef\"} 1"));
+  EXPECT_TRUE(
+      Contains(snapshot->metrics_text, "skeleton_coherence_exporter_scan_interval_seconds 3600"));
+  std::string unzipped;
+  ASSERT_TRUE(GzipDecompress(snapshot->metrics_gzip, &unzipped));
+  EXPECT_EQ(unzipped, snapshot->metrics_text);
+  ASSERT_EQ(snapshot->brains.size(), 2u);
+  EXPECT_EQ(snapshot->brains[0].brain.name, "keyvault");
+  EXPECT_TRUE(Contains(snapshot->brains_json, "\"m1nd\""));
+  EXPECT_TRUE(Contains(snapshot->landing_page, "expected m1nd, found keyvault"));
+}
+
+TEST_F(ScanLoopTest, StopIsFastEvenWithALongInterval) {
+  ScanLoop loop(Settings(kHour), Info(), log_.logger());
+  loop.Start();
+  ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number, 1u);
+  const auto started = std::chrono::steady_clock::now();
+  loop.Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, milliseconds(1000));
+  loop.Stop();  // idempotent
+}
+
+TEST_F(ScanLoopTest, StopWithoutStart) {
+  ScanLoop loop(Settings(kHour), Info(), log_.logger());
+  loop.Stop();
+}
+
+TEST_F(ScanLoopTest, ReloadAppliesAndScansAtOnce) {
+  ScanLoop loop(Settings(kHour), Info(), log_.logger());
+  loop.Start();
+  ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number, 1u);
+  loop.RequestReload(Settings(milliseconds(1800000), {"m1nd", "keyvault"}));
+  auto snapshot = loop.WaitForSnapshotAfter(1, kLongWait);
+  ASSERT_EQ(snapshot->scan_number, 2u);
+  EXPECT_EQ(snapshot->brains.size(), 2u);
+  EXPECT_TRUE(Contains(snapshot->metrics_text,
+                       "skeleton_coherence{brain=\"keyvault\",expected_slug=\"keyvault\","
+                       "found_slug=\"keyvault\"} 1"));
+  EXPECT_TRUE(
+      Contains(snapshot->metrics_text, "skeleton_coherence_exporter_scan_interval_seconds 1800"));
+}
+
+TEST_F(ScanLoopTest, ReloadWithOtherStoreOptionsStillWorks) {
+  ScanLoop loop(Settings(kHour), Info(), log_.logger());
+  loop.Start();
+  ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number, 1u);
+  ScanSettings tiny = Settings(kHour);
+  tiny.store_options.max_bytes = 10;
+  loop.RequestReload(tiny);
+  auto snapshot = loop.WaitForSnapshotAfter(1, kLongWait);
+  ASSERT_EQ(snapshot->scan_number, 2u);
+  EXPECT_TRUE(Contains(snapshot->metrics_text,
+                       "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"unreadable\"} 1"))
+      << snapshot->metrics_text;
+}
+
+TEST_F(ScanLoopTest, ConfigReloadResultsShowWithoutAScan) {
+  ScanLoop loop(Settings(kHour), Info(), log_.logger());
+  loop.Start();
+  ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number, 1u);
+  loop.RecordConfigReload(false);
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return Contains(loop.snapshot()->metrics_text,
+                        "skeleton_coherence_exporter_config_reloads_total{result=\"failure\"} 1");
+      },
+      kLongWait));
+  auto snapshot = loop.snapshot();
+  EXPECT_EQ(snapshot->scan_number, 1u);
+  EXPECT_TRUE(Contains(snapshot->metrics_text,
+                       "skeleton_coherence_exporter_config_last_reload_successful 0"));
+  EXPECT_TRUE(Contains(snapshot->metrics_text,
+                       "skeleton_coherence_exporter_config_reloads_total{result=\"success\"} 0"));
+}
+
+TEST_F(ScanLoopTest, IntervalIsHonoredLoosely) {
+  ScanLoop loop(Settings(milliseconds(100)), Info(), log_.logger());
+  loop.Start();
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 3; }, kLongWait));
+  const std::uint64_t before = loop.snapshot()->scan_number;
+  std::this_thread::sleep_for(milliseconds(500));
+  const std::uint64_t scanned = loop.snapshot()->scan_number - before;
+  EXPECT_GE(scanned, 1u);
+  EXPECT_LE(scanned, 8u);  // about 5; never back to back
+
+  ScanLoop slow(Settings(kHour), Info(), log_.logger());
+  slow.Start();
+  ASSERT_EQ(slow.WaitForSnapshotAfter(0, kLongWait)->scan_number, 1u);
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_EQ(slow.snapshot()->scan_number, 1u);
+}
+
+TEST_F(ScanLoopTest, StateChangesAreLoggedOnce) {
+  ScanLoop loop(Settings(milliseconds(50), {"m1nd", "keyvault"}), Info(), log_.logger());
+  loop.Start();
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 3; }, kLongWait));
+  std::string text = log_.text();
+  EXPECT_EQ(CountOf(text,
+                    "level=warn msg=\"brain discovered\" brain=m1nd to=mismatch "
+                    "expected_slug=m1nd found_slug=keyvault"),
+            1u)
+      << text;
+  EXPECT_EQ(CountOf(text, "level=info msg=\"brain discovered\" brain=keyvault to=ok"), 1u) << text;
+  EXPECT_GE(CountOf(text, "level=debug msg=\"scan completed\" brains=2 ok=1 mismatch=1"), 3u);
+
+  // The incident is fixed by an atomic replace: one info line.
+  testing::ReplaceFileAtomically(dir_.Join("m1nd/system_blocks.json"),
+                                 StoreJson("sk_m1nd_candidate", {"sb_m1nd_core"}));
+  ASSERT_TRUE(WaitFor([&] { return Contains(log_.text(), "from=mismatch to=ok"); }, kLongWait));
+  const std::uint64_t after = loop.snapshot()->scan_number;
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= after + 2; }, kLongWait));
+  text = log_.text();
+  EXPECT_EQ(CountOf(text,
+                    "level=info msg=\"brain state changed\" brain=m1nd from=mismatch to=ok "
+                    "expected_slug=m1nd\n"),
+            1u)
+      << text;
+
+  // A torn store: warn with the reason; the verdict stays (stale).
+  WriteFile(dir_.Join("m1nd/system_blocks.json"), "{\"schema\": \"m1nd-sys");
+  ASSERT_TRUE(WaitFor([&] { return Contains(log_.text(), "to=unreadable"); }, kLongWait));
+  text = log_.text();
+  EXPECT_TRUE(Contains(text,
+                       "level=warn msg=\"brain state changed\" brain=m1nd from=ok to=unreadable "
+                       "expected_slug=m1nd reason=parse err="))
+      << text;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return Contains(loop.snapshot()->metrics_text,
+                        "skeleton_coherence_stale{brain=\"m1nd\"} 1");
+      },
+      kLongWait));
+
+  // A brain that goes away.
+  loop.RequestReload(Settings(milliseconds(50), {"keyvault"}));
+  ASSERT_TRUE(WaitFor([&] { return Contains(log_.text(), "msg=\"brain gone\""); }, kLongWait));
+  EXPECT_TRUE(Contains(log_.text(), "level=info msg=\"brain gone\" brain=m1nd from=unreadable\n"));
+}
+
+TEST_F(ScanLoopTest, InfoLevelIsQuietWhileNothingChanges) {
+  CapturedLog info_log(LogLevel::kInfo);
+  ScanLoop loop(Settings(milliseconds(30), {"m1nd", "keyvault"}), Info(), info_log.logger());
+  loop.Start();
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 10; }, kLongWait));
+  const std::string text = info_log.text();
+  EXPECT_EQ(CountOf(text, "\n"), 2u) << text;  // the two "brain discovered" lines
+}
+
+TEST_F(ScanLoopTest, DiscoveryProblemsWarnOnceAndTransientOnesOnlyWhenTheyPersist) {
+  WriteFile(dir_.Join("registry/instances/bad.json"), "{\"brain_kind\": 5}");
+  WriteFile(dir_.Join("registry/instances/torn.json"), "{\"instance_id\": \"x");
+  ScanSettings settings = Settings(milliseconds(40));
+  settings.discovery.registries.push_back(dir_.Join("registry"));
+  CapturedLog warn_log(LogLevel::kWarn);
+  ScanLoop loop(settings, Info(), warn_log.logger());
+  loop.Start();
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 5; }, kLongWait));
+  const std::string text = warn_log.text();
+  EXPECT_EQ(CountOf(text, "msg=\"discovery problem\" source=instance path=" +
+                              dir_.Join("registry/instances/bad.json")),
+            1u)
+      << text;
+  EXPECT_EQ(CountOf(text, "msg=\"discovery problem\" source=instance path=" +
+                              dir_.Join("registry/instances/torn.json")),
+            1u)
+      << text;
+  EXPECT_TRUE(Contains(text, "transient=true"));
+  const std::string metrics = loop.snapshot()->metrics_text;
+  EXPECT_TRUE(Contains(metrics, "skeleton_coherence_exporter_last_scan_success 0\n"));
+  EXPECT_FALSE(Contains(
+      metrics, "skeleton_coherence_exporter_discovery_errors_total{source=\"instance\"} 0"));
+}
+
+}  // namespace
+}  // namespace scx
