@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/utf8.h"
+
 namespace scx {
 
 namespace {
@@ -40,36 +42,12 @@ bool IsUnicodeWhiteSpace(std::uint32_t cp) {
          cp == 0x205F || cp == 0x3000;
 }
 
-// Decodes one well-formed UTF-8 character starting at `pos`. Returns its length,
-// or 0 when the bytes there are not a well-formed character.
-std::size_t DecodeUtf8(std::string_view text, std::size_t pos, std::uint32_t* cp) {
-  unsigned char lead = static_cast<unsigned char>(text[pos]);
-  std::size_t length = lead < 0x80                    ? 1
-                       : lead >= 0xC2 && lead <= 0xDF ? 2
-                       : lead >= 0xE0 && lead <= 0xEF ? 3
-                       : lead >= 0xF0 && lead <= 0xF4 ? 4
-                                                      : 0;
-  if (length == 0 || pos + length > text.size()) return 0;
-  std::uint32_t value = length == 1 ? lead : lead & (0x7F >> length);
-  for (std::size_t i = 1; i < length; ++i) {
-    unsigned char next = static_cast<unsigned char>(text[pos + i]);
-    if ((next & 0xC0) != 0x80) return 0;
-    value = (value << 6) | (next & 0x3F);
-  }
-  static constexpr std::uint32_t kMinimum[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (value < kMinimum[length] || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) {
-    return 0;
-  }
-  *cp = value;
-  return length;
-}
-
 // Length of the white space at the start of `text`.
 std::size_t LeadingWhiteSpace(std::string_view text) {
   std::size_t pos = 0;
   std::uint32_t cp = 0;
   while (pos < text.size()) {
-    std::size_t length = DecodeUtf8(text, pos, &cp);
+    std::size_t length = DecodeUtf8At(text, pos, &cp);
     if (length == 0 || !IsUnicodeWhiteSpace(cp)) break;
     pos += length;
   }
@@ -86,7 +64,7 @@ std::size_t TrailingWhiteSpace(std::string_view text) {
       --start;
     }
     std::uint32_t cp = 0;
-    std::size_t length = DecodeUtf8(text, start, &cp);
+    std::size_t length = DecodeUtf8At(text, start, &cp);
     if (length != end - start || !IsUnicodeWhiteSpace(cp)) break;
     end = start;
   }

@@ -1,7 +1,7 @@
 // The HTML landing page.
 #include "exporter/landing_page.h"
 
-#include "exporter/utf8.h"
+#include "engine/utf8.h"
 
 namespace scx {
 

@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "exporter/utf8.h"
+#include "engine/utf8.h"
 
 namespace scx {
 

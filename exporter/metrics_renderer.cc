@@ -7,7 +7,7 @@
 
 #include <prometheus/text_serializer.h>
 
-#include "exporter/utf8.h"
+#include "engine/utf8.h"
 
 namespace scx {
 

@@ -1,5 +1,5 @@
 // UTF-8 validation and repair.
-#include "exporter/utf8.h"
+#include "engine/utf8.h"
 
 namespace scx {
 
@@ -40,6 +40,18 @@ std::size_t Utf8SequenceLength(std::string_view text, std::size_t pos) {
   for (std::size_t i = 2; i < length; ++i) {
     if (!InRange(byte(i), 0x80, 0xBF)) return 0;
   }
+  return length;
+}
+
+std::size_t DecodeUtf8At(std::string_view text, std::size_t pos, std::uint32_t* code_point) {
+  const std::size_t length = Utf8SequenceLength(text, pos);
+  if (length == 0) return 0;
+  const unsigned char lead = static_cast<unsigned char>(text[pos]);
+  std::uint32_t value = length == 1 ? lead : lead & (0x7F >> length);
+  for (std::size_t i = 1; i < length; ++i) {
+    value = (value << 6) | (static_cast<unsigned char>(text[pos + i]) & 0x3F);
+  }
+  *code_point = value;
   return length;
 }
 
