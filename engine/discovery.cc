@@ -1,16 +1,15 @@
 // Discovery of brains: static brains, m1nd instance registries and runtime globs.
-// Only lists directories and reads small JSON files (opened read-only and
-// non-blocking, closed at once); never writes, locks or holds anything open.
+// Only lists directories and reads small JSON files through brain_file (read-only,
+// non-blocking, regular files only, closed at once); never writes, locks or holds
+// anything open.
 #include "engine/discovery.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -24,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/brain_file.h"
 #include "engine/brain_names.h"
 
 namespace scx {
@@ -111,46 +111,14 @@ ReadStatus ListDir(const std::string& dir, std::vector<std::string>* names, std:
   return ReadStatus::kOk;
 }
 
-// Reads a small regular file whole, opening it read-only and non-blocking (a FIFO
-// never blocks the scan) and closing it before returning.
+// Reads a small file of a brain whole through brain_file (read-only, non-blocking,
+// regular files only, closed before returning). kMissing only when nothing is there.
 ReadStatus ReadSmallFile(const std::string& path, std::string* contents, std::string* error) {
-  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) {
-    if (errno == ENOENT) return ReadStatus::kMissing;
-    *error = "cannot open: " + ErrnoText(errno);
-    return ReadStatus::kError;
-  }
-  struct stat info;
-  ReadStatus status = ReadStatus::kOk;
-  if (fstat(fd, &info) != 0) {
-    *error = "cannot stat: " + ErrnoText(errno);
-    status = ReadStatus::kError;
-  } else if (!S_ISREG(info.st_mode)) {
-    *error = "not a regular file";
-    status = ReadStatus::kError;
-  } else if (info.st_size > kMaxSmallFileBytes) {
-    *error = "larger than " + std::to_string(kMaxSmallFileBytes) + " bytes";
-    status = ReadStatus::kError;
-  }
-  contents->clear();
-  char buffer[8192];
-  while (status == ReadStatus::kOk) {
-    ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      *error = "cannot read: " + ErrnoText(errno);
-      status = ReadStatus::kError;
-    } else if (n == 0) {
-      break;
-    } else if (static_cast<std::int64_t>(contents->size()) + n > kMaxSmallFileBytes) {
-      *error = "larger than " + std::to_string(kMaxSmallFileBytes) + " bytes";
-      status = ReadStatus::kError;
-    } else {
-      contents->append(buffer, static_cast<size_t>(n));
-    }
-  }
-  close(fd);
-  return status;
+  const BrainFileResult result = ReadBrainFile(path, kMaxSmallFileBytes, contents);
+  if (result.error == BrainFileError::kNone) return ReadStatus::kOk;
+  if (result.error == BrainFileError::kAbsent) return ReadStatus::kMissing;
+  *error = result.message;
+  return ReadStatus::kError;
 }
 
 bool ParseJsonObject(const std::string& text, Json* doc, std::string* error) {

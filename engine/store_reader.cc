@@ -1,5 +1,5 @@
-// Reads system_blocks.json: stat, open non-blocking, read to EOF, close, then parse
-// with simdjson's on-demand API.
+// Reads system_blocks.json through brain_file (stat, open non-blocking, read to EOF,
+// close) straight into a padded buffer, then parses it with simdjson's on-demand API.
 //
 // What the parse checks. simdjson's first stage checks the whole file: UTF-8, closed
 // strings, no raw control characters in strings. The walk then visits the root object
@@ -12,19 +12,16 @@
 // and only whitespace may follow it.
 #include "engine/store_reader.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <utility>
 
 #include <simdjson.h>
+
+#include "engine/brain_file.h"
 
 namespace scx {
 
@@ -353,74 +350,48 @@ StoreError ParseDocument(simdjson::padded_string_view json, StoreContents* conte
 }
 
 // ---------------------------------------------------------------------------------
-// Files.
+// Files: read through brain_file, straight into a reusable padded buffer.
 
-std::string ErrnoMessage(const std::string& path, const char* what, int error) {
-  return path + ": " + what + ": " + std::strerror(error);
+StoreError FromBrainFile(BrainFileError error) {
+  switch (error) {
+    case BrainFileError::kNone:
+      return StoreError::kNone;
+    case BrainFileError::kAbsent:
+      return StoreError::kAbsent;
+    case BrainFileError::kIo:
+      return StoreError::kIo;
+    case BrainFileError::kTooLarge:
+      return StoreError::kTooLarge;
+    case BrainFileError::kNotRegular:
+      return StoreError::kNotRegular;
+  }
+  return StoreError::kIo;
 }
 
 std::int64_t TimespecNs(const struct timespec& ts) {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-void FillStamp(const struct stat& st, FileStamp* stamp) {
-  stamp->device = static_cast<std::uint64_t>(st.st_dev);
-  stamp->inode = static_cast<std::uint64_t>(st.st_ino);
-  stamp->size = static_cast<std::int64_t>(st.st_size);
-  stamp->mtime_ns = TimespecNs(st.st_mtim);
-}
-
-// Classifies a failed stat/open of `path`.
-StoreError ClassifyErrno(const std::string& path, const char* what, int error,
-                         std::string* message) {
-  if (error == ENOENT) {
-    // A dangling symlink is not an absent store: something is there, just wrong.
-    struct stat link;
-    if (lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
-      *message = path + ": dangling symbolic link";
-      return StoreError::kNotRegular;
-    }
-    *message = ErrnoMessage(path, what, error);
-    return StoreError::kAbsent;
+// Maps a brain-file result: the error, "<path>: <message>" and the stamp (from the
+// last stat or fstat, left unset when there was none).
+StoreError TakeFileResult(const std::string& path, const BrainFileResult& file, FileStamp* stamp,
+                          std::string* message) {
+  if (file.has_info) {
+    stamp->device = static_cast<std::uint64_t>(file.info.st_dev);
+    stamp->inode = static_cast<std::uint64_t>(file.info.st_ino);
+    stamp->size = static_cast<std::int64_t>(file.info.st_size);
+    stamp->mtime_ns = TimespecNs(file.info.st_mtim);
   }
-  *message = ErrnoMessage(path, what, error);
-  if (error == ELOOP) return StoreError::kNotRegular;
-  // ENXIO: a socket or a device without a driver, swapped in after the stat.
-  if (error == ENXIO) return StoreError::kNotRegular;
-  return StoreError::kIo;
-}
-
-StoreError StatPath(const std::string& path, FileStamp* stamp, std::string* message) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return ClassifyErrno(path, "stat", errno, message);
-  FillStamp(st, stamp);
-  if (!S_ISREG(st.st_mode)) {
-    *message = path + ": not a regular file";
-    return StoreError::kNotRegular;
-  }
-  return StoreError::kNone;
-}
-
-int OpenReadOnly(const std::string& path) {
-  constexpr int kFlags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
-  int fd;
-  do {
-    fd = open(path.c_str(), kFlags | O_NOATIME);
-  } while (fd < 0 && errno == EINTR);
-  if (fd >= 0 || errno != EPERM) return fd;
-  // O_NOATIME is only allowed to the file's owner (or CAP_FOWNER).
-  do {
-    fd = open(path.c_str(), kFlags);
-  } while (fd < 0 && errno == EINTR);
-  return fd;
+  if (file.error != BrainFileError::kNone) *message = path + ": " + file.message;
+  return FromBrainFile(file.error);
 }
 
 // A heap buffer with SIMDJSON_PADDING bytes after its capacity, reused across reads
-// by one thread.
-class PaddedBuffer {
+// by one thread. Never zero-filled: reads land straight in it.
+class PaddedBuffer final : public BrainFileBuffer {
  public:
   // Makes room for `capacity` bytes, keeping the first `keep` bytes.
-  bool Reserve(std::size_t capacity, std::size_t keep) {
+  bool Reserve(std::size_t capacity, std::size_t keep) override {
     if (capacity <= capacity_) return true;
     std::unique_ptr<char[]> grown(new (std::nothrow) char[capacity + simdjson::SIMDJSON_PADDING]);
     if (grown == nullptr) return false;
@@ -435,96 +406,13 @@ class PaddedBuffer {
   }
   // Zeroes the SIMDJSON_PADDING bytes after the first `size`.
   void Pad(std::size_t size) { std::memset(data_.get() + size, 0, simdjson::SIMDJSON_PADDING); }
-  char* data() { return data_.get(); }
-  std::size_t capacity() const { return capacity_; }
+  char* data() override { return data_.get(); }
+  std::size_t capacity() const override { return capacity_; }
 
  private:
   std::unique_ptr<char[]> data_;
   std::size_t capacity_ = 0;
 };
-
-// Closes a descriptor on every path out of ReadWholeFile.
-class FdCloser {
- public:
-  explicit FdCloser(int fd) : fd_(fd) {}
-  ~FdCloser() { Close(); }
-  FdCloser(const FdCloser&) = delete;
-  FdCloser& operator=(const FdCloser&) = delete;
-  void Close() {
-    if (fd_ >= 0) {
-      // Linux releases the descriptor even when close() reports EINTR: never retry.
-      close(fd_);
-      fd_ = -1;
-    }
-  }
-
- private:
-  int fd_;
-};
-
-std::string TooLargeMessage(const std::string& path, std::int64_t max_bytes) {
-  return path + ": larger than the " + std::to_string(max_bytes) + "-byte limit";
-}
-
-// Opens and reads `path` into `buffer`; on success `*size` is the byte count. Fills
-// `result` stamp (from fstat) and message.
-StoreError ReadWholeFile(const std::string& path, std::int64_t max_bytes, PaddedBuffer* buffer,
-                         std::size_t* size, StoreReadResult* result) {
-  const int fd = OpenReadOnly(path);
-  if (fd < 0) return ClassifyErrno(path, "open", errno, &result->message);
-  FdCloser closer(fd);
-
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    result->message = ErrnoMessage(path, "fstat", errno);
-    return StoreError::kIo;
-  }
-  FillStamp(st, &result->stamp);
-  if (!S_ISREG(st.st_mode)) {  // swapped since the stat
-    result->message = path + ": not a regular file";
-    return StoreError::kNotRegular;
-  }
-  if (st.st_size > max_bytes) {
-    result->message =
-        TooLargeMessage(path, max_bytes) + " (" + std::to_string(st.st_size) + " bytes)";
-    return StoreError::kTooLarge;
-  }
-
-  // Reads never go past one byte over the cap: that byte proves the file too large.
-  const std::size_t limit = static_cast<std::size_t>(max_bytes) + 1;
-  // One byte more than the stat'ed size, so EOF usually comes with no further growth.
-  if (!buffer->Reserve(static_cast<std::size_t>(st.st_size) + 1, 0)) {
-    result->message = path + ": out of memory";
-    return StoreError::kIo;
-  }
-  std::size_t used = 0;
-  for (;;) {
-    if (used >= limit) {
-      result->message = TooLargeMessage(path, max_bytes) + " (grew while being read)";
-      return StoreError::kTooLarge;
-    }
-    if (used == buffer->capacity()) {
-      const std::size_t grown = used > limit / 2 ? limit : used * 2;
-      if (!buffer->Reserve(grown, used)) {
-        result->message = path + ": out of memory";
-        return StoreError::kIo;
-      }
-    }
-    const std::size_t want = std::min(buffer->capacity(), limit) - used;
-    const ssize_t n = read(fd, buffer->data() + used, want);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      result->message = ErrnoMessage(path, "read", errno);
-      return StoreError::kIo;
-    }
-    if (n == 0) break;
-    used += static_cast<std::size_t>(n);
-  }
-  closer.Close();
-  buffer->Pad(used);
-  *size = used;
-  return StoreError::kNone;
-}
 
 }  // namespace
 
@@ -555,7 +443,7 @@ StoreError StatStore(const std::string& path, FileStamp* stamp, std::string* mes
   if (stamp == nullptr) stamp = &local;
   try {
     message->clear();
-    return StatPath(path, stamp, message);
+    return TakeFileResult(path, StatBrainFile(path), stamp, message);
   } catch (const std::bad_alloc&) {
     return StoreError::kIo;
   }
@@ -564,13 +452,12 @@ StoreError StatStore(const std::string& path, FileStamp* stamp, std::string* mes
 StoreReadResult ReadStore(const std::string& path, const StoreReaderOptions& options) {
   StoreReadResult result;
   try {
-    result.error = StatPath(path, &result.stamp, &result.message);
-    if (result.error != StoreError::kNone) return result;
     thread_local PaddedBuffer buffer;
-    std::size_t size = 0;
-    const std::int64_t max_bytes = options.max_bytes < 0 ? 0 : options.max_bytes;
-    result.error = ReadWholeFile(path, max_bytes, &buffer, &size, &result);
+    const BrainFileResult file = ReadBrainFile(path, options.max_bytes, &buffer);
+    result.error = TakeFileResult(path, file, &result.stamp, &result.message);
     if (result.error == StoreError::kNone) {
+      const std::size_t size = file.size;
+      buffer.Pad(size);
       result.error = ParseDocument(
           simdjson::padded_string_view(buffer.data(), size, size + simdjson::SIMDJSON_PADDING),
           &result.contents, &result.message);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <optional>
@@ -239,6 +240,21 @@ TEST_F(DiscoveryTest, ManifestThatIsAFifoIsAProblemNotAHang) {
   EXPECT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
   ASSERT_EQ(1u, discovery.problems.size());
   EXPECT_EQ("manifest", discovery.problems[0].source);
+  EXPECT_FALSE(discovery.problems[0].transient);
+}
+
+TEST_F(DiscoveryTest, ManifestThatIsADanglingSymlinkIsANonTransientProblem) {
+  WriteOwner();
+  MakeDirs(ProjectBrain("dd"));
+  const std::string manifest = ProjectBrain("dd") + "/project_brain.json";
+  ASSERT_EQ(0, symlink(tmp_.Join("nowhere.json").c_str(), manifest.c_str()));
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
+  ASSERT_EQ(1u, discovery.problems.size()) << Describe(discovery.problems);
+  EXPECT_EQ("manifest", discovery.problems[0].source);
+  EXPECT_EQ(manifest, discovery.problems[0].path);
+  EXPECT_NE(std::string::npos, discovery.problems[0].message.find("dangling"))
+      << discovery.problems[0].message;
   EXPECT_FALSE(discovery.problems[0].transient);
 }
 

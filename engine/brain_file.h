@@ -1,0 +1,60 @@
+// Reading a brain's files read-only, non-blocking, regular files only, size-capped;
+// never writes, locks or keeps anything open. Shared by the store reader (the block
+// store) and discovery (registry entries and manifests).
+#ifndef SCX_ENGINE_BRAIN_FILE_H_
+#define SCX_ENGINE_BRAIN_FILE_H_
+
+#include <sys/stat.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace scx {
+
+enum class BrainFileError {
+  kNone,
+  kAbsent,      // no file (a dangling symlink is kNotRegular, not kAbsent)
+  kIo,          // stat/open/read failed for another reason, or out of memory
+  kTooLarge,    // larger than the cap, on disk or while being read
+  kNotRegular,  // a directory, FIFO, socket, device, dangling or looping symlink
+};
+
+// Memory a file is read into, owned by the caller. ReadBrainFile reads straight into
+// data(), growing it through Reserve; it never zero-fills or copies more than `keep`.
+class BrainFileBuffer {
+ public:
+  virtual ~BrainFileBuffer() = default;
+  // Makes room for at least `capacity` bytes, keeping the first `keep`. False when
+  // out of memory. Never shrinks.
+  virtual bool Reserve(std::size_t capacity, std::size_t keep) = 0;
+  virtual char* data() = 0;
+  virtual std::size_t capacity() const = 0;
+};
+
+struct BrainFileResult {
+  BrainFileError error = BrainFileError::kNone;
+  std::string message;    // what went wrong, without the path; empty on success
+  bool has_info = false;  // `info` holds the last successful stat or fstat of the path
+  struct stat info = {};
+  std::size_t size = 0;  // bytes read; meaningful only when error == kNone
+};
+
+// Stats `path` (following symlinks) without opening it. kNone for a regular file.
+BrainFileResult StatBrainFile(const std::string& path);
+
+// Stats `path`, then (a regular file only) opens it with O_RDONLY | O_NONBLOCK, fstats
+// it again, reads it to EOF into `buffer` and closes it. Never reads more than
+// `max_bytes` + 1 bytes: a file over `max_bytes` (at the fstat or by growing while
+// being read) is kTooLarge. On success the data is buffer->data()[0, size).
+BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
+                              BrainFileBuffer* buffer);
+
+// The same into a string, which holds exactly the file on success and is empty on
+// any error.
+BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
+                              std::string* contents);
+
+}  // namespace scx
+
+#endif  // SCX_ENGINE_BRAIN_FILE_H_

@@ -1,0 +1,261 @@
+// Tests for the shared brain-file reader with a real file of every kind on disk:
+// bounded waits for everything that could block, the size cap (on disk and while
+// being read), both buffer kinds, and no descriptor left open.
+#include "engine/brain_file.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/test_support.h"
+
+namespace scx {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+using testing::WriteFile;
+
+constexpr std::int64_t kCap = 1 << 20;
+
+// Runs ReadBrainFile (string overload) on another thread. A call that has not
+// returned within one second is a hang: report it and exit at once instead of
+// stalling the suite.
+BrainFileResult ReadBounded(const std::string& path, std::string* contents,
+                            std::int64_t max_bytes = kCap) {
+  auto future = std::async(std::launch::async, [path, contents, max_bytes] {
+    return ReadBrainFile(path, max_bytes, contents);
+  });
+  if (future.wait_for(std::chrono::seconds(1)) != std::future_status::ready) {
+    ADD_FAILURE() << "ReadBrainFile(" << path << ") did not return within 1 second";
+    std::fprintf(stderr, "FATAL: ReadBrainFile(%s) hung; exiting\n", path.c_str());
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  return future.get();
+}
+
+std::size_t OpenDescriptors() {
+  std::size_t count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
+    (void)entry;
+    ++count;
+  }
+  return count;
+}
+
+// A caller-owned buffer that records the largest capacity it was asked for.
+class RecordingBuffer : public BrainFileBuffer {
+ public:
+  bool Reserve(std::size_t capacity, std::size_t keep) override {
+    ++reserves_;
+    largest_request_ = std::max(largest_request_, capacity);
+    if (capacity <= capacity_) return true;
+    std::unique_ptr<char[]> grown(new char[capacity]);
+    if (keep > 0) std::memcpy(grown.get(), data_.get(), keep);
+    data_ = std::move(grown);
+    capacity_ = capacity;
+    return true;
+  }
+  char* data() override { return data_.get(); }
+  std::size_t capacity() const override { return capacity_; }
+  std::size_t largest_request() const { return largest_request_; }
+  int reserves() const { return reserves_; }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  std::size_t capacity_ = 0;
+  std::size_t largest_request_ = 0;
+  int reserves_ = 0;
+};
+
+class BrainFileTest : public ::testing::Test {
+ protected:
+  std::string FilePath() const { return dir_.Join("brain.json"); }
+  TempDir dir_;
+};
+
+TEST_F(BrainFileTest, ReadsARegularFileWhole) {
+  const std::string text = "{\"schema\": \"m1nd-project-brain-v0\"}\n";
+  WriteFile(FilePath(), text);
+  std::string contents = "stale contents, longer than the file itself, to be replaced";
+  const BrainFileResult result = ReadBounded(FilePath(), &contents);
+  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  EXPECT_TRUE(result.message.empty());
+  EXPECT_EQ(text, contents);
+  EXPECT_EQ(text.size(), result.size);
+  struct stat st;
+  ASSERT_EQ(0, stat(FilePath().c_str(), &st));
+  ASSERT_TRUE(result.has_info);
+  EXPECT_EQ(st.st_ino, result.info.st_ino);
+  EXPECT_EQ(st.st_dev, result.info.st_dev);
+  EXPECT_EQ(st.st_size, result.info.st_size);
+  EXPECT_EQ(st.st_mtim.tv_nsec, result.info.st_mtim.tv_nsec);
+}
+
+TEST_F(BrainFileTest, ReadsIntoACallersBufferAndReusesIt) {
+  const std::string text(10000, 'x');
+  WriteFile(FilePath(), text);
+  RecordingBuffer buffer;
+  BrainFileResult result = ReadBrainFile(FilePath(), kCap, &buffer);
+  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  EXPECT_EQ(text, std::string(buffer.data(), result.size));
+  EXPECT_EQ(text.size() + 1, buffer.largest_request());  // sized from fstat: no regrowth
+  EXPECT_EQ(1, buffer.reserves());
+
+  const char* const data = buffer.data();
+  WriteFile(FilePath(), "small");
+  result = ReadBrainFile(FilePath(), kCap, &buffer);
+  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  EXPECT_EQ("small", std::string(buffer.data(), result.size));
+  EXPECT_EQ(data, buffer.data());  // the larger buffer was kept
+}
+
+TEST_F(BrainFileTest, EmptyFileIsReadAsEmpty) {
+  WriteFile(FilePath(), "");
+  std::string contents = "stale";
+  const BrainFileResult result = ReadBounded(FilePath(), &contents);
+  EXPECT_EQ(BrainFileError::kNone, result.error) << result.message;
+  EXPECT_TRUE(contents.empty());
+  EXPECT_EQ(0u, result.size);
+}
+
+TEST_F(BrainFileTest, MissingFileIsAbsent) {
+  std::string contents = "stale";
+  const BrainFileResult result = ReadBounded(FilePath(), &contents);
+  EXPECT_EQ(BrainFileError::kAbsent, result.error);
+  EXPECT_NE(std::string::npos, result.message.find(std::strerror(ENOENT))) << result.message;
+  EXPECT_FALSE(result.has_info);
+  EXPECT_TRUE(contents.empty());
+  EXPECT_EQ(BrainFileError::kAbsent, StatBrainFile(FilePath()).error);
+}
+
+TEST_F(BrainFileTest, FifoIsNotRegularAndDoesNotBlock) {
+  ASSERT_EQ(0, mkfifo(FilePath().c_str(), 0600)) << std::strerror(errno);
+  std::string contents;
+  const auto start = std::chrono::steady_clock::now();
+  const BrainFileResult result = ReadBounded(FilePath(), &contents);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(BrainFileError::kNotRegular, result.error) << result.message;
+  EXPECT_LT(elapsed, std::chrono::seconds(1));
+  EXPECT_TRUE(result.has_info);
+  EXPECT_TRUE(S_ISFIFO(result.info.st_mode));
+  EXPECT_EQ(BrainFileError::kNotRegular, StatBrainFile(FilePath()).error);
+}
+
+TEST_F(BrainFileTest, DirectoryIsNotRegular) {
+  testing::MakeDirs(FilePath());
+  std::string contents;
+  const BrainFileResult result = ReadBounded(FilePath(), &contents);
+  EXPECT_EQ(BrainFileError::kNotRegular, result.error) << result.message;
+  EXPECT_TRUE(result.has_info);  // stat'ed, so the caller can stamp it
+  EXPECT_NE(0u, result.info.st_ino);
+}
+
+TEST_F(BrainFileTest, DanglingSymlinkIsNotRegular) {
+  ASSERT_EQ(0, symlink(dir_.Join("nowhere.json").c_str(), FilePath().c_str()));
+  std::string contents;
+  const BrainFileResult result = ReadBounded(FilePath(), &contents);
+  EXPECT_EQ(BrainFileError::kNotRegular, result.error) << result.message;
+  EXPECT_NE(std::string::npos, result.message.find("dangling")) << result.message;
+  EXPECT_EQ(BrainFileError::kNotRegular, StatBrainFile(FilePath()).error);
+}
+
+TEST_F(BrainFileTest, SymlinkLoopIsNotRegular) {
+  ASSERT_EQ(0, symlink(dir_.Join("loop_b").c_str(), FilePath().c_str()));
+  ASSERT_EQ(0, symlink(FilePath().c_str(), dir_.Join("loop_b").c_str()));
+  std::string contents;
+  const BrainFileResult result = ReadBounded(FilePath(), &contents);
+  EXPECT_EQ(BrainFileError::kNotRegular, result.error) << result.message;
+}
+
+TEST_F(BrainFileTest, FollowsASymlinkToARegularFile) {
+  WriteFile(dir_.Join("real.json"), "{}");
+  ASSERT_EQ(0, symlink(dir_.Join("real.json").c_str(), FilePath().c_str()));
+  std::string contents;
+  const BrainFileResult result = ReadBounded(FilePath(), &contents);
+  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  EXPECT_EQ("{}", contents);
+}
+
+TEST_F(BrainFileTest, LargerThanTheCapIsTooLargeAndExactlyAtTheCapIsRead) {
+  const std::string text(100, 'y');
+  WriteFile(FilePath(), text);
+  std::string contents;
+  BrainFileResult result = ReadBounded(FilePath(), &contents, 99);
+  EXPECT_EQ(BrainFileError::kTooLarge, result.error) << result.message;
+  EXPECT_NE(std::string::npos, result.message.find("99")) << result.message;
+  EXPECT_TRUE(contents.empty());
+  EXPECT_EQ(100, result.info.st_size);
+
+  result = ReadBounded(FilePath(), &contents, 100);
+  EXPECT_EQ(BrainFileError::kNone, result.error) << result.message;
+  EXPECT_EQ(text, contents);
+
+  EXPECT_EQ(BrainFileError::kTooLarge, ReadBounded(FilePath(), &contents, 0).error);
+  EXPECT_EQ(BrainFileError::kTooLarge, ReadBounded(FilePath(), &contents, -5).error);
+}
+
+TEST_F(BrainFileTest, GrowingPastTheCapWhileReadingIsTooLargeAndReadsAtMostOneByteOver) {
+  // Files in /proc are regular with st_size 0 but have content: the read sees growth.
+  const std::string path = "/proc/self/status";
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0) {
+    GTEST_SKIP() << path << " is not a zero-sized regular file here";
+  }
+  RecordingBuffer buffer;
+  const BrainFileResult result = ReadBrainFile(path, 16, &buffer);
+  EXPECT_EQ(BrainFileError::kTooLarge, result.error) << result.message;
+  EXPECT_NE(std::string::npos, result.message.find("grew")) << result.message;
+  EXPECT_LE(buffer.largest_request(), 17u);
+
+  std::string contents;
+  ASSERT_EQ(BrainFileError::kNone, ReadBounded(path, &contents).error);
+  EXPECT_NE(std::string::npos, contents.find("Name:")) << contents;
+}
+
+TEST_F(BrainFileTest, OverlongPathIsAnIoError) {
+  const std::string path = dir_.Join(std::string(5000, 'a'));
+  std::string contents;
+  const BrainFileResult result = ReadBounded(path, &contents);
+  EXPECT_EQ(BrainFileError::kIo, result.error);
+  EXPECT_NE(std::string::npos, result.message.find(std::strerror(ENAMETOOLONG))) << result.message;
+}
+
+TEST_F(BrainFileTest, LeavesNoDescriptorOpen) {
+  const std::string good = dir_.Join("good.json");
+  const std::string big = dir_.Join("big.json");
+  const std::string fifo = dir_.Join("fifo.json");
+  const std::string dangling = dir_.Join("dangling.json");
+  WriteFile(good, "{\"ok\": true}");
+  WriteFile(big, std::string(1000, 'z'));
+  ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
+  ASSERT_EQ(0, symlink(dir_.Join("nowhere").c_str(), dangling.c_str()));
+
+  const std::size_t before = OpenDescriptors();
+  std::string contents;
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(BrainFileError::kNone, ReadBrainFile(good, kCap, &contents).error);
+    EXPECT_EQ(BrainFileError::kTooLarge, ReadBrainFile(big, 10, &contents).error);
+    EXPECT_EQ(BrainFileError::kNotRegular, ReadBounded(fifo, &contents).error);
+    EXPECT_EQ(BrainFileError::kNotRegular, ReadBrainFile(dangling, kCap, &contents).error);
+    EXPECT_EQ(BrainFileError::kNotRegular, ReadBrainFile(dir_.path(), kCap, &contents).error);
+    EXPECT_EQ(BrainFileError::kAbsent, ReadBrainFile(dir_.Join("none"), kCap, &contents).error);
+    EXPECT_EQ(BrainFileError::kNone, StatBrainFile(good).error);
+  }
+  EXPECT_EQ(before, OpenDescriptors());
+}
+
+}  // namespace
+}  // namespace scx
