@@ -104,8 +104,8 @@ void AddBrainFamilies(const ScanResult& scan, std::vector<std::string>* dropped,
                        "Number of blocks in the last good read of the brain's store.",
                        MetricType::Gauge, dropped);
   FamilyBuilder read_errors("skeleton_coherence_store_read_errors_total",
-                            "Failed reads of the brain's store since the exporter first saw "
-                            "the brain.",
+                            "Scans in which the brain's store could not be read, by reason, "
+                            "since the exporter first saw the brain.",
                             MetricType::Counter, dropped);
   for (const BrainReport& report : scan.brains) {
     const std::string& name = report.brain.name;

@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <future>
 #include <memory>
 #include <string>
 
@@ -29,30 +28,11 @@ using testing::WriteFile;
 
 constexpr std::int64_t kCap = 1 << 20;
 
-// Runs ReadBrainFile (string overload) on another thread. A call that has not
-// returned within one second is a hang: report it and exit at once instead of
-// stalling the suite.
+// ReadBrainFile (string overload), failing fast on a hang (one second).
 BrainFileResult ReadBounded(const std::string& path, std::string* contents,
                             std::int64_t max_bytes = kCap) {
-  auto future = std::async(std::launch::async, [path, contents, max_bytes] {
-    return ReadBrainFile(path, max_bytes, contents);
-  });
-  if (future.wait_for(std::chrono::seconds(1)) != std::future_status::ready) {
-    ADD_FAILURE() << "ReadBrainFile(" << path << ") did not return within 1 second";
-    std::fprintf(stderr, "FATAL: ReadBrainFile(%s) hung; exiting\n", path.c_str());
-    std::fflush(stderr);
-    std::_Exit(1);
-  }
-  return future.get();
-}
-
-std::size_t OpenDescriptors() {
-  std::size_t count = 0;
-  for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
-    (void)entry;
-    ++count;
-  }
-  return count;
+  return testing::CallWithin(std::chrono::seconds(1), "ReadBrainFile(" + path + ")",
+                             [&] { return ReadBrainFile(path, max_bytes, contents); });
 }
 
 // A caller-owned buffer that records the largest capacity it was asked for.
@@ -243,7 +223,7 @@ TEST_F(BrainFileTest, LeavesNoDescriptorOpen) {
   ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
   ASSERT_EQ(0, symlink(dir_.Join("nowhere").c_str(), dangling.c_str()));
 
-  const std::size_t before = OpenDescriptors();
+  const std::size_t before = testing::OpenDescriptorCount();
   std::string contents;
   for (int i = 0; i < 20; ++i) {
     EXPECT_EQ(BrainFileError::kNone, ReadBrainFile(good, kCap, &contents).error);
@@ -254,7 +234,7 @@ TEST_F(BrainFileTest, LeavesNoDescriptorOpen) {
     EXPECT_EQ(BrainFileError::kAbsent, ReadBrainFile(dir_.Join("none"), kCap, &contents).error);
     EXPECT_EQ(BrainFileError::kNone, StatBrainFile(good).error);
   }
-  EXPECT_EQ(before, OpenDescriptors());
+  EXPECT_EQ(before, testing::OpenDescriptorCount());
 }
 
 }  // namespace

@@ -15,7 +15,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <future>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,18 +32,10 @@ using testing::StoreJson;
 using testing::TempDir;
 using testing::WriteFile;
 
-// Runs ReadStore on another thread. A call that has not returned within two seconds
-// is a hang: report it and exit at once instead of stalling the suite.
+// ReadStore, failing fast on a hang (two seconds).
 StoreReadResult ReadBounded(const std::string& path, const StoreReaderOptions& options = {}) {
-  auto future =
-      std::async(std::launch::async, [path, options] { return ReadStore(path, options); });
-  if (future.wait_for(std::chrono::seconds(2)) != std::future_status::ready) {
-    ADD_FAILURE() << "ReadStore(" << path << ") did not return within 2 seconds";
-    std::fprintf(stderr, "FATAL: ReadStore(%s) hung; exiting\n", path.c_str());
-    std::fflush(stderr);
-    std::_Exit(1);
-  }
-  return future.get();
+  return testing::CallWithin(std::chrono::seconds(2), "ReadStore(" + path + ")",
+                             [&] { return ReadStore(path, options); });
 }
 
 StoreError Parse(const std::string& json, StoreContents* contents = nullptr,
@@ -53,15 +44,6 @@ StoreError Parse(const std::string& json, StoreContents* contents = nullptr,
   std::string local_message;
   return ParseStore(json, contents ? contents : &local_contents,
                     message ? message : &local_message);
-}
-
-std::size_t OpenDescriptors() {
-  std::size_t count = 0;
-  for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
-    (void)entry;
-    ++count;
-  }
-  return count;
 }
 
 // A store in m1nd's shape with a little of everything m1nd may add later.
@@ -676,7 +658,7 @@ TEST_F(ReadStoreTest, LeavesNoDescriptorOpen) {
   StoreReaderOptions small;
   small.max_bytes = 10;
 
-  const std::size_t before = OpenDescriptors();
+  const std::size_t before = testing::OpenDescriptorCount();
   for (int i = 0; i < 20; ++i) {
     EXPECT_EQ(StoreError::kNone, ReadStore(good, {}).error);
     EXPECT_EQ(StoreError::kParse, ReadStore(torn, {}).error);
@@ -685,7 +667,7 @@ TEST_F(ReadStoreTest, LeavesNoDescriptorOpen) {
     EXPECT_EQ(StoreError::kNotRegular, ReadStore(dir_.path(), {}).error);
     EXPECT_EQ(StoreError::kAbsent, ReadStore(dir_.Join("none.json"), {}).error);
   }
-  EXPECT_EQ(before, OpenDescriptors());
+  EXPECT_EQ(before, testing::OpenDescriptorCount());
 }
 
 }  // namespace

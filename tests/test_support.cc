@@ -105,5 +105,14 @@ std::string InstanceJson(const std::string& instance_id, const std::string& work
   return out.str();
 }
 
+std::size_t OpenDescriptorCount() {
+  std::size_t count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
+    (void)entry;
+    ++count;
+  }
+  return count;
+}
+
 }  // namespace testing
 }  // namespace scx

@@ -4,6 +4,12 @@
 #ifndef SCX_TESTS_TEST_SUPPORT_H_
 #define SCX_TESTS_TEST_SUPPORT_H_
 
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -51,6 +57,24 @@ std::string ManifestJson(const std::string& project_root);
 std::string InstanceJson(const std::string& instance_id, const std::string& workspace_root,
                          const std::string& runtime_root, const std::string& brain_kind = "null",
                          bool stale = false);
+
+// The number of file descriptors this process has open.
+std::size_t OpenDescriptorCount();
+
+// Runs `call` on another thread and returns its result. A call that has not returned
+// within `limit` is a hang: it records a failure naming `what` and exits the process
+// at once, so that a hang fails fast instead of stalling the suite.
+template <typename Call>
+auto CallWithin(std::chrono::milliseconds limit, const std::string& what, Call call) {
+  auto future = std::async(std::launch::async, std::move(call));
+  if (future.wait_for(limit) != std::future_status::ready) {
+    ADD_FAILURE() << what << " did not return within " << limit.count() << " ms";
+    std::fprintf(stderr, "FATAL: %s hung; exiting\n", what.c_str());
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  return future.get();
+}
 
 }  // namespace testing
 }  // namespace scx
