@@ -15,5 +15,5 @@ status=0
 echo "(exit code $status)"
 echo
 listen="${LISTEN:-:9864}"
-echo "== Serving examples/ on ${listen}: try curl -s localhost${listen#*:}/metrics | grep '^skeleton_coherence{' =="
+echo "== Serving examples/ on ${listen}: try  curl -s localhost:${listen##*:}/metrics | grep '^skeleton_coherence{'  =="
 exec "$exporter" --config.file=examples/config.yml --web.listen-address="$listen"
