@@ -51,6 +51,14 @@ const char* BrainStateName(BrainState state) {
 
 Scanner::Scanner(StoreReaderOptions options) : options_(options) {}
 
+void Scanner::SetOptions(const StoreReaderOptions& options) {
+  options_ = options;
+  for (auto& [runtime_dir, memory] : memory_) {
+    memory.stamp = FileStamp();  // no real file has this stamp: read again
+    memory.failed_content = false;
+  }
+}
+
 BrainReport Scanner::ScanBrain(const Brain& brain) {
   const std::string path = brain.runtime_dir + "/" + kStoreFileName;
   Memory& memory = memory_[brain.runtime_dir];

@@ -71,6 +71,11 @@ class Scanner {
   // Runs one scan. Never throws for bad input on disk.
   ScanResult Scan(const DiscoveryConfig& config);
 
+  // Applies new reader options (a new size cap). Every store is read again at the
+  // next scan; the last good verdicts are kept, so a store the new options refuse
+  // still shows its last verdict, marked stale.
+  void SetOptions(const StoreReaderOptions& options);
+
   // Scans one brain, updating its remembered state. Exposed for tests.
   BrainReport ScanBrain(const Brain& brain);
 

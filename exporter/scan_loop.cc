@@ -130,9 +130,9 @@ void ScanLoop::ApplyPendingSettings() {
   ScanSettings settings = std::move(*pending_settings_);
   pending_settings_.reset();
   if (settings.store_options.max_bytes != settings_.store_options.max_bytes) {
-    logger_->Info("store options changed; verdict memory starts over",
+    logger_->Info("store options changed; every store is read again",
                   {{"max_store_bytes", std::to_string(settings.store_options.max_bytes)}});
-    scanner_ = std::make_unique<Scanner>(settings.store_options);
+    scanner_->SetOptions(settings.store_options);
   }
   settings_ = std::move(settings);
   stats_.scan_interval_seconds = Seconds(settings_.interval);

@@ -70,8 +70,8 @@ class ScanLoop {
   void Stop();
 
   // Applies `settings` before the next scan and starts that scan at once. A change
-  // of store options starts a fresh Scanner (its remembered verdicts and read error
-  // counts start over).
+  // of store options makes that scan read every store again; last good verdicts and
+  // read error counts are kept.
   void RequestReload(const ScanSettings& settings);
 
   // Counts a config reload by result and sets config_last_reload_successful; the

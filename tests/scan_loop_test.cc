@@ -151,7 +151,7 @@ TEST_F(ScanLoopTest, ReloadAppliesAndScansAtOnce) {
       Contains(snapshot->metrics_text, "skeleton_coherence_exporter_scan_interval_seconds 1800"));
 }
 
-TEST_F(ScanLoopTest, ReloadWithOtherStoreOptionsStillWorks) {
+TEST_F(ScanLoopTest, ReloadWithOtherStoreOptionsRereadsAndKeepsTheLastVerdict) {
   ScanLoop loop(Settings(kHour), Info(), log_.logger());
   loop.Start();
   ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number, 1u);
@@ -162,6 +162,8 @@ TEST_F(ScanLoopTest, ReloadWithOtherStoreOptionsStillWorks) {
   ASSERT_EQ(snapshot->scan_number, 2u);
   EXPECT_TRUE(Contains(snapshot->metrics_text,
                        "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"unreadable\"} 1"))
+      << snapshot->metrics_text;
+  EXPECT_TRUE(Contains(snapshot->metrics_text, "skeleton_coherence_stale{brain=\"m1nd\"} 1"))
       << snapshot->metrics_text;
 }
 

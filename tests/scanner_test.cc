@@ -199,6 +199,28 @@ TEST_F(ScannerTest, IdentityChangeIsAppliedWithoutReread) {
   EXPECT_EQ(scan.brains[0].state, BrainState::kOk);
 }
 
+TEST_F(ScannerTest, NewOptionsRereadEveryStoreAndKeepTheLastVerdict) {
+  ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  EXPECT_EQ(scanner_.Scan(config_).brains[0].state, BrainState::kMismatch);
+
+  StoreReaderOptions tiny;
+  tiny.max_bytes = 10;
+  scanner_.SetOptions(tiny);
+  ScanResult refused = scanner_.Scan(config_);
+  EXPECT_EQ(refused.brains[0].state, BrainState::kUnreadable);
+  EXPECT_EQ(refused.brains[0].read_error, StoreError::kTooLarge);
+  ASSERT_TRUE(refused.brains[0].coherence.has_value());
+  EXPECT_EQ(refused.brains[0].coherence->found_slug, "keyvault");
+  EXPECT_TRUE(refused.brains[0].verdict_stale);
+
+  // The file is unchanged, but the larger cap must be applied: read again.
+  scanner_.SetOptions(StoreReaderOptions());
+  ScanResult again = scanner_.Scan(config_);
+  EXPECT_EQ(again.stores_parsed, 1);
+  EXPECT_EQ(again.brains[0].state, BrainState::kMismatch);
+  EXPECT_FALSE(again.brains[0].verdict_stale);
+}
+
 TEST(BrainStateNameTest, Names) {
   EXPECT_STREQ(BrainStateName(BrainState::kOk), "ok");
   EXPECT_STREQ(BrainStateName(BrainState::kMismatch), "mismatch");
