@@ -84,6 +84,7 @@ BrainReport Scanner::ScanBrain(const Brain& brain) {
         memory.has_good_read = true;
         memory.stamp = read.stamp;
         memory.contents = std::move(read.contents);
+        memory.contents_mtime_ns = read.stamp.mtime_ns;
         memory.failed_content = false;
       } else if (IsContentError(error)) {
         memory.failed_content = true;
@@ -119,8 +120,24 @@ BrainReport Scanner::ScanBrain(const Brain& brain) {
     report.block_count = static_cast<std::int64_t>(memory.contents.block_ids.size());
   }
   if (error == StoreError::kNone) report.state = StateOfVerdict(report.coherence);
+  TrackMismatchSince(&memory, &report);
   report.read_errors_total = memory.read_errors_total;
   return report;
+}
+
+void Scanner::TrackMismatchSince(Memory* memory, BrainReport* report) {
+  const std::optional<Coherence>& verdict = report->coherence;
+  if (!verdict || verdict->status != CoherenceStatus::kMismatch) {
+    memory->mismatch_key.clear();
+    return;
+  }
+  std::string key = verdict->expected_slug + '\n' + verdict->found_slug;
+  if (key != memory->mismatch_key) {
+    // A verdict always comes from the last good read.
+    memory->mismatch_key = std::move(key);
+    memory->mismatch_since_ns = memory->contents_mtime_ns;
+  }
+  report->mismatch_since = static_cast<double>(memory->mismatch_since_ns) / 1e9;
 }
 
 ScanResult Scanner::Scan(const DiscoveryConfig& config) {

@@ -36,6 +36,10 @@ struct BrainReport {
   // unreadable now (then verdict_stale is true). Empty: nothing to export.
   std::optional<Coherence> coherence;
   bool verdict_stale = false;
+  // While the verdict (stale included) is a mismatch: the store file's mtime (Unix
+  // seconds) at the first read this process saw of this same foreign verdict. So the
+  // brain has served this skeleton at least since then. Empty otherwise.
+  std::optional<double> mismatch_since;
   // Facts of the last good read, when there is one to show.
   bool has_store_facts = false;
   std::int64_t store_version = 0;
@@ -83,8 +87,9 @@ class Scanner {
   // What is remembered of one runtime dir between scans.
   struct Memory {
     bool has_good_read = false;
-    FileStamp stamp;         // of the last good read
-    StoreContents contents;  // of the last good read
+    FileStamp stamp;                     // of the last good read
+    StoreContents contents;              // of the last good read
+    std::int64_t contents_mtime_ns = 0;  // of the last good read; kept by SetOptions
     // The last read that failed for its content (parse, schema, too large): an
     // unchanged file is not read again.
     bool failed_content = false;
@@ -92,6 +97,10 @@ class Scanner {
     StoreError failed_error = StoreError::kNone;
     std::string failed_message;
     std::map<std::string, std::uint64_t> read_errors_total;
+    // The mismatch verdict being served ("expected\nfound"; empty when none) and the
+    // store's mtime at the first read that showed it.
+    std::string mismatch_key;
+    std::int64_t mismatch_since_ns = 0;
   };
 
   // A brain's state and verdict in the previous scan, for change detection.
@@ -101,6 +110,10 @@ class Scanner {
     std::string read_error;
     std::string read_error_message;
   };
+
+  // Sets report->mismatch_since, starting the clock when the mismatch is new or
+  // names another foreign slug and resetting it when there is no mismatch.
+  static void TrackMismatchSince(Memory* memory, BrainReport* report);
 
   std::vector<StateChange> ChangesSince(const std::map<std::string, Previous>& now) const;
 

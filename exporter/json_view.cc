@@ -30,6 +30,11 @@ Json StoreErrorJson(const BrainReport& brain) {
   return Json{{"reason", StoreErrorName(brain.read_error)}, {"message", brain.read_error_message}};
 }
 
+// "mismatch_since": Unix seconds, only while the verdict (stale included) is a mismatch.
+void AddMismatchSince(const BrainReport& brain, Json* out) {
+  if (brain.mismatch_since) (*out)["mismatch_since"] = *brain.mismatch_since;
+}
+
 Json OnceBrain(const BrainReport& brain) {
   Json out;
   out["brain"] = brain.brain.name;
@@ -39,6 +44,7 @@ Json OnceBrain(const BrainReport& brain) {
   out["store"] = brain.store;
   if (brain.state == BrainState::kUnreadable) out["store_error"] = StoreErrorJson(brain);
   out["skeleton_coherence"] = CoherenceJson(brain.coherence);
+  AddMismatchSince(brain, &out);
   return out;
 }
 
@@ -66,6 +72,7 @@ Json BrainJson(const BrainReport& brain) {
   }
   out["skeleton_coherence"] = CoherenceJson(brain.coherence);
   out["stale"] = brain.verdict_stale;
+  AddMismatchSince(brain, &out);
   if (brain.state == BrainState::kUnreadable) out["store_error"] = StoreErrorJson(brain);
   if (brain.coherence && brain.coherence->status == CoherenceStatus::kMismatch) {
     out["north"] = NorthJson(*brain.coherence);

@@ -16,7 +16,8 @@ inline constexpr char kSickAdvice[] =
     "scope";
 
 // {"brains":[{"brain","project_root","runtime_dir","store","skeleton_coherence"}]}
-// as printed by --once (pretty, one trailing newline).
+// as printed by --once (pretty, one trailing newline). Both views add
+// "mismatch_since" (Unix seconds, BrainReport::mismatch_since) while in mismatch.
 std::string OnceReport(const std::vector<BrainReport>& brains);
 
 // One brain, Surface A + B: {"brain",...,"present","store_version","block_count",

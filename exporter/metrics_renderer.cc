@@ -76,7 +76,13 @@ void AddVerdictFamilies(const ScanResult& scan, std::vector<std::string>* droppe
                       "1 when the exported verdict is from an earlier read because the store "
                       "cannot be read now.",
                       MetricType::Gauge, dropped);
+  FamilyBuilder since("skeleton_coherence_mismatch_since_seconds",
+                      "While the brain serves a foreign skeleton (stale verdicts included): the "
+                      "store file's mtime, in Unix seconds, at the first read this process saw "
+                      "of this foreign verdict. The brain has served it at least since then.",
+                      MetricType::Gauge, dropped);
   for (const BrainReport& report : scan.brains) {
+    if (report.mismatch_since) since.Add({{"brain", report.brain.name}}, *report.mismatch_since);
     if (!report.coherence) continue;
     const Coherence& verdict = *report.coherence;
     coherence.Add({{"brain", report.brain.name},
@@ -87,6 +93,7 @@ void AddVerdictFamilies(const ScanResult& scan, std::vector<std::string>* droppe
   }
   out->push_back(coherence.Take());
   out->push_back(stale.Take());
+  out->push_back(since.Take());
 }
 
 void AddBrainFamilies(const ScanResult& scan, std::vector<std::string>* dropped,

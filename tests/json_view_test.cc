@@ -105,6 +105,18 @@ TEST(BrainViewTest, StaleVerdictIsMarked) {
   EXPECT_EQ(view["north"]["skeleton_coherence"]["status"], "sick");
 }
 
+TEST(JsonViewTest, MismatchSinceOnlyWhileInMismatch) {
+  BrainReport incident = Report("m1nd", BrainState::kMismatch);
+  incident.mismatch_since = 1700000000.5;
+  EXPECT_EQ(Json::parse(BrainView(incident))["mismatch_since"], 1700000000.5);
+  EXPECT_EQ(Json::parse(OnceReport({incident}))["brains"][0]["mismatch_since"], 1700000000.5);
+  for (BrainState state : {BrainState::kOk, BrainState::kAbsent}) {
+    EXPECT_FALSE(Json::parse(BrainView(Report("a", state))).contains("mismatch_since"));
+    EXPECT_FALSE(
+        Json::parse(OnceReport({Report("a", state)}))["brains"][0].contains("mismatch_since"));
+  }
+}
+
 TEST(BrainsViewTest, ListsEveryBrain) {
   Json view =
       Json::parse(BrainsView({Report("a", BrainState::kOk), Report("b", BrainState::kAbsent)}));

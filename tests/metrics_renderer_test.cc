@@ -41,6 +41,7 @@ ScanResult SampleScan() {
   incident.has_store_facts = true;
   incident.store_version = 7;
   incident.block_count = 3;
+  incident.mismatch_since = 1767225000.25;
   scan.brains.push_back(incident);
 
   BrainReport healthy = Report("keyvault", BrainState::kOk);
@@ -124,6 +125,23 @@ TEST(MetricsRendererTest, IncidentSeriesIsExact) {
       text,
       "skeleton_coherence{brain=\"keyvault\",expected_slug=\"keyvault\",found_slug=\"keyvault\"} "
       "1"));
+}
+
+TEST(MetricsRendererTest, MismatchSinceOnlyForBrainsInMismatch) {
+  ScanResult scan = SampleScan();
+  BrainReport stale_mismatch = Report("stuck", BrainState::kUnreadable);
+  stale_mismatch.coherence = Verdict(CoherenceStatus::kMismatch, "stuck", "keyvault");
+  stale_mismatch.verdict_stale = true;
+  stale_mismatch.mismatch_since = 1600000000;
+  scan.brains.push_back(stale_mismatch);
+  const std::string text = Render(scan);
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_mismatch_since_seconds{brain=\"m1nd\"} 1767225000.25"))
+      << text;
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_mismatch_since_seconds{brain=\"stuck\"} 1600000000"));
+  EXPECT_EQ(Samples(text, "skeleton_coherence_mismatch_since_seconds").size(), 2u);
+  EXPECT_TRUE(HasLine(text, "# TYPE skeleton_coherence_mismatch_since_seconds gauge"));
 }
 
 TEST(MetricsRendererTest, NoVerdictSeriesForBrainWithoutVerdict) {
@@ -234,6 +252,7 @@ TEST(MetricsRendererTest, FamiliesComeInDocumentOrder) {
   const std::vector<std::string> expected = {
       "skeleton_coherence",
       "skeleton_coherence_stale",
+      "skeleton_coherence_mismatch_since_seconds",
       "skeleton_coherence_brain_state",
       "skeleton_coherence_brain_info",
       "skeleton_coherence_store_version",
@@ -285,12 +304,12 @@ TEST(MetricsRendererTest, DuplicateLabelSetsAreDroppedAndReported) {
 
   std::vector<std::string> dropped;
   const std::string text = RenderMetrics(scan, SampleStats(), &dropped);
-  // The second m1nd's state, stale, store facts and read error series collide; its
-  // verdict and info series differ in a label and stay.
+  // The second m1nd's state, stale, mismatch since, store facts and read error series
+  // collide; its verdict and info series differ in a label and stay.
   EXPECT_EQ(Samples(text, "skeleton_coherence_brain_state").size(), 16u);
   EXPECT_EQ(Samples(text, "skeleton_coherence_stale").size(), 3u);
   EXPECT_EQ(Samples(text, "skeleton_coherence_store_version").size(), 3u);
-  EXPECT_EQ(dropped.size(), 4u + 1u + 2u + 5u);
+  EXPECT_EQ(dropped.size(), 4u + 1u + 1u + 2u + 5u);
   EXPECT_NE(std::find(dropped.begin(), dropped.end(),
                       "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"mismatch\"}"),
             dropped.end());

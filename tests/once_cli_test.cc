@@ -62,6 +62,15 @@ TEST(OnceCliTest, ExamplesShowTheIncidentAndExitOne) {
   EXPECT_EQ(incident["skeleton_coherence"]["expected_slug"], "m1nd");
   EXPECT_EQ(incident["skeleton_coherence"]["found_slug"], "keyvault");
   EXPECT_TRUE(incident["skeleton_coherence"]["reason"].is_string());
+  // Since when: the incident store's mtime.
+  struct stat info {};
+  ASSERT_EQ(
+      stat((std::string(SCX_SOURCE_DIR) + "/examples/m1nd-runtime/system_blocks.json").c_str(),
+           &info),
+      0);
+  EXPECT_NEAR(incident["mismatch_since"].get<double>(),
+              static_cast<double>(info.st_mtim.tv_sec) + info.st_mtim.tv_nsec / 1e9, 1e-3);
+  EXPECT_FALSE(FindBrain(report, "keyvault").contains("mismatch_since"));
   EXPECT_EQ(FindBrain(report, "keyvault")["skeleton_coherence"]["status"], "ok");
   EXPECT_EQ(FindBrain(report, "my_repo")["skeleton_coherence"]["status"], "ok");
   EXPECT_EQ(FindBrain(report, "my_repo")["skeleton_coherence"]["expected_slug"], "my_repo");

@@ -2,6 +2,7 @@
 // (and marked stale) while a store is unreadable, state changes.
 #include "engine/scanner.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -21,6 +22,16 @@ const std::vector<std::string> kKeyvaultBlocks = {"sb_keyvault_core_1a2b3c4d",
                                                   "sb_keyvault_cli_5e6f7a8b"};
 const std::vector<std::string> kM1ndBlocks = {"sb_m1nd_core_1a2b3c4d", "sb_m1nd_mcp_9f8e7d6c",
                                               "sb_m1nd_ui_00ff00ff"};
+
+// Replaces `path` as m1nd does, with its mtime set to `mtime_seconds` (Unix time).
+void ReplaceWithMtime(const std::string& path, const std::string& contents,
+                      std::int64_t mtime_seconds) {
+  const std::string tmp = path + ".tmp";
+  testing::WriteFile(tmp, contents);
+  const struct timespec times[2] = {{mtime_seconds, 0}, {mtime_seconds, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, tmp.c_str(), times, 0), 0);
+  ASSERT_EQ(std::rename(tmp.c_str(), path.c_str()), 0);
+}
 
 class ScannerTest : public ::testing::Test {
  protected:
@@ -219,6 +230,78 @@ TEST_F(ScannerTest, NewOptionsRereadEveryStoreAndKeepTheLastVerdict) {
   EXPECT_EQ(again.stores_parsed, 1);
   EXPECT_EQ(again.brains[0].state, BrainState::kMismatch);
   EXPECT_FALSE(again.brains[0].verdict_stale);
+}
+
+TEST_F(ScannerTest, MismatchSinceIsTheStoreMtimeAtTheFirstReadOfThisForeignVerdict) {
+  const std::string store = AddBrain("m1nd");
+  ReplaceWithMtime(store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks, 1), 1700000000);
+  ScanResult first = scanner_.Scan(config_);
+  ASSERT_TRUE(first.brains[0].mismatch_since.has_value());
+  EXPECT_EQ(*first.brains[0].mismatch_since, 1700000000.0);
+
+  // m1nd writes the same foreign skeleton again: still "at least since" the first read.
+  ReplaceWithMtime(store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks, 2), 1700000100);
+  ScanResult rewritten = scanner_.Scan(config_);
+  EXPECT_EQ(rewritten.stores_parsed, 1);
+  ASSERT_TRUE(rewritten.brains[0].mismatch_since.has_value());
+  EXPECT_EQ(*rewritten.brains[0].mismatch_since, 1700000000.0);
+
+  // Unreadable now: the stale mismatch keeps its time.
+  std::string torn = StoreJson("sk_m1nd_candidate", kM1ndBlocks);
+  ReplaceWithMtime(store, torn.substr(0, torn.size() / 2), 1700000150);
+  ScanResult stale = scanner_.Scan(config_);
+  ASSERT_TRUE(stale.brains[0].verdict_stale);
+  ASSERT_TRUE(stale.brains[0].mismatch_since.has_value());
+  EXPECT_EQ(*stale.brains[0].mismatch_since, 1700000000.0);
+
+  // Another foreign skeleton: the clock starts again at that read.
+  ReplaceWithMtime(store, StoreJson("sk_other_candidate", {"sb_other_core_1"}, 3), 1700000200);
+  ScanResult other = scanner_.Scan(config_);
+  ASSERT_EQ(other.brains[0].coherence->found_slug, "other");
+  ASSERT_TRUE(other.brains[0].mismatch_since.has_value());
+  EXPECT_EQ(*other.brains[0].mismatch_since, 1700000200.0);
+
+  // Fixed: no time. A later mismatch of the first slug starts from its own read.
+  ReplaceWithMtime(store, StoreJson("sk_m1nd_candidate", kM1ndBlocks, 4), 1700000300);
+  EXPECT_FALSE(scanner_.Scan(config_).brains[0].mismatch_since.has_value());
+  ReplaceWithMtime(store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks, 5), 1700000400);
+  ScanResult again = scanner_.Scan(config_);
+  ASSERT_TRUE(again.brains[0].mismatch_since.has_value());
+  EXPECT_EQ(*again.brains[0].mismatch_since, 1700000400.0);
+
+  // The store goes away: no verdict, no time.
+  std::remove(store.c_str());
+  EXPECT_FALSE(scanner_.Scan(config_).brains[0].mismatch_since.has_value());
+}
+
+TEST_F(ScannerTest, MismatchSinceSurvivesARestartWithoutWritingState) {
+  const std::string store = AddBrain("m1nd");
+  ReplaceWithMtime(store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks), 1600000000);
+  scanner_.Scan(config_);
+  Scanner restarted;  // a new process: nothing remembered
+  ScanResult scan = restarted.Scan(config_);
+  ASSERT_TRUE(scan.brains[0].mismatch_since.has_value());
+  EXPECT_EQ(*scan.brains[0].mismatch_since, 1600000000.0);
+}
+
+TEST_F(ScannerTest, OkAndAbsentBrainsHaveNoMismatchSince) {
+  ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_m1nd_candidate", kM1ndBlocks));
+  AddBrain("notes");
+  ScanResult scan = scanner_.Scan(config_);
+  EXPECT_FALSE(Find(scan, "m1nd").mismatch_since.has_value());
+  EXPECT_FALSE(Find(scan, "notes").mismatch_since.has_value());
+}
+
+TEST_F(ScannerTest, MismatchSinceKeepsItsTimeAcrossNewOptions) {
+  const std::string store = AddBrain("m1nd");
+  ReplaceWithMtime(store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks), 1700000000);
+  scanner_.Scan(config_);
+  StoreReaderOptions tiny;
+  tiny.max_bytes = 10;
+  scanner_.SetOptions(tiny);
+  ScanResult refused = scanner_.Scan(config_);
+  ASSERT_TRUE(refused.brains[0].mismatch_since.has_value());
+  EXPECT_EQ(*refused.brains[0].mismatch_since, 1700000000.0);
 }
 
 TEST(BrainStateNameTest, Names) {
