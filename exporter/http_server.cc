@@ -5,7 +5,6 @@
 
 #include <civetweb.h>
 #include <crypt.h>
-#include <dlfcn.h>
 #include <netdb.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
@@ -249,29 +248,6 @@ void WakeUntilDone(const std::string& host, int port, const std::atomic<bool>& d
   freeaddrinfo(found);
 }
 
-// civetweb up to 1.15 dlopens "libssl.so" and, right after every TLS handshake,
-// calls SSL_get_peer_certificate through the pointer it looked up there. OpenSSL 3
-// no longer exports that function (it is a macro for SSL_get1_peer_certificate);
-// civetweb 1.15 tolerates the missing symbol at startup and then calls a null
-// pointer, killing the process on the first HTTPS client. Refuse TLS instead.
-bool CivetwebTlsUsable(std::string* why) {
-  int major = 0, minor = 0;
-  if (std::sscanf(mg_version(), "%d.%d", &major, &minor) != 2 || major > 1 || minor >= 16) {
-    return true;
-  }
-  void* ssl = dlopen("libssl.so", RTLD_LAZY | RTLD_LOCAL);
-  if (ssl == nullptr) return true;  // civetweb itself reports that it cannot load it
-  const bool usable = dlsym(ssl, "SSL_get_peer_certificate") != nullptr;
-  dlclose(ssl);
-  if (!usable) {
-    *why = std::string("TLS is not available: civetweb ") + mg_version() +
-           " crashes on every HTTPS connection with OpenSSL 3 (libssl.so has no "
-           "SSL_get_peer_certificate); it needs civetweb >= 1.16 built for OpenSSL 3, or "
-           "terminate TLS in a reverse proxy";
-  }
-  return usable;
-}
-
 HttpResponse TextResponse(int status, const std::string& body) {
   HttpResponse response;
   response.status = status;
@@ -375,6 +351,33 @@ struct HttpServer::Impl {
         SSL_CTX_set_max_proto_version(ctx, OpenSslVersion(config.max_version)) != 1) {
       return TlsFail("cannot set the TLS version range");
     }
+    return ConfigureClientAuth(ctx);
+  }
+
+  // Client certificates: verified against client_ca_file, whose names are also sent
+  // to the client as the acceptable issuers.
+  bool ConfigureClientAuth(SSL_CTX* ctx) {
+    const WebConfig& config = web_config;
+    if (config.client_auth == ClientAuth::kNoClientCert) {
+      SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+      return true;
+    }
+    const char* ca_file = config.client_ca_file.c_str();
+    if (SSL_CTX_load_verify_locations(ctx, ca_file, nullptr) != 1) {
+      return TlsFail("cannot load client_ca_file " + config.client_ca_file);
+    }
+    STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(ca_file);
+    if (names == nullptr)
+      return TlsFail("no CA certificate in client_ca_file " + config.client_ca_file);
+    SSL_CTX_set_client_CA_list(ctx, names);
+    int mode = SSL_VERIFY_PEER;
+    if (config.client_auth == ClientAuth::kRequireAndVerifyClientCert) {
+      mode |= SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
+    }
+    SSL_CTX_set_verify(ctx, mode, nullptr);
+    // Sessions that verified a client may be resumed only by this server.
+    static const unsigned char kSessionContext[] = "skeleton-coherence-exporter";
+    SSL_CTX_set_session_id_context(ctx, kSessionContext, sizeof(kSessionContext) - 1);
     return true;
   }
 
@@ -400,8 +403,8 @@ struct HttpServer::Impl {
     return true;
   }
 
-  // Loads the certificate and key once into a scratch SSL_CTX, so that bad files
-  // are reported plainly, then checks that civetweb can serve TLS at all.
+  // Loads the certificate, key and client CAs once into a scratch SSL_CTX, so that
+  // bad files are reported plainly before civetweb starts.
   bool CheckTls(const std::string& file, std::string* error) {
     if (!mg_check_feature(MG_FEATURES_TLS)) {
       return Fail(error, file + ": TLS is configured but civetweb was built without TLS");
@@ -411,8 +414,6 @@ struct HttpServer::Impl {
     if (scratch == nullptr || !ConfigureTls(scratch.get())) {
       return Fail(error, file + ": " + tls_error);
     }
-    std::string why;
-    if (!CivetwebTlsUsable(&why)) return Fail(error, file + ": " + why);
     return true;
   }
 

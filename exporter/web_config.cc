@@ -93,6 +93,32 @@ std::string ResolvePath(const std::string& file_name, const std::string& path) {
   return (std::filesystem::path(file_name).parent_path() / p).string();
 }
 
+bool ReadClientAuth(const Reporter& reporter, const YAML::Node& node, const std::string& key,
+                    ClientAuth* out) {
+  std::string value;
+  if (!ReadString(reporter, node, key, &value)) return false;
+  if (value.empty() || value == "NoClientCert") {
+    *out = ClientAuth::kNoClientCert;
+  } else if (value == "VerifyClientCertIfGiven") {
+    *out = ClientAuth::kVerifyClientCertIfGiven;
+  } else if (value == "RequireAndVerifyClientCert") {
+    *out = ClientAuth::kRequireAndVerifyClientCert;
+  } else if (value == "RequestClientCert" || value == "RequireAnyClientCert" ||
+             value == "RequireClientCert") {
+    return reporter.Fail(node, key,
+                         "'" + value +
+                             "' is not supported: it accepts certificates nobody verified (use "
+                             "RequireAndVerifyClientCert or VerifyClientCertIfGiven with "
+                             "client_ca_file)");
+  } else {
+    return reporter.Fail(node, key,
+                         "unknown value '" + value +
+                             "' (use NoClientCert, VerifyClientCertIfGiven or "
+                             "RequireAndVerifyClientCert)");
+  }
+  return true;
+}
+
 bool ParseTlsKey(const Reporter& reporter, const std::string& name, const YAML::Node& value,
                  const std::string& file_name, WebConfig* config) {
   const std::string key = "tls_server_config." + name;
@@ -101,23 +127,33 @@ bool ParseTlsKey(const Reporter& reporter, const std::string& name, const YAML::
     if (!ReadString(reporter, value, key, &text)) return false;
     if (name == "cert_file") config->cert_file = ResolvePath(file_name, text);
     if (name == "key_file") config->key_file = ResolvePath(file_name, text);
-    if (name == "client_ca_file" && !text.empty()) {
-      return reporter.Fail(value, key,
-                           "client certificates are not supported (client_auth_type must be "
-                           "NoClientCert)");
-    }
+    if (name == "client_ca_file") config->client_ca_file = ResolvePath(file_name, text);
     return true;
   }
-  if (name == "client_auth_type") {
-    if (!ReadString(reporter, value, key, &text)) return false;
-    if (text.empty() || text == "NoClientCert") return true;
-    return reporter.Fail(value, key,
-                         "'" + text + "' is not supported (only NoClientCert is supported)");
-  }
+  if (name == "client_auth_type") return ReadClientAuth(reporter, value, key, &config->client_auth);
   if (name == "min_version") return ReadTlsVersion(reporter, value, key, &config->min_version);
   if (name == "max_version") return ReadTlsVersion(reporter, value, key, &config->max_version);
   if (UnsupportedTlsKeys().count(name)) return reporter.Fail(value, key, "not supported");
   return reporter.Fail(value, key, "unknown key");
+}
+
+// Client certificates need TLS, and a CA file exactly when they are verified (as
+// exporter-toolkit: a CA without a policy is an error).
+bool CheckClientAuth(const Reporter& reporter, const YAML::Node& node, const WebConfig& config) {
+  const bool verifies = config.client_auth != ClientAuth::kNoClientCert;
+  if ((verifies || !config.client_ca_file.empty()) && !config.tls_enabled()) {
+    return reporter.Fail(node, "tls_server_config.cert_file",
+                         "missing (client certificates need TLS)");
+  }
+  if (verifies && config.client_ca_file.empty()) {
+    return reporter.Fail(node, "tls_server_config.client_ca_file",
+                         "missing (client_auth_type verifies client certificates)");
+  }
+  if (!verifies && !config.client_ca_file.empty()) {
+    return reporter.Fail(node, "tls_server_config.client_auth_type",
+                         "missing (client_ca_file is set; use RequireAndVerifyClientCert)");
+  }
+  return true;
 }
 
 bool ParseTlsServerConfig(const Reporter& reporter, const YAML::Node& node,
@@ -138,7 +174,7 @@ bool ParseTlsServerConfig(const Reporter& reporter, const YAML::Node& node,
   if (config->min_version == TlsVersion::kTls13 && config->max_version == TlsVersion::kTls12) {
     return reporter.Fail(node, "tls_server_config.min_version", "is above max_version");
   }
-  return true;
+  return CheckClientAuth(reporter, node, *config);
 }
 
 bool ParseBasicAuthUsers(const Reporter& reporter, const YAML::Node& node, WebConfig* config) {

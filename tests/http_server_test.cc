@@ -1,11 +1,11 @@
 // Tests for HttpServer: dispatch, methods, HEAD, gzip negotiation, concurrency,
-// timeouts, bind errors, basic auth and TLS, over real sockets on 127.0.0.1.
+// timeouts, bind errors and basic auth, over real sockets on 127.0.0.1 (TLS and IPv6:
+// http_server_tls_test.cc).
 #include "exporter/http_server.h"
 
 #include <crypt.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -446,145 +446,6 @@ TEST_F(HttpServerAuthTest, SuccessfulChecksAreCached) {
   };
   const auto first = timed();
   for (int i = 0; i < 5; ++i) EXPECT_LT(timed() * 4, first) << "bcrypt paid again";
-}
-
-// Generates a self-signed certificate and key with the openssl CLI.
-bool MakeCertificate(const std::string& cert, const std::string& key) {
-  const std::string command =
-      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 "
-      "-subj /CN=localhost -keyout '" +
-      key + "' -out '" + cert + "' >/dev/null 2>&1";
-  return std::system(command.c_str()) == 0;
-}
-
-bool HaveOpensslCli() { return std::system("openssl version >/dev/null 2>&1") == 0; }
-
-struct TlsResult {
-  bool handshake = false;
-  int version = 0;  // TLS1_2_VERSION, TLS1_3_VERSION
-  std::string response;
-};
-
-// One HTTPS request with OpenSSL, certificate not verified (it is self-signed).
-TlsResult TlsExchange(int port, const std::string& request, int max_version = 0) {
-  TlsResult result;
-  std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> ctx(SSL_CTX_new(TLS_client_method()),
-                                                        &SSL_CTX_free);
-  if (max_version != 0) SSL_CTX_set_max_proto_version(ctx.get(), max_version);
-  int fd = ConnectLocal(port);
-  if (fd < 0) return result;
-  timeval timeout{5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-  std::unique_ptr<SSL, decltype(&SSL_free)> ssl(SSL_new(ctx.get()), &SSL_free);
-  SSL_set_fd(ssl.get(), fd);
-  if (SSL_connect(ssl.get()) == 1) {
-    result.handshake = true;
-    result.version = SSL_version(ssl.get());
-    SSL_write(ssl.get(), request.data(), static_cast<int>(request.size()));
-    char chunk[4096];
-    int n;
-    while ((n = SSL_read(ssl.get(), chunk, sizeof(chunk))) > 0) result.response.append(chunk, n);
-  }
-  close(fd);
-  return result;
-}
-
-const char kTlsGet[] = "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
-
-class HttpServerTlsTest : public HttpServerTest {
- protected:
-  void SetUp() override {
-    HttpServerTest::SetUp();
-    if (!HaveOpensslCli()) GTEST_SKIP() << "openssl CLI not installed";
-    testing::MakeDirs(dir_.Join("tls"));
-    ASSERT_TRUE(MakeCertificate(dir_.Join("tls/server.crt"), dir_.Join("tls/server.key")));
-  }
-
-  bool StartWithConfig(const std::string& yaml, std::string* error) {
-    WriteFile(dir_.Join("web.yml"), yaml);
-    HttpServerOptions options = LocalOptions();
-    options.web_config_file = dir_.Join("web.yml");
-    return server_.Start(options, error);
-  }
-
-  // Starts with `yaml`, or skips the test when the installed civetweb cannot serve
-  // TLS (Debian's civetweb 1.15 with OpenSSL 3); the server must then refuse TLS
-  // at Start with a clear error rather than crash on the first connection.
-  void StartTlsOrSkip(const std::string& yaml) {
-    std::string error;
-    if (StartWithConfig(yaml, &error)) return;
-    ASSERT_NE(error.find(dir_.Join("web.yml") + ": TLS is not available: civetweb"),
-              std::string::npos)
-        << error;
-    GTEST_SKIP() << error;
-  }
-
-  TempDir dir_;
-};
-
-TEST_F(HttpServerTlsTest, ServesHttpsOnly) {
-  // Relative paths resolve against the web config file's directory.
-  StartTlsOrSkip("tls_server_config:\n  cert_file: tls/server.crt\n  key_file: tls/server.key\n");
-  if (IsSkipped() || HasFatalFailure()) return;
-  TlsResult tls = TlsExchange(server_.port(), kTlsGet);
-  ASSERT_TRUE(tls.handshake);
-  EXPECT_EQ(tls.version, TLS1_3_VERSION);
-  EXPECT_EQ(tls.response.rfind("HTTP/1.1 200", 0), 0u) << tls.response;
-  EXPECT_NE(tls.response.find("\r\n\r\nscx_up 1\n"), std::string::npos) << tls.response;
-
-  TlsResult tls12 = TlsExchange(server_.port(), kTlsGet, TLS1_2_VERSION);
-  ASSERT_TRUE(tls12.handshake);
-  EXPECT_EQ(tls12.version, TLS1_2_VERSION);
-
-  testing::HttpClientRequest plain;
-  plain.path = "/metrics";
-  plain.timeout_ms = 2000;
-  HttpResult result = testing::HttpFetch(server_.port(), plain);
-  EXPECT_NE(result.status, 200);  // plain HTTP on the TLS port gets no answer
-}
-
-TEST_F(HttpServerTlsTest, MinVersionTls13RejectsTls12) {
-  StartTlsOrSkip(
-      "tls_server_config:\n  cert_file: tls/server.crt\n  key_file: tls/server.key\n"
-      "  min_version: TLS13\n");
-  if (IsSkipped() || HasFatalFailure()) return;
-  EXPECT_FALSE(TlsExchange(server_.port(), kTlsGet, TLS1_2_VERSION).handshake);
-  EXPECT_TRUE(TlsExchange(server_.port(), kTlsGet).handshake);
-}
-
-TEST_F(HttpServerTlsTest, TlsWithBasicAuth) {
-  StartTlsOrSkip(
-      "tls_server_config:\n  cert_file: tls/server.crt\n  key_file: tls/server.key\n"
-      "basic_auth_users:\n  alice: " +
-      Bcrypt("pw") + "\n");
-  if (IsSkipped() || HasFatalFailure()) return;
-  TlsResult anonymous = TlsExchange(server_.port(), kTlsGet);
-  EXPECT_EQ(anonymous.response.rfind("HTTP/1.1 401", 0), 0u) << anonymous.response;
-  const std::string authorized = "GET /metrics HTTP/1.1\r\nHost: localhost\r\nAuthorization: " +
-                                 BasicAuthorization("alice", "pw") +
-                                 "\r\nConnection: close\r\n\r\n";
-  TlsResult ok = TlsExchange(server_.port(), authorized);
-  EXPECT_EQ(ok.response.rfind("HTTP/1.1 200", 0), 0u) << ok.response;
-}
-
-TEST_F(HttpServerTlsTest, MissingCertificateFailsStart) {
-  std::string error;
-  ::testing::internal::CaptureStderr();
-  EXPECT_FALSE(StartWithConfig(
-      "tls_server_config:\n  cert_file: tls/absent.crt\n  key_file: tls/server.key\n", &error));
-  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
-  EXPECT_NE(error.find("cannot load cert_file " + dir_.Join("tls/absent.crt")), std::string::npos)
-      << error;
-}
-
-TEST_F(HttpServerTlsTest, MismatchedKeyFailsStart) {
-  ASSERT_TRUE(MakeCertificate(dir_.Join("other.crt"), dir_.Join("other.key")));
-  std::string error;
-  EXPECT_FALSE(StartWithConfig(
-      "tls_server_config:\n  cert_file: tls/server.crt\n  key_file: other.key\n", &error));
-  EXPECT_NE(error.find("cannot load key_file " + dir_.Join("other.key")), std::string::npos)
-      << error;
-  EXPECT_NE(error.find("key values mismatch"), std::string::npos) << error;
 }
 
 }  // namespace

@@ -71,15 +71,60 @@ TEST_F(WebConfigTest, UnknownTlsKey) {
   EXPECT_EQ(error_, path_ + ":4: key 'tls_server_config.certfile': unknown key");
 }
 
-TEST_F(WebConfigTest, ClientCertificatesAreUnsupported) {
+TEST_F(WebConfigTest, ClientCertificates) {
+  ASSERT_TRUE(
+      Load("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_ca_file: ca.crt\n"
+           "  client_auth_type: RequireAndVerifyClientCert\n"))
+      << error_;
+  EXPECT_EQ(config_.client_ca_file, dir_.Join("ca.crt"));
+  EXPECT_EQ(config_.client_auth, ClientAuth::kRequireAndVerifyClientCert);
+  ASSERT_TRUE(
+      Load("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_ca_file: /ca.crt\n"
+           "  client_auth_type: VerifyClientCertIfGiven\n"))
+      << error_;
+  EXPECT_EQ(config_.client_ca_file, "/ca.crt");
+  EXPECT_EQ(config_.client_auth, ClientAuth::kVerifyClientCertIfGiven);
+  ASSERT_TRUE(
+      Load("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+           "  client_auth_type: NoClientCert\n"))
+      << error_;
+  EXPECT_EQ(config_.client_auth, ClientAuth::kNoClientCert);
+}
+
+TEST_F(WebConfigTest, ClientAuthTypesThatDoNotVerifyAreRefused) {
+  for (const char* type : {"RequestClientCert", "RequireAnyClientCert", "RequireClientCert"}) {
+    EXPECT_FALSE(Load(std::string("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+                                  "  client_ca_file: ca\n  client_auth_type: ") +
+                      type + "\n"));
+    EXPECT_EQ(error_.find(path_ + ":5: key 'tls_server_config.client_auth_type': '" + type +
+                          "' is not supported"),
+              0u)
+        << error_;
+  }
+  EXPECT_FALSE(
+      Load("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+           "  client_ca_file: ca\n  client_auth_type: VerifyEverything\n"));
+  EXPECT_NE(error_.find("unknown value 'VerifyEverything'"), std::string::npos) << error_;
+}
+
+TEST_F(WebConfigTest, ClientCaAndPolicyGoTogether) {
   EXPECT_FALSE(
       Load("tls_server_config:\n  cert_file: a\n  key_file: b\n"
            "  client_auth_type: RequireAndVerifyClientCert\n"));
-  EXPECT_NE(error_.find("key 'tls_server_config.client_auth_type'"), std::string::npos) << error_;
-  EXPECT_NE(error_.find("not supported"), std::string::npos) << error_;
-
+  EXPECT_EQ(error_, path_ +
+                        ":2: key 'tls_server_config.client_ca_file': missing (client_auth_type "
+                        "verifies client certificates)");
   EXPECT_FALSE(Load("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_ca_file: ca\n"));
-  EXPECT_NE(error_.find("key 'tls_server_config.client_ca_file'"), std::string::npos) << error_;
+  EXPECT_NE(error_.find("key 'tls_server_config.client_auth_type': missing (client_ca_file is set"),
+            std::string::npos)
+      << error_;
+  EXPECT_FALSE(
+      Load("tls_server_config:\n  client_ca_file: ca\n"
+           "  client_auth_type: RequireAndVerifyClientCert\n"));
+  EXPECT_NE(
+      error_.find("key 'tls_server_config.cert_file': missing (client certificates need TLS)"),
+      std::string::npos)
+      << error_;
 }
 
 TEST_F(WebConfigTest, KnownButUnsupportedKeys) {
