@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -36,6 +37,7 @@ struct Claim {
   std::string wanted;
   bool is_explicit = false;
   Brain* brain = nullptr;
+  std::string held;  // the label this brain keeps from the previous scan; empty: none
 };
 
 // Claims on one name in the order they win it: explicit before derived, then the
@@ -46,6 +48,20 @@ bool Precedes(const Claim& a, const Claim& b) {
   return std::tie(a.wanted, b.is_explicit, x.runtime_dir, x.project_root, x.display_name,
                   x.source) <
          std::tie(b.wanted, a.is_explicit, y.runtime_dir, y.project_root, y.display_name, y.source);
+}
+
+// True when `label`, a brain's label in the previous scan, is what AssignBrainNames
+// could have given it for `wanted`: the name itself or the name with its own suffix.
+bool IsLabelFor(const std::string& label, const std::string& wanted,
+                const std::string& runtime_dir) {
+  if (label == wanted) return true;
+  const std::string hashed = wanted + HashSuffix(runtime_dir);
+  if (label.compare(0, hashed.size(), hashed) != 0) return false;
+  if (label.size() == hashed.size()) return true;
+  // FreeHashedName's counter: "_2", "_3", ...
+  const std::string counter = label.substr(hashed.size());
+  return counter.size() > 1 && counter[0] == '_' &&
+         counter.find_first_not_of("0123456789", 1) == std::string::npos;
 }
 
 // `base` + HashSuffix, then "_2", "_3"... until it is not in `taken`.
@@ -64,44 +80,67 @@ std::string WantedBrainName(const Brain& brain) {
   return SanitizeSlug(ResolveIdentity(brain.project_root, brain.display_name));
 }
 
-void AssignBrainNames(std::vector<Brain>* brains, std::vector<std::string>* collisions) {
+void AssignBrainNames(std::vector<Brain>* brains, const std::vector<Brain>& previous,
+                      std::vector<std::string>* collisions) {
+  std::map<std::string, std::string> previous_labels;  // by runtime dir
+  for (const Brain& brain : previous) previous_labels.emplace(brain.runtime_dir, brain.name);
+
   std::vector<Claim> claims;
   claims.reserve(brains->size());
   for (Brain& brain : *brains) {
-    claims.push_back(Claim{WantedBrainName(brain), !brain.name.empty(), &brain});
+    Claim claim{WantedBrainName(brain), !brain.name.empty(), &brain, ""};
+    auto label = previous_labels.find(brain.runtime_dir);
+    if (label != previous_labels.end() &&
+        IsLabelFor(label->second, claim.wanted, brain.runtime_dir)) {
+      claim.held = label->second;
+    }
+    claims.push_back(std::move(claim));
   }
   std::sort(claims.begin(), claims.end(), Precedes);
 
-  // Every name's first claim wins it before any loser is renamed, so a renamed
-  // brain never takes a name that another brain asked for.
-  std::set<std::string> taken;
+  std::map<std::string, const Claim*> owners;  // name -> the claim that has it
   std::vector<std::string> names(claims.size());
-  std::vector<bool> wins(claims.size());
+  // Incumbents keep their labels (unique, as every previous scan's labels were).
   for (size_t i = 0; i < claims.size(); ++i) {
-    wins[i] = i == 0 || claims[i].wanted != claims[i - 1].wanted;
-    if (wins[i]) {
-      names[i] = claims[i].wanted;
-      taken.insert(names[i]);
+    if (!claims[i].held.empty() && owners.emplace(claims[i].held, &claims[i]).second) {
+      names[i] = claims[i].held;
     }
   }
-  const Claim* winner = nullptr;
+  // Every name still free goes to its first claim before any loser is renamed, so a
+  // renamed brain never takes a name that another brain asked for.
+  for (size_t i = 0; i < claims.size(); ++i) {
+    if (names[i].empty() && owners.emplace(claims[i].wanted, &claims[i]).second) {
+      names[i] = claims[i].wanted;
+    }
+  }
+  std::set<std::string> taken;
+  for (const auto& [name, owner] : owners) taken.insert(name);
   for (size_t i = 0; i < claims.size(); ++i) {
     const Claim& claim = claims[i];
-    if (wins[i]) {
-      winner = &claim;
-      continue;
+    if (names[i] == claim.wanted) continue;
+    if (names[i].empty()) {
+      names[i] = FreeHashedName(claim.wanted, claim.brain->runtime_dir, taken);
+      taken.insert(names[i]);
     }
-    names[i] = FreeHashedName(claim.wanted, claim.brain->runtime_dir, taken);
-    taken.insert(names[i]);
-    if (collisions != nullptr) {
+    if (collisions == nullptr) continue;
+    const std::string& dir = claim.brain->runtime_dir;
+    auto owner = owners.find(claim.wanted);
+    if (owner != owners.end()) {
       collisions->push_back("brain name \"" + claim.wanted + "\" wanted by " +
-                            winner->brain->runtime_dir + " and " + claim.brain->runtime_dir + ": " +
-                            claim.brain->runtime_dir + " is named \"" + names[i] + "\"");
+                            owner->second->brain->runtime_dir + " and " + dir + ": " + dir +
+                            " is named \"" + names[i] + "\"");
+    } else {
+      collisions->push_back("brain name \"" + claim.wanted + "\" wanted by " + dir + ": " + dir +
+                            " keeps the name \"" + names[i] + "\" it already has");
     }
   }
   for (size_t i = 0; i < claims.size(); ++i) claims[i].brain->name = names[i];
   std::sort(brains->begin(), brains->end(),
             [](const Brain& a, const Brain& b) { return a.name < b.name; });
+}
+
+void AssignBrainNames(std::vector<Brain>* brains, std::vector<std::string>* collisions) {
+  AssignBrainNames(brains, {}, collisions);
 }
 
 }  // namespace scx

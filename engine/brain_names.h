@@ -1,8 +1,10 @@
 // Gives every discovered brain a unique `brain` label, deterministically: a brain
-// without an explicit name is named after its identity's slug; among brains that
-// want the same name, an explicit (configured) name wins over a derived one, then the
-// smallest runtime dir keeps it; the others get "_" + 8 hex digits of a stable hash
-// (FNV-1a) of their runtime dir. Pure logic.
+// without an explicit name is named after its identity's slug. Names are stable: a
+// brain that had a label in the previous scan keeps it for as long as it exists and
+// wants the same name. Among the other brains that want the same name (and at
+// start-up, when there is no previous scan), an explicit (configured) name wins over a
+// derived one, then the smallest runtime dir keeps it; the others get "_" + 8 hex
+// digits of a stable hash (FNV-1a) of their runtime dir. Pure logic.
 #ifndef SCX_ENGINE_BRAIN_NAMES_H_
 #define SCX_ENGINE_BRAIN_NAMES_H_
 
@@ -17,7 +19,14 @@ namespace scx {
 std::string WantedBrainName(const Brain& brain);
 
 // Sets `name` on every brain so that names are unique, then sorts brains by name.
-// Appends one line per renamed brain to `collisions` (may be null).
+// `previous` is the previous scan's brains with their labels (empty at start-up): a
+// brain with the same runtime dir whose label was its wanted name, or that name with
+// its own hash suffix, keeps that label, and a newcomer that wants it gets a suffix.
+// Appends one line per brain not named as it wants to `collisions` (may be null).
+void AssignBrainNames(std::vector<Brain>* brains, const std::vector<Brain>& previous,
+                      std::vector<std::string>* collisions);
+
+// The start-up rule: AssignBrainNames with no previous scan.
 void AssignBrainNames(std::vector<Brain>* brains, std::vector<std::string>* collisions);
 
 }  // namespace scx

@@ -226,7 +226,7 @@ class Walk {
   void AddProjectBrains();
   void ScanGlob(const std::string& pattern);
 
-  Discovery Finish();
+  Discovery Finish(const std::vector<Brain>& previous);
 
  private:
   void AddBrain(Brain brain);
@@ -390,11 +390,11 @@ void Walk::AddManifestBrain(const std::string& dir, BrainSource source) {
   AddBrain(std::move(brain));
 }
 
-Discovery Walk::Finish() {
+Discovery Walk::Finish(const std::vector<Brain>& previous) {
   Discovery discovery;
   discovery.brains = std::move(brains_);
   discovery.problems = std::move(problems_);
-  AssignBrainNames(&discovery.brains, &discovery.name_collisions);
+  AssignBrainNames(&discovery.brains, previous, &discovery.name_collisions);
   return discovery;
 }
 
@@ -432,7 +432,7 @@ Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>
   walk.AddOwners();
   walk.AddProjectBrains();
   for (const std::string& pattern : config.runtime_globs) walk.ScanGlob(pattern);
-  return walk.Finish();
+  return walk.Finish(previous);
 }
 
 }  // namespace scx

@@ -59,7 +59,7 @@ struct Discovery {
 // Discovers every brain. A runtime dir found by more than one source is kept once
 // (static before registry before glob). A runtime dir skipped for a transient
 // problem keeps the Brain it had in `previous` (if any). Names are then made unique
-// by AssignBrainNames.
+// by AssignBrainNames, and a brain keeps the label it had in `previous`.
 Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous);
 
 // Expands a leading "~" or "~/" with $HOME.

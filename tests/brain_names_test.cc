@@ -190,6 +190,98 @@ TEST(AssignBrainNamesTest, SuffixCollisionsAppendACounter) {
             collisions[0]);
 }
 
+// Two scans: `first` named by the start-up rule, then `second` with the first scan's
+// labels as the previous ones.
+std::vector<Brain> SecondScan(std::vector<Brain> first, std::vector<Brain> second,
+                              std::vector<std::string>* collisions = nullptr) {
+  AssignBrainNames(&first, nullptr);
+  AssignBrainNames(&second, first, collisions);
+  return second;
+}
+
+TEST(StableBrainNamesTest, NewcomerThatSortsFirstGetsTheSuffixNeverTheIncumbent) {
+  // The issue's scenario: the newcomer's runtime dir is smaller, so at start-up it
+  // would win; while the incumbent exists it keeps "m1nd".
+  std::vector<std::string> collisions;
+  std::vector<Brain> brains =
+      SecondScan({Derived("/home/dev/m1nd", "/z/rt")},
+                 {Derived("/home/dev/m1nd", "/z/rt"), Derived("/srv/m1nd", "/a/rt")}, &collisions);
+  EXPECT_EQ("m1nd", FindByRuntimeDir(brains, "/z/rt")->name);
+  EXPECT_EQ("m1nd" + Suffix("/a/rt"), FindByRuntimeDir(brains, "/a/rt")->name);
+  EXPECT_EQ((std::vector<std::string>{"brain name \"m1nd\" wanted by /z/rt and /a/rt: /a/rt is "
+                                      "named \"m1nd" +
+                                      Suffix("/a/rt") + "\""}),
+            collisions);
+
+  // And it stays so on every later scan.
+  std::vector<Brain> third = {Derived("/srv/m1nd", "/a/rt"), Derived("/home/dev/m1nd", "/z/rt")};
+  AssignBrainNames(&third, brains, nullptr);
+  EXPECT_EQ("m1nd", FindByRuntimeDir(third, "/z/rt")->name);
+  EXPECT_EQ("m1nd" + Suffix("/a/rt"), FindByRuntimeDir(third, "/a/rt")->name);
+}
+
+TEST(StableBrainNamesTest, ExplicitNewcomerDoesNotTakeAnIncumbentsName) {
+  std::vector<Brain> brains =
+      SecondScan({Derived("/home/dev/vault", "/z/rt")},
+                 {Derived("/home/dev/vault", "/z/rt"), Explicit("vault", "/srv/other", "/a/rt")});
+  EXPECT_EQ("vault", FindByRuntimeDir(brains, "/z/rt")->name);
+  EXPECT_EQ("vault" + Suffix("/a/rt"), FindByRuntimeDir(brains, "/a/rt")->name);
+}
+
+TEST(StableBrainNamesTest, RenamedBrainKeepsItsLabelWhenTheOtherGoes) {
+  std::vector<std::string> collisions;
+  std::vector<Brain> brains =
+      SecondScan({Derived("/home/dev/m1nd", "/a/rt"), Derived("/srv/m1nd", "/b/rt")},
+                 {Derived("/srv/m1nd", "/b/rt")}, &collisions);
+  EXPECT_EQ("m1nd" + Suffix("/b/rt"), brains[0].name);
+  EXPECT_EQ((std::vector<std::string>{"brain name \"m1nd\" wanted by /b/rt: /b/rt keeps the name "
+                                      "\"m1nd" +
+                                      Suffix("/b/rt") + "\" it already has"}),
+            collisions);
+  // A brain that comes back after it was gone is a newcomer.
+  std::vector<Brain> back = {Derived("/srv/m1nd", "/b/rt"), Derived("/home/dev/m1nd", "/a/rt")};
+  AssignBrainNames(&back, brains, nullptr);
+  EXPECT_EQ("m1nd" + Suffix("/b/rt"), FindByRuntimeDir(back, "/b/rt")->name);
+  EXPECT_EQ("m1nd", FindByRuntimeDir(back, "/a/rt")->name);
+}
+
+TEST(StableBrainNamesTest, CounterSuffixIsKeptToo) {
+  const std::string hashed = "x" + Suffix("/b");
+  std::vector<Brain> first = {Derived("/p/x", "/a"), Derived("/q/x", "/b"),
+                              Derived("/r", "/c", hashed)};
+  AssignBrainNames(&first, nullptr);
+  ASSERT_EQ(hashed + "_2", FindByRuntimeDir(first, "/b")->name);
+  std::vector<Brain> second = {Derived("/q/x", "/b")};
+  AssignBrainNames(&second, first, nullptr);
+  EXPECT_EQ(hashed + "_2", second[0].name);
+}
+
+TEST(StableBrainNamesTest, ALabelOfAnotherNameIsNotKept) {
+  // The brain's identity changed: it wants another name and gets it; its old one is
+  // free for the newcomer. A label that merely looks suffixed is not kept either.
+  std::vector<Brain> brains =
+      SecondScan({Derived("/home/dev/m1nd", "/z/rt")},
+                 {Derived("/home/dev/notes", "/z/rt"), Derived("/srv/m1nd", "/a/rt")});
+  EXPECT_EQ("notes", FindByRuntimeDir(brains, "/z/rt")->name);
+  EXPECT_EQ("m1nd", FindByRuntimeDir(brains, "/a/rt")->name);
+
+  Brain previous = Derived("/home/dev/m1nd", "/z/rt");
+  previous.name = "m1nd_0000abcd";  // not this runtime dir's suffix
+  std::vector<Brain> now = {Derived("/home/dev/m1nd", "/z/rt")};
+  AssignBrainNames(&now, {previous}, nullptr);
+  EXPECT_EQ("m1nd", now[0].name);
+}
+
+TEST(StableBrainNamesTest, StartUpRuleIsUnchangedWithoutAPreviousScan) {
+  std::vector<Brain> with_empty = {Derived("/home/dev/m1nd", "/z/rt"),
+                                   Derived("/srv/m1nd", "/a/rt")};
+  std::vector<Brain> start_up = with_empty;
+  AssignBrainNames(&with_empty, std::vector<Brain>{}, nullptr);
+  AssignBrainNames(&start_up, nullptr);
+  EXPECT_EQ(Names(start_up), Names(with_empty));
+  EXPECT_EQ("m1nd", FindByRuntimeDir(start_up, "/a/rt")->name);
+}
+
 TEST(AssignBrainNamesTest, NamesAreUniqueAndSorted) {
   std::vector<Brain> brains;
   for (int i = 0; i < 30; ++i) {

@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <sstream>
 
+#include "exporter/metrics_renderer.h"
 #include "tests/test_support.h"
 
 namespace scx {
@@ -302,6 +304,52 @@ TEST_F(ScannerTest, MismatchSinceKeepsItsTimeAcrossNewOptions) {
   ScanResult refused = scanner_.Scan(config_);
   ASSERT_TRUE(refused.brains[0].mismatch_since.has_value());
   EXPECT_EQ(*refused.brains[0].mismatch_since, 1700000000.0);
+}
+
+// Sample lines of the rendered metrics that carry `label`.
+std::vector<std::string> SeriesWith(const ScanResult& scan, const std::string& label) {
+  std::istringstream text(RenderMetrics(scan, ExporterStats(), nullptr));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(text, line);) {
+    if (line[0] != '#' && line.find(label) != std::string::npos) lines.push_back(line);
+  }
+  return lines;
+}
+
+TEST_F(ScannerTest, NewcomerWithTheSameNameNeverRenamesTheIncumbent) {
+  // The incumbent's runtime dir sorts after the newcomer's: at start-up the newcomer
+  // would win the name. While the incumbent exists, its series never change.
+  const std::string incumbent_dir = dir_.Join("z-incumbent");
+  const std::string newcomer_dir = dir_.Join("a-newcomer");
+  testing::MakeDirs(incumbent_dir);
+  testing::MakeDirs(newcomer_dir);
+  ReplaceFileAtomically(incumbent_dir + "/system_blocks.json",
+                        StoreJson("sk_keyvault_candidate", kKeyvaultBlocks, 7));
+  ReplaceFileAtomically(newcomer_dir + "/system_blocks.json",
+                        StoreJson("sk_m1nd_candidate", kM1ndBlocks, 2));
+  config_.static_brains.push_back(StaticBrain{"", "/home/u/m1nd", "", incumbent_dir});
+  const ScanResult before = scanner_.Scan(config_);
+  const std::vector<std::string> incumbent_series = SeriesWith(before, "brain=\"m1nd\"");
+  ASSERT_EQ(incumbent_series.size(), 15u);  // verdict, stale, since, 4 states, info, 2, 5
+
+  config_.static_brains.push_back(StaticBrain{"", "/srv/m1nd", "", newcomer_dir});
+  for (int scan = 0; scan < 3; ++scan) {
+    const ScanResult after = scanner_.Scan(config_);
+    ASSERT_EQ(after.brains.size(), 2u);
+    EXPECT_EQ(SeriesWith(after, "brain=\"m1nd\""), incumbent_series);
+    EXPECT_EQ(Find(after, "m1nd").brain.runtime_dir, incumbent_dir);
+    const BrainReport& newcomer = after.brains[1];
+    EXPECT_EQ(newcomer.brain.runtime_dir, newcomer_dir);
+    EXPECT_EQ(newcomer.brain.name.rfind("m1nd_", 0), 0u) << newcomer.brain.name;
+    EXPECT_EQ(newcomer.state, BrainState::kOk);
+    EXPECT_EQ(after.name_collisions.size(), 1u);
+  }
+  // Only the newcomer's arrival is a change.
+  EXPECT_TRUE(scanner_.Scan(config_).changes.empty());
+
+  // A restart applies the start-up rule, deterministically: the smaller runtime dir wins.
+  Scanner restarted;
+  EXPECT_EQ(Find(restarted.Scan(config_), "m1nd").brain.runtime_dir, newcomer_dir);
 }
 
 TEST(BrainStateNameTest, Names) {
