@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace scx {
+#include "exporter/listen_address.h"
 
-inline constexpr char kDefaultListenAddress[] = ":9864";
+namespace scx {
 
 enum class LogFormat { kLogfmt, kJson };
 enum class LogLevel { kDebug, kInfo, kWarn, kError };

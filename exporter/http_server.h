@@ -1,6 +1,10 @@
 // A small HTTP server on civetweb: exact-path GET/HEAD (and POST where allowed)
 // handlers, several worker threads, request timeouts, optional TLS and basic auth
 // from a Prometheus-style web config file. Knows nothing about brains or metrics.
+//
+// Thread-safety: Handle, Start and Stop are called from one thread (the owner).
+// Handlers run on civetweb's worker threads, several at once, and must be
+// thread-safe; they are never called once Stop has returned.
 #ifndef SCX_EXPORTER_HTTP_SERVER_H_
 #define SCX_EXPORTER_HTTP_SERVER_H_
 
@@ -8,6 +12,9 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "exporter/listen_address.h"
 
 namespace scx {
 
@@ -26,11 +33,14 @@ struct HttpResponse {
   std::map<std::string, std::string> headers;  // extra headers (e.g. Allow, Vary)
 };
 
+// A plain text response ("text/plain; charset=utf-8").
+HttpResponse TextResponse(int status, std::string body);
+
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 struct HttpServerOptions {
-  std::string listen_address = ":9864";  // "[host]:port"; port 0 picks a free one
-  std::string web_config_file;           // empty: plain HTTP, no auth
+  std::string listen_address = kDefaultListenAddress;  // see listen_address.h
+  std::string web_config_file;                         // empty: plain HTTP, no auth
   int num_threads = 4;
   int request_timeout_ms = 10000;
 };
@@ -53,6 +63,8 @@ class HttpServer {
   // The port actually bound (useful with port 0). 0 before Start.
   int port() const;
 
+  // Stops serving and returns at once (see server_sockets.h): idle connections are
+  // dropped, requests being handled finish first. Idempotent.
   void Stop();
 
  private:

@@ -5,17 +5,13 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include "exporter/build_info.h"
 #include "exporter/http_server.h"
+#include "exporter/listen_address.h"
 #include "exporter/logger.h"
 #include "exporter/scan_loop.h"
 
@@ -24,12 +20,9 @@ namespace scx {
 namespace {
 
 constexpr char kMetricsContentType[] = "text/plain; version=0.0.4; charset=utf-8";
-constexpr char kTextContentType[] = "text/plain; charset=utf-8";
 constexpr char kHtmlContentType[] = "text/html; charset=utf-8";
 constexpr char kJsonContentType[] = "application/json";
 constexpr char kBrainsApiPath[] = "/api/v1/brains";
-// SIGTERM and SIGINT must end the process within a second.
-constexpr std::chrono::milliseconds kHttpStopGrace(700);
 
 ScanSettings ScanSettingsFrom(const Flags& flags, const Config& config) {
   ScanSettings settings;
@@ -52,17 +45,10 @@ sigset_t ServiceSignals() {
 
 // "host:port" with the port actually bound; the host part as configured.
 std::string BoundAddress(const std::string& listen_address, int port) {
-  const std::string::size_type colon = listen_address.rfind(':');
-  const std::string host = colon == std::string::npos ? "" : listen_address.substr(0, colon);
-  return host + ":" + std::to_string(port);
-}
-
-HttpResponse TextResponse(int status, std::string body) {
-  HttpResponse response;
-  response.status = status;
-  response.content_type = kTextContentType;
-  response.body = std::move(body);
-  return response;
+  ListenAddress address;
+  std::string error;
+  ParseListenAddress(listen_address, &address, &error);  // the server has parsed it already
+  return WithPort(address, port);
 }
 
 class Service {
@@ -89,13 +75,7 @@ class Service {
     loop_.Start();
     WaitForStopSignal();
     loop_.Stop();
-    if (!StopServerWithin(kHttpStopGrace)) {
-      // civetweb notices a stop on an idle keep-alive connection only every 2 s.
-      // Nothing here needs draining (the exporter writes nothing), so exit now.
-      logger_->Info("stopped", {{"http", "open connections closed at exit"}});
-      std::fflush(nullptr);
-      std::_Exit(0);
-    }
+    server_.Stop();  // returns at once, idle connections included (SIGTERM: within 1 s)
     logger_->Info("stopped");
     return 0;
   }
@@ -176,22 +156,6 @@ class Service {
     loop_.RequestReload(ScanSettingsFrom(flags_, config));
     logger_->Info("config reloaded", {{"trigger", trigger}, {"config_file", flags_.config_file}});
     return true;
-  }
-
-  // Stops the HTTP server, waiting at most `grace`. False when it is still stopping.
-  bool StopServerWithin(std::chrono::milliseconds grace) {
-    auto stopped = std::make_shared<std::promise<void>>();
-    std::future<void> done = stopped->get_future();
-    std::thread stopper([this, stopped] {
-      server_.Stop();
-      stopped->set_value();
-    });
-    if (done.wait_for(grace) == std::future_status::ready) {
-      stopper.join();
-      return true;
-    }
-    stopper.detach();
-    return false;
   }
 
   void WaitForStopSignal() {
