@@ -3,14 +3,10 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "exporter/duration.h"
+#include "exporter/yaml_file.h"
 
 namespace scx {
 
@@ -18,30 +14,16 @@ namespace {
 
 // Thrown inside this file only; ParseConfig turns it into the error string.
 struct ConfigError {
-  int line;
+  YAML::Mark mark;
   std::string key;
   std::string what;
 };
 
 [[noreturn]] void Fail(const YAML::Node& node, const std::string& key, const std::string& what) {
-  int line = node.Mark().is_null() ? 0 : node.Mark().line + 1;
-  throw ConfigError{line, key, what};
+  throw ConfigError{node.Mark(), key, what};
 }
 
-const char* KindOf(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Null:
-      return "nothing";
-    case YAML::NodeType::Scalar:
-      return "a scalar";
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Map:
-      return "a mapping";
-    default:
-      return "an undefined value";
-  }
-}
+const char* KindOf(const YAML::Node& node) { return YamlKind(node); }
 
 // A scalar as text; an empty value (`key:` or `key: ""`) is the empty string.
 std::string ReadString(const YAML::Node& node, const std::string& key) {
@@ -72,21 +54,8 @@ void CheckKeys(const YAML::Node& map, const std::string& prefix,
   }
 }
 
-// A relative path is taken relative to the config file's folder; "~" is left for
-// discovery to expand.
-std::string ResolvePath(const std::string& path, const std::string& base_dir) {
-  if (path.empty() || path[0] == '/' || path[0] == '~' || base_dir.empty()) return path;
-  return base_dir + "/" + path;
-}
-
-// The absolute folder of the config file, so that paths in labels are absolute.
-std::string DirectoryOf(const std::string& file_name) {
-  std::error_code ignored;
-  std::filesystem::path absolute = std::filesystem::absolute(file_name, ignored);
-  return absolute.lexically_normal().parent_path().string();
-}
-
-StaticBrain ReadBrain(const YAML::Node& node, const std::string& key, const std::string& base_dir) {
+StaticBrain ReadBrain(const YAML::Node& node, const std::string& key,
+                      const std::string& file_name) {
   if (!node.IsMap()) Fail(node, key, std::string("expected a mapping, got ") + KindOf(node));
   CheckKeys(node, key + ".", {"name", "project_root", "display_name", "runtime_dir"});
   StaticBrain brain;
@@ -101,7 +70,8 @@ StaticBrain ReadBrain(const YAML::Node& node, const std::string& key, const std:
     Fail(node, key + ".runtime_dir",
          "missing (the folder holding "
          "system_blocks.json)");
-  brain.runtime_dir = ResolvePath(ReadString(node["runtime_dir"], key + ".runtime_dir"), base_dir);
+  brain.runtime_dir =
+      ResolveYamlPath(file_name, ReadString(node["runtime_dir"], key + ".runtime_dir"));
   if (brain.runtime_dir.empty()) Fail(node["runtime_dir"], key + ".runtime_dir", "is empty");
   if (brain.project_root.empty() && brain.display_name.empty()) {
     Fail(node, key + ".project_root", "missing: a brain needs project_root or display_name");
@@ -109,12 +79,12 @@ StaticBrain ReadBrain(const YAML::Node& node, const std::string& key, const std:
   return brain;
 }
 
-void ReadBrains(const YAML::Node& node, const std::string& base_dir, Config* config) {
+void ReadBrains(const YAML::Node& node, const std::string& file_name, Config* config) {
   if (!node.IsSequence()) Fail(node, "brains", std::string("expected a list, got ") + KindOf(node));
   std::set<std::string> names;
   for (std::size_t i = 0; i < node.size(); ++i) {
     std::string key = "brains[" + std::to_string(i) + "]";
-    StaticBrain brain = ReadBrain(node[i], key, base_dir);
+    StaticBrain brain = ReadBrain(node[i], key, file_name);
     if (!brain.name.empty() && !names.insert(brain.name).second) {
       Fail(node[i]["name"], key + ".name", "duplicate brain name \"" + brain.name + "\"");
     }
@@ -122,7 +92,7 @@ void ReadBrains(const YAML::Node& node, const std::string& base_dir, Config* con
   }
 }
 
-void ReadRoot(const YAML::Node& root, const std::string& base_dir, Config* config) {
+void ReadRoot(const YAML::Node& root, const std::string& file_name, Config* config) {
   if (root.IsNull()) return;  // an empty file: the defaults
   if (!root.IsMap())
     Fail(root, "(top level)", std::string("expected a mapping, got ") + KindOf(root));
@@ -137,16 +107,16 @@ void ReadRoot(const YAML::Node& root, const std::string& base_dir, Config* confi
     }
     config->scan_interval = interval;
   }
-  if (root["brains"]) ReadBrains(root["brains"], base_dir, config);
+  if (root["brains"]) ReadBrains(root["brains"], file_name, config);
   if (root["m1nd_registries"]) {
     config->discovery.registries.clear();
     for (const std::string& path : ReadStringList(root["m1nd_registries"], "m1nd_registries")) {
-      config->discovery.registries.push_back(ResolvePath(path, base_dir));
+      config->discovery.registries.push_back(ResolveYamlPath(file_name, path));
     }
   }
   if (root["runtime_globs"]) {
     for (const std::string& glob : ReadStringList(root["runtime_globs"], "runtime_globs")) {
-      config->discovery.runtime_globs.push_back(ResolvePath(glob, base_dir));
+      config->discovery.runtime_globs.push_back(ResolveYamlPath(file_name, glob));
     }
   }
   if (root["max_store_bytes"]) {
@@ -166,6 +136,23 @@ void ReadRoot(const YAML::Node& root, const std::string& base_dir, Config* confi
   }
 }
 
+// Reads `root`, the parsed file `file_name`, into `config` (left untouched on error).
+bool ReadConfig(const YAML::Node& root, const std::string& file_name, Config* config,
+                std::string* error) {
+  Config parsed = DefaultConfig();
+  try {
+    ReadRoot(root, file_name, &parsed);
+  } catch (const ConfigError& e) {
+    *error = YamlError(file_name, e.mark, e.key, e.what);
+    return false;
+  } catch (const YAML::Exception& e) {
+    *error = YamlError(file_name, e.mark, "", std::string("invalid YAML: ") + e.what());
+    return false;
+  }
+  *config = std::move(parsed);
+  return true;
+}
+
 }  // namespace
 
 Config DefaultConfig() {
@@ -176,32 +163,14 @@ Config DefaultConfig() {
 
 bool ParseConfig(const std::string& yaml_text, const std::string& file_name, Config* config,
                  std::string* error) {
-  Config parsed = DefaultConfig();
-  try {
-    ReadRoot(YAML::Load(yaml_text), DirectoryOf(file_name), &parsed);
-  } catch (const ConfigError& e) {
-    *error = file_name + ":" + std::to_string(e.line) + ": key '" + e.key + "': " + e.what;
-    return false;
-  } catch (const YAML::ParserException& e) {
-    *error = file_name + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg;
-    return false;
-  } catch (const YAML::Exception& e) {
-    *error = file_name + ": invalid YAML: " + e.what();
-    return false;
-  }
-  *config = std::move(parsed);
-  return true;
+  YAML::Node root;
+  return ParseYamlText(yaml_text, file_name, &root, error) &&
+         ReadConfig(root, file_name, config, error);
 }
 
 bool LoadConfigFile(const std::string& path, Config* config, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot read config file: " + std::strerror(errno);
-    return false;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseConfig(text.str(), path, config, error);
+  YAML::Node root;
+  return LoadYamlFile(path, &root, error) && ReadConfig(root, path, config, error);
 }
 
 }  // namespace scx

@@ -4,12 +4,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
+
+#include "exporter/yaml_file.h"
 
 namespace scx {
 
@@ -34,11 +31,7 @@ class Reporter {
       : file_name_(file_name), error_(error) {}
 
   bool Fail(const YAML::Node& node, const std::string& key, const std::string& what) const {
-    std::string where = file_name_;
-    if (node.Mark().line >= 0) where += ":" + std::to_string(node.Mark().line + 1);
-    if (error_ != nullptr) {
-      *error_ = where + ": " + (key.empty() ? "" : "key '" + key + "': ") + what;
-    }
+    if (error_ != nullptr) *error_ = YamlError(file_name_, node.Mark(), key, what);
     return false;
   }
 
@@ -86,13 +79,6 @@ bool ReadTlsVersion(const Reporter& reporter, const YAML::Node& node, const std:
   return true;
 }
 
-// Resolves `path` against the directory of the web config file, as exporter-toolkit does.
-std::string ResolvePath(const std::string& file_name, const std::string& path) {
-  std::filesystem::path p(path);
-  if (p.is_absolute() || path.empty()) return path;
-  return (std::filesystem::path(file_name).parent_path() / p).string();
-}
-
 bool ReadClientAuth(const Reporter& reporter, const YAML::Node& node, const std::string& key,
                     ClientAuth* out) {
   std::string value;
@@ -125,9 +111,9 @@ bool ParseTlsKey(const Reporter& reporter, const std::string& name, const YAML::
   std::string text;
   if (name == "cert_file" || name == "key_file" || name == "client_ca_file") {
     if (!ReadString(reporter, value, key, &text)) return false;
-    if (name == "cert_file") config->cert_file = ResolvePath(file_name, text);
-    if (name == "key_file") config->key_file = ResolvePath(file_name, text);
-    if (name == "client_ca_file") config->client_ca_file = ResolvePath(file_name, text);
+    if (name == "cert_file") config->cert_file = ResolveYamlPath(file_name, text);
+    if (name == "key_file") config->key_file = ResolveYamlPath(file_name, text);
+    if (name == "client_ca_file") config->client_ca_file = ResolveYamlPath(file_name, text);
     return true;
   }
   if (name == "client_auth_type") return ReadClientAuth(reporter, value, key, &config->client_auth);
@@ -215,44 +201,33 @@ bool ParseTopLevel(const Reporter& reporter, const YAML::Node& root, const std::
   return true;
 }
 
-}  // namespace
-
-bool ParseWebConfig(const std::string& yaml_text, const std::string& file_name, WebConfig* config,
-                    std::string* error) {
+// Reads `root`, the parsed file `file_name`, into `config` (left untouched on error).
+bool ReadWebConfig(const YAML::Node& root, const std::string& file_name, WebConfig* config,
+                   std::string* error) {
   Reporter reporter(file_name, error);
   WebConfig parsed;
-  YAML::Node root;
   try {
-    root = YAML::Load(yaml_text);
     if (!ParseTopLevel(reporter, root, file_name, &parsed)) return false;
   } catch (const YAML::Exception& e) {
-    if (error != nullptr) {
-      *error = file_name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg;
-    }
+    *error = YamlError(file_name, e.mark, "", e.msg);
     return false;
   }
   *config = std::move(parsed);
   return true;
 }
 
+}  // namespace
+
+bool ParseWebConfig(const std::string& yaml_text, const std::string& file_name, WebConfig* config,
+                    std::string* error) {
+  YAML::Node root;
+  return ParseYamlText(yaml_text, file_name, &root, error) &&
+         ReadWebConfig(root, file_name, config, error);
+}
+
 bool LoadWebConfig(const std::string& path, WebConfig* config, std::string* error) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    if (error != nullptr) *error = path + ": cannot open: is a directory";
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (error != nullptr) *error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    if (error != nullptr) *error = path + ": cannot read";
-    return false;
-  }
-  return ParseWebConfig(text.str(), path, config, error);
+  YAML::Node root;
+  return LoadYamlFile(path, &root, error) && ReadWebConfig(root, path, config, error);
 }
 
 }  // namespace scx

@@ -2,9 +2,11 @@
 #include "exporter/config.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 
+#include "exporter/yaml_file.h"
 #include "tests/test_support.h"
 
 namespace scx {
@@ -157,6 +159,36 @@ TEST(ConfigFileTest, MissingFileIsAnErrorNamingIt) {
   EXPECT_FALSE(LoadConfigFile(dir.Join("nope.yml"), &config, &error));
   EXPECT_NE(error.find(dir.Join("nope.yml")), std::string::npos);
   EXPECT_NE(error.find("No such file"), std::string::npos);
+}
+
+TEST(ConfigFileTest, ADirectoryIsRefused) {
+  testing::TempDir dir;
+  Config config = DefaultConfig();
+  config.max_store_bytes = 7;
+  std::string error;
+  EXPECT_FALSE(LoadConfigFile(dir.path(), &config, &error));
+  EXPECT_EQ(error, dir.path() + ": cannot read: is a directory");
+  EXPECT_EQ(config.max_store_bytes, 7);  // untouched
+}
+
+TEST(ConfigFileTest, AFifoIsRefusedWithoutWaitingForAWriter) {
+  testing::TempDir dir;
+  ASSERT_EQ(mkfifo(dir.Join("fifo.yml").c_str(), 0600), 0);
+  Config config;
+  std::string error;
+  EXPECT_FALSE(LoadConfigFile(dir.Join("fifo.yml"), &config, &error));
+  EXPECT_EQ(error, dir.Join("fifo.yml") + ": cannot read: is a FIFO, not a regular file");
+}
+
+TEST(ConfigFileTest, AnOversizedFileIsRefused) {
+  testing::TempDir dir;
+  testing::WriteFile(dir.Join("big.yml"),
+                     "# " + std::string(static_cast<std::size_t>(kMaxYamlFileBytes), 'x') + "\n");
+  Config config;
+  std::string error;
+  EXPECT_FALSE(LoadConfigFile(dir.Join("big.yml"), &config, &error));
+  EXPECT_EQ(error, dir.Join("big.yml") + ": cannot read: larger than " +
+                       std::to_string(kMaxYamlFileBytes) + " bytes");
 }
 
 TEST(ConfigFileTest, LoadsARealFile) {

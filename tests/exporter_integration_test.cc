@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -242,6 +243,24 @@ TEST_F(ExporterIntegrationTest, BadReloadsKeepServingAndAGoodOneApplies) {
   EXPECT_FALSE(Contains(text, "brain=\"m1nd\"")) << text;
   EXPECT_TRUE(
       HasLine(text, "skeleton_coherence_exporter_config_reloads_total{result=\"success\"} 2"));
+}
+
+// A config path that became a directory fails the reload; the static brains stay.
+TEST_F(ExporterIntegrationTest, ReloadOfADirectoryFailsAndKeepsTheBrains) {
+  ASSERT_EQ(std::rename(ConfigPath().c_str(), dir_.Join("config.yml.saved").c_str()), 0);
+  testing::MakeDirs(ConfigPath());
+  HttpResult reload = PostReload();
+  EXPECT_EQ(reload.status, 500);
+  EXPECT_TRUE(Contains(reload.body, ConfigPath() + ": cannot read: is a directory")) << reload.body;
+  exporter_.Signal(SIGHUP);
+  const std::string text = ScrapeUntil([](const std::string& t) {
+    return HasLine(t, "skeleton_coherence_exporter_config_reloads_total{result=\"failure\"} 2");
+  });
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_config_reloads_total{result=\"failure\"} 2"))
+      << text;
+  EXPECT_TRUE(HasLine(text, kIncidentLine));
+  EXPECT_TRUE(HasLine(text, kHealthyLine));
 }
 
 TEST_F(ExporterIntegrationTest, ReloadNeedsPost) {

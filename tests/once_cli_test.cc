@@ -122,6 +122,15 @@ TEST(OnceCliTest, MissingConfigFileExitsTwo) {
   EXPECT_NE(run.err.find("/nonexistent/config.yml"), std::string::npos);
 }
 
+TEST(OnceCliTest, ConfigFileThatIsADirectoryExitsTwo) {
+  TempDir dir;
+  RunResult run = RunExporter("--config.file='" + dir.path() + "' --once");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(run.err,
+            "skeleton-coherence-exporter: " + dir.path() + ": cannot read: is a directory\n");
+}
+
 TEST(OnceCliTest, UsageErrorsExitTwo) {
   RunResult run = RunExporter("--bogus");
   EXPECT_EQ(run.exit_code, 2);
