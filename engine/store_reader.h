@@ -50,8 +50,11 @@ struct StoreContents {
   std::vector<std::string> block_ids;  // in file order
 };
 
+// Stores larger than this are refused as too large unless the config says otherwise.
+inline constexpr std::int64_t kDefaultMaxStoreBytes = std::int64_t{64} << 20;  // 64 MiB
+
 struct StoreReaderOptions {
-  std::int64_t max_bytes = std::int64_t{64} << 20;
+  std::int64_t max_bytes = kDefaultMaxStoreBytes;
 };
 
 struct StoreReadResult {

@@ -10,13 +10,14 @@
 #include <string>
 
 #include "engine/discovery.h"
+#include "engine/store_reader.h"
 
 namespace scx {
 
 struct Config {
   DiscoveryConfig discovery;  // registries default to {kDefaultRegistry}
   std::optional<std::chrono::milliseconds> scan_interval;  // set when the file has one
-  std::int64_t max_store_bytes = std::int64_t{64} << 20;
+  std::int64_t max_store_bytes = kDefaultMaxStoreBytes;
 };
 
 // The config used when no --config.file is given: the default registry alone.

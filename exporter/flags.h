@@ -8,17 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "exporter/endpoints.h"
 #include "exporter/listen_address.h"
+#include "exporter/log_options.h"
 
 namespace scx {
-
-enum class LogFormat { kLogfmt, kJson };
-enum class LogLevel { kDebug, kInfo, kWarn, kError };
 
 struct Flags {
   std::string config_file;  // empty: DefaultConfig()
   std::string listen_address = kDefaultListenAddress;
-  std::string telemetry_path = "/metrics";
+  std::string telemetry_path = kDefaultTelemetryPath;
   std::string web_config_file;                             // empty: plain HTTP, no auth
   std::optional<std::chrono::milliseconds> scan_interval;  // wins over the config file
   LogLevel log_level = LogLevel::kInfo;

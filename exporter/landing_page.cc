@@ -98,8 +98,7 @@ std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<Bra
   html += std::string("<h1>") + kTitle + "</h1>\n";
   html += "<p>Version " + HtmlEscape(info.version) + ", revision " + HtmlEscape(info.revision) +
           "</p>\n<ul>\n";
-  html +=
-      Link(info.telemetry_path) + Link("/api/v1/brains") + Link("/-/healthy") + Link("/-/ready");
+  html += Link(info.telemetry_path) + Link(kBrainsApiPath) + Link(kHealthyPath) + Link(kReadyPath);
   html += "</ul>\n<h2>Brains</h2>\n" + BrainTable(brains, scanned);
   html += "</body>\n</html>\n";
   return html;

@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "engine/scanner.h"
+#include "exporter/endpoints.h"
 
 namespace scx {
 
 struct LandingPageInfo {
   std::string version;
   std::string revision;
-  std::string telemetry_path = "/metrics";
+  std::string telemetry_path = kDefaultTelemetryPath;
 };
 
 // `text` with &, <, >, " and ' replaced by entities and invalid UTF-8 repaired.

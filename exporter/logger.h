@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "exporter/flags.h"
+#include "exporter/log_options.h"
 
 namespace scx {
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "exporter/build_info.h"
+#include "exporter/endpoints.h"
 #include "exporter/http_server.h"
 #include "exporter/listen_address.h"
 #include "exporter/logger.h"
@@ -22,7 +23,6 @@ namespace {
 constexpr char kMetricsContentType[] = "text/plain; version=0.0.4; charset=utf-8";
 constexpr char kHtmlContentType[] = "text/html; charset=utf-8";
 constexpr char kJsonContentType[] = "application/json";
-constexpr char kBrainsApiPath[] = "/api/v1/brains";
 
 ScanSettings ScanSettingsFrom(const Flags& flags, const Config& config) {
   ScanSettings settings;
@@ -83,14 +83,14 @@ class Service {
  private:
   void RegisterHandlers() {
     server_.Handle(flags_.telemetry_path, [this](const HttpRequest& r) { return Metrics(r); });
-    server_.Handle("/", [this](const HttpRequest&) { return LandingPage(); });
+    server_.Handle(kLandingPagePath, [this](const HttpRequest&) { return LandingPage(); });
     server_.Handle(kBrainsApiPath, [this](const HttpRequest&) { return Brains(); });
-    server_.Handle("/-/healthy", [](const HttpRequest&) { return TextResponse(200, "Healthy"); });
-    server_.Handle("/-/ready", [this](const HttpRequest&) {
+    server_.Handle(kHealthyPath, [](const HttpRequest&) { return TextResponse(200, "Healthy"); });
+    server_.Handle(kReadyPath, [this](const HttpRequest&) {
       return loop_.ready() ? TextResponse(200, "Ready") : TextResponse(503, "Not ready");
     });
     server_.Handle(
-        "/-/reload", [this](const HttpRequest& r) { return ReloadEndpoint(r); },
+        kReloadPath, [this](const HttpRequest& r) { return ReloadEndpoint(r); },
         /*allow_post=*/true);
   }
 

@@ -11,9 +11,9 @@ mapfile -t sources < <(git ls-files '*.h' '*.cc' 2>/dev/null || find engine expo
 clang-format --dry-run -Werror "${sources[@]}"
 
 echo "== build (RelWithDebInfo) =="
-./scripts/build.sh build
+./scripts/build.sh build -DSCX_WERROR=ON
 echo "== build (ASan + UBSan) =="
-./scripts/build.sh build-asan -DSCX_SANITIZE=ON -DSCX_BUILD_BENCH=OFF
+./scripts/build.sh build-asan -DSCX_WERROR=ON -DSCX_SANITIZE=ON -DSCX_BUILD_BENCH=OFF
 
 echo "== tests under ASan + UBSan (end-to-end runs once, below) =="
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
