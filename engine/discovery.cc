@@ -216,9 +216,12 @@ struct OwnerCandidate {
 // Collects brains in source priority order, keeping the first per runtime dir.
 class Walk {
  public:
-  explicit Walk(const std::vector<Brain>& previous) {
+  Walk(const std::vector<Brain>& previous, const std::atomic<bool>* stop) : stop_(stop) {
     for (const Brain& brain : previous) previous_.emplace(DirKey(brain.runtime_dir), brain);
   }
+
+  // True once a stop was requested; checked between steps.
+  bool Stopped() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
 
   void AddStatic(const StaticBrain& config);
   void ScanRegistry(const std::string& registry);
@@ -236,6 +239,7 @@ class Walk {
   void Problem(const char* source, const std::string& path, const std::string& message,
                bool transient = false);
 
+  const std::atomic<bool>* const stop_;    // may be null
   std::map<std::string, Brain> previous_;  // by DirKey
   std::set<std::string> claimed_;          // keys of runtime dirs already tried
   std::vector<Brain> brains_;
@@ -273,6 +277,7 @@ void Walk::ScanRegistry(const std::string& registry) {
   if (status == ReadStatus::kError) Problem("registry", instances, error);
   if (status != ReadStatus::kOk) return;
   for (const std::string& name : names) {
+    if (Stopped()) return;
     // m1nd replaces entries through "<id>.json.tmp"; only finished entries count.
     if (EndsWith(name, kJsonSuffix)) ReadInstance(folder, name);
   }
@@ -319,10 +324,12 @@ void Walk::AddOwners() {
 
 void Walk::AddProjectBrains() {
   for (const std::string& dir : project_entries_) {
+    if (Stopped()) return;
     AddManifestBrain(dir, BrainSource::kRegistryProject);
   }
   std::set<std::string> roots_seen;
   for (const OwnerCandidate& owner : owners_) {
+    if (Stopped()) return;
     if (!roots_seen.insert(DirKey(owner.brain.runtime_dir)).second) continue;
     std::string folder = JoinPath(owner.brain.runtime_dir, kProjectBrainsDir);
     std::vector<std::string> names;
@@ -331,6 +338,7 @@ void Walk::AddProjectBrains() {
     if (status == ReadStatus::kError) Problem("registry", folder, error);
     if (status != ReadStatus::kOk) continue;
     for (const std::string& name : names) {
+      if (Stopped()) return;
       std::string dir = JoinPath(folder, name);
       if (IsDirectory(dir)) AddManifestBrain(dir, BrainSource::kRegistryProject);
     }
@@ -342,7 +350,7 @@ void Walk::ScanGlob(const std::string& pattern) {
   glob_t matches;
   int result = glob(pattern.c_str(), GLOB_TILDE | GLOB_ONLYDIR, nullptr, &matches);
   if (result == 0) {
-    for (size_t i = 0; i < matches.gl_pathc; ++i) {
+    for (size_t i = 0; i < matches.gl_pathc && !Stopped(); ++i) {
       std::string dir = CleanDir(matches.gl_pathv[i]);
       // GLOB_ONLYDIR is only a hint to glob(3).
       if (IsDirectory(dir)) AddManifestBrain(dir, BrainSource::kGlob);
@@ -392,6 +400,10 @@ void Walk::AddManifestBrain(const std::string& dir, BrainSource source) {
 
 Discovery Walk::Finish(const std::vector<Brain>& previous) {
   Discovery discovery;
+  if (Stopped()) {
+    discovery.stopped = true;  // incomplete: not worth naming
+    return discovery;
+  }
   discovery.brains = std::move(brains_);
   discovery.problems = std::move(problems_);
   AssignBrainNames(&discovery.brains, previous, &discovery.name_collisions);
@@ -425,13 +437,20 @@ std::string ExpandHome(const std::string& path) {
   return base + rest;
 }
 
-Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous) {
-  Walk walk(previous);
+Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous,
+                         const std::atomic<bool>* stop) {
+  Walk walk(previous, stop);
   for (const StaticBrain& brain : config.static_brains) walk.AddStatic(brain);
-  for (const std::string& registry : config.registries) walk.ScanRegistry(registry);
+  for (const std::string& registry : config.registries) {
+    if (walk.Stopped()) break;
+    walk.ScanRegistry(registry);
+  }
   walk.AddOwners();
   walk.AddProjectBrains();
-  for (const std::string& pattern : config.runtime_globs) walk.ScanGlob(pattern);
+  for (const std::string& pattern : config.runtime_globs) {
+    if (walk.Stopped()) break;
+    walk.ScanGlob(pattern);
+  }
   return walk.Finish(previous);
 }
 

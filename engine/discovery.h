@@ -5,6 +5,7 @@
 #ifndef SCX_ENGINE_DISCOVERY_H_
 #define SCX_ENGINE_DISCOVERY_H_
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -54,13 +55,17 @@ struct Discovery {
   std::vector<Brain> brains;  // names unique, sorted by name
   std::vector<DiscoveryProblem> problems;
   std::vector<std::string> name_collisions;  // one log-ready line per renamed brain
+  bool stopped = false;  // `stop` was set: the walk ended early and is incomplete
 };
 
 // Discovers every brain. A runtime dir found by more than one source is kept once
 // (static before registry before glob). A runtime dir skipped for a transient
 // problem keeps the Brain it had in `previous` (if any). Names are then made unique
-// by AssignBrainNames, and a brain keeps the label it had in `previous`.
-Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous);
+// by AssignBrainNames, and a brain keeps the label it had in `previous`. When `stop`
+// (may be null) becomes true, the walk ends at the next step (between sources,
+// registry entries, folders and glob matches) and the result is marked stopped.
+Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous,
+                         const std::atomic<bool>* stop = nullptr);
 
 // Expands a leading "~" or "~/" with $HOME.
 std::string ExpandHome(const std::string& path);

@@ -140,9 +140,14 @@ void Scanner::TrackMismatchSince(Memory* memory, BrainReport* report) {
   report->mismatch_since = static_cast<double>(memory->mismatch_since_ns) / 1e9;
 }
 
-ScanResult Scanner::Scan(const DiscoveryConfig& config) {
-  Discovery discovery = DiscoverBrains(config, previous_brains_);
+ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>* stop) {
+  auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
+  Discovery discovery = DiscoverBrains(config, previous_brains_, stop);
   ScanResult result;
+  if (discovery.stopped || stopped()) {
+    result.stopped = true;
+    return result;
+  }
   result.problems = std::move(discovery.problems);
   result.name_collisions = std::move(discovery.name_collisions);
   parsed_ = 0;
@@ -151,6 +156,10 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config) {
   std::set<std::string> live_runtime_dirs;
   std::map<std::string, Previous> states;
   for (const Brain& brain : discovery.brains) {
+    if (stopped()) {
+      result.stopped = true;
+      return result;
+    }
     live_runtime_dirs.insert(brain.runtime_dir);
     BrainReport report = ScanBrain(brain);
     states[brain.name] =

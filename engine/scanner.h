@@ -5,6 +5,7 @@
 #ifndef SCX_ENGINE_SCANNER_H_
 #define SCX_ENGINE_SCANNER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -66,14 +67,19 @@ struct ScanResult {
   std::vector<StateChange> changes;
   std::int64_t stores_parsed = 0;     // stores read and parsed this scan
   std::int64_t stores_unchanged = 0;  // stores skipped: stamp unchanged
+  // The scan was stopped before it finished: the result is incomplete and must not
+  // be published. The scanner's view of the previous scan is left as it was.
+  bool stopped = false;
 };
 
 class Scanner {
  public:
   explicit Scanner(StoreReaderOptions options = {});
 
-  // Runs one scan. Never throws for bad input on disk.
-  ScanResult Scan(const DiscoveryConfig& config);
+  // Runs one scan. Never throws for bad input on disk. When `stop` (may be null)
+  // becomes true the scan ends at the next step (between discovery steps and between
+  // brains) with a result marked stopped.
+  ScanResult Scan(const DiscoveryConfig& config, const std::atomic<bool>* stop = nullptr);
 
   // Applies new reader options (a new size cap). Every store is read again at the
   // next scan; the last good verdicts are kept, so a store the new options refuse

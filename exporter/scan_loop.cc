@@ -58,6 +58,7 @@ void ScanLoop::Start() {
 }
 
 void ScanLoop::Stop() {
+  scan_stop_ = true;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
@@ -147,10 +148,15 @@ void ScanLoop::ScanOnce() {
   const Clock::time_point started = Clock::now();
   ScanResult result;
   try {
-    result = scanner_->Scan(discovery);
+    result = scanner_->Scan(discovery, &scan_stop_);
   } catch (const std::exception& e) {
     // The scanner does not throw for anything on disk; keep serving the last scan.
     logger_->Error("scan failed", {{"err", e.what()}});
+    return;
+  }
+  if (result.stopped) {
+    logger_->Debug("scan stopped before it finished",
+                   {{"brains", std::to_string(result.brains.size())}});
     return;
   }
   const Clock::duration duration = Clock::now() - started;

@@ -5,7 +5,8 @@
 //
 // Scans never overlap: the next scan starts one interval after the previous one
 // started, or right after it when it took longer than the interval. A reload or
-// Stop() wakes the thread at once.
+// Stop() wakes the thread at once; Stop() also ends a scan in progress at its next
+// step (between discovery steps and between brains) without publishing it.
 //
 // Logging: one line per brain state change (new, gone, or a different state; warn
 // when the new state is mismatch or unreadable, info otherwise), one line per
@@ -18,6 +19,7 @@
 #ifndef SCX_EXPORTER_SCAN_LOOP_H_
 #define SCX_EXPORTER_SCAN_LOOP_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -66,7 +68,8 @@ class ScanLoop {
   // Starts the thread; the first scan begins at once.
   void Start();
 
-  // Wakes the thread, waits for a scan in progress to finish, joins. Idempotent.
+  // Wakes the thread, ends a scan in progress at its next step (that scan is not
+  // published), joins. Idempotent.
   void Stop();
 
   // Applies `settings` before the next scan and starts that scan at once. A change
@@ -118,6 +121,9 @@ class ScanLoop {
   mutable std::mutex snapshot_mutex_;
   mutable std::condition_variable snapshot_published_;
   std::shared_ptr<const Snapshot> snapshot_;
+
+  // Set by Stop(); read by the scanner between steps.
+  std::atomic<bool> scan_stop_{false};
 
   // Used by the loop thread only.
   std::unique_ptr<Scanner> scanner_;

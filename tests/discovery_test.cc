@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -450,6 +451,25 @@ TEST_F(DiscoveryTest, RegistryPathExpandsTilde) {
   Discovery discovery = DiscoverBrains(RegistryConfig("~/.m1nd/registry"), {});
   EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
   EXPECT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
+}
+
+TEST_F(DiscoveryTest, StopEndsTheWalkWithAStoppedResult) {
+  WriteOwner();
+  WriteProjectBrain("aa01", "/home/u/alpha");
+  WriteFile(tmp_.Join("rts/beta/project_brain.json"), ManifestJson("/home/u/beta"));
+  DiscoveryConfig config = RegistryConfig(Registry());
+  config.runtime_globs = {tmp_.Join("rts/*")};
+  std::atomic<bool> stop{false};
+
+  Discovery full = DiscoverBrains(config, {}, &stop);
+  EXPECT_FALSE(full.stopped);
+  EXPECT_EQ(3u, full.brains.size());
+
+  stop = true;
+  Discovery stopped = DiscoverBrains(config, {}, &stop);
+  EXPECT_TRUE(stopped.stopped);
+  EXPECT_TRUE(stopped.brains.empty());
+  EXPECT_TRUE(stopped.problems.empty()) << Describe(stopped.problems);
 }
 
 TEST(DiscoveryExamplesTest, ExamplesLayoutHasFourBrains) {

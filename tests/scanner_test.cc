@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cstdio>
 #include <sstream>
 
@@ -107,6 +108,24 @@ TEST_F(ScannerTest, UnchangedStoreIsNotReadAgain) {
   EXPECT_EQ(second.stores_unchanged, 1);
   EXPECT_EQ(second.brains[0].state, BrainState::kOk);
   EXPECT_TRUE(second.changes.empty());
+}
+
+TEST_F(ScannerTest, StoppedScanReadsNothingAndLeavesThePreviousScanAsItWas) {
+  ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  ReplaceFileAtomically(AddBrain("keyvault"), StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  std::atomic<bool> stop{true};
+  ScanResult stopped = scanner_.Scan(config_, &stop);
+  EXPECT_TRUE(stopped.stopped);
+  EXPECT_TRUE(stopped.brains.empty());
+  EXPECT_EQ(stopped.stores_parsed, 0);
+
+  stop = false;
+  ScanResult full = scanner_.Scan(config_, &stop);
+  EXPECT_FALSE(full.stopped);
+  EXPECT_EQ(full.stores_parsed, 2);
+  ASSERT_EQ(full.changes.size(), 2u);  // both still new: the stopped scan left no trace
+  EXPECT_FALSE(full.changes[0].from.has_value());
+  EXPECT_EQ(Find(full, "m1nd").state, BrainState::kMismatch);
 }
 
 TEST_F(ScannerTest, AtomicReplacementIsSeenAndFlipsTheVerdict) {

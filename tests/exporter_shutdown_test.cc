@@ -1,0 +1,105 @@
+// SIGTERM in the middle of a long first scan: the real exporter binary over 10,000
+// brains found by a glob must still exit within a second, with status 0, without
+// finishing (or publishing) the scan.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/http_client.h"
+#include "tests/test_process.h"
+#include "tests/test_support.h"
+
+namespace scx {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::HttpGet;
+using testing::ReadFile;
+using testing::StoreJson;
+using testing::TempDir;
+using testing::TestProcess;
+using testing::WaitFor;
+using testing::WriteFile;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kBrains = 10000;
+// Each brain's store is a hard link to one file of this many blocks (about 1 MB), so
+// that the first scan parses ~10 GB and takes far longer than the test waits.
+constexpr int kBlocksPerStore = 3500;
+constexpr milliseconds kStartupTimeout{10000};
+constexpr milliseconds kStopBound{1000};
+
+// runtime dirs rts/b00000 .. rts/b09999, each with a manifest and a store, all hard
+// links to two files.
+void MakeManyBrains(const TempDir& dir) {
+  std::vector<std::string> blocks;
+  for (int i = 0; i < kBlocksPerStore; ++i) blocks.push_back("sb_x_block_" + std::to_string(i));
+  const std::string store = dir.Join("store.json");
+  const std::string manifest = dir.Join("manifest.json");
+  WriteFile(store, StoreJson("sk_x_candidate", blocks));
+  WriteFile(manifest, testing::ManifestJson("/home/u/x"));
+  for (int i = 0; i < kBrains; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "rts/b%05d", i);
+    const std::string runtime_dir = dir.Join(name);
+    testing::MakeDirs(runtime_dir);
+    ASSERT_EQ(link(store.c_str(), (runtime_dir + "/system_blocks.json").c_str()), 0) << name;
+    ASSERT_EQ(link(manifest.c_str(), (runtime_dir + "/project_brain.json").c_str()), 0) << name;
+  }
+}
+
+// 30,000 directory entries are made and removed: on a busy disk that alone takes tens
+// of seconds, so the layout goes to memory (/dev/shm) when the machine has it.
+void PreferMemoryForTempDirs() {
+  if (access("/dev/shm", W_OK) == 0) setenv("TMPDIR", "/dev/shm", 1);
+}
+
+TEST(ExporterShutdownTest, SigtermMidwayThroughA10000BrainFirstScanExitsWithinASecond) {
+  PreferMemoryForTempDirs();
+  TempDir dir;
+  MakeManyBrains(dir);
+  if (HasFatalFailure()) return;
+  WriteFile(dir.Join("config.yml"), "scan_interval: 1h\nm1nd_registries: []\nruntime_globs: [\"" +
+                                        dir.Join("rts/*") + "\"]\n");
+  const int port = testing::FindFreePort();
+  ASSERT_GT(port, 0);
+  TestProcess exporter;
+  std::string error;
+  ASSERT_TRUE(exporter.Start(
+      SCX_EXPORTER_BINARY,
+      {"--config.file=" + dir.Join("config.yml"),
+       "--web.listen-address=127.0.0.1:" + std::to_string(port), "--log.level=debug"},
+      dir.Join("exporter.log"), &error))
+      << error;
+  ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/-/healthy").status == 200; }, kStartupTimeout))
+      << ReadFile(dir.Join("exporter.log"));
+  // The first scan is under way: not ready yet.
+  ASSERT_EQ(HttpGet(port, "/-/ready").status, 503) << "the first scan ended before the test "
+                                                      "could stop it; make the stores larger";
+
+  const Clock::time_point signalled_at = Clock::now();
+  exporter.Signal(SIGTERM);
+  const std::optional<int> status = exporter.WaitForExit(milliseconds(5000));
+  const auto exit_ms =
+      std::chrono::duration_cast<milliseconds>(Clock::now() - signalled_at).count();
+  std::cout << "exit " << exit_ms << " ms after SIGTERM, mid-scan over " << kBrains << " brains\n";
+  RecordProperty("exit_ms", static_cast<int>(exit_ms));
+  const std::string log = ReadFile(dir.Join("exporter.log"));
+  ASSERT_TRUE(status.has_value()) << "still running 5 s after SIGTERM\n" << log;
+  EXPECT_LT(exit_ms, kStopBound.count()) << log;
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << log;
+  EXPECT_NE(log.find("scan stopped before it finished"), std::string::npos) << log;
+  EXPECT_EQ(log.find("Sanitizer"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace scx
