@@ -1,31 +1,51 @@
 #!/usr/bin/env python3
 """End to end: store write -> exporter -> Prometheus -> Alertmanager -> pager webhook.
 
-Replays the incident the exporter exists for. Three static brains live in a temporary
-m1nd layout: "m1nd" (a healthy sk_m1nd_candidate store), "keyvault" (healthy
-sk_keyvault_candidate) and "notes" (no store). The test runs the real exporter, a real
-Prometheus loading alerts/*.rules.yml and a real Alertmanager loading
-alerts/alertmanager.yml, and a webhook receiver of its own standing in for the pager.
+Replays the incident the exporter exists for, and what an on-call engineer lives
+through around it, with the real exporter, a real Prometheus loading
+alerts/*.rules.yml, a real Alertmanager loading alerts/alertmanager.yml and a webhook
+receiver of its own standing in for the pager. Two exporters in one scrape job:
+
+  A "examples": a temporary COPY of examples/ (the m1nd layout of the README), run with
+    its own config.yml. Its brains: m1nd (the registry owner), keyvault and my_repo
+    (project brains, healthy) and notes (no store). The copy starts healthy: m1nd's
+    store is replaced by an sk_m1nd_candidate one before the exporter starts.
+  B "fleet": a temporary config of FLEET_SIZE static brains f01..f20, healthy, whose
+    runtime dirs sit behind one symbolic link, so that all of them can turn foreign in
+    one atomic rename.
 
   1. Healthy: nothing is sent for a few seconds; "notes" has no verdict.
-  2. Incident: m1nd's store is atomically replaced by one serving sk_keyvault_candidate.
-     The pager must get SkeletonCoherenceMismatch (severity critical) for brain=m1nd,
-     expected_slug=m1nd, naming found slug keyvault in its summary and description. The write-to-page time is
-     printed next to the sum of the configured intervals (scan, scrape, evaluation,
-     `for`, group_wait) and must not beat the part that cannot overlap (`for` +
-     group_wait).
+  2. Incident: m1nd's store (in the copy) is atomically replaced by one serving
+     sk_keyvault_candidate, its mtime set 3d 4h back. The pager must get
+     SkeletonCoherenceMismatch (severity critical) for brain=m1nd, expected_slug=m1nd,
+     naming found slug keyvault in its summary and description, and "for at least
+     3d 4h" when the exporter exports skeleton_coherence_mismatch_since_seconds. The
+     write-to-page time is printed next to the sum of the configured intervals (scan,
+     scrape, evaluation, `for`, group_wait) and must not beat the part that cannot
+     overlap (`for` + group_wait).
   3. Every PromQL expression of the dashboard and the rules (dashboard_queries.py) runs
      against Prometheus: dashboard queries must return data, alert expressions must
      return exactly what this scenario implies (only the mismatch has a series).
-  4. Fix: m1nd's store is replaced by an sk_m1nd_candidate one again; the pager must
-     get the resolved notification.
-  No alert may ever name brain keyvault or notes.
+  4. Restart: exporter A is stopped for RESTART_STOP_SECONDS and started again. The
+     alert must stay firing in Prometheus with the same activeAt all along (its
+     description saying the exporter is not scraped), and the pager must get no
+     resolved notification and no new page for m1nd.
+  5. Storm: the FLEET_SIZE brains of exporter B turn foreign at once. The pager must get
+     exactly ONE notification for them, listing all of them, and without m1nd (which
+     fires on exporter A: another instance, another group).
+  6. Fix: m1nd's store is replaced by an sk_m1nd_candidate one again and the fleet's
+     link is turned back. The pager must get m1nd's resolved notification within
+     FIX_RESOLVE_BOUND seconds, and the fleet's 20 resolutions in one notification.
+  No alert may ever name any other brain of the copy (keyvault, my_repo, notes).
+  The counts and times are printed.
 
 To run in seconds, it starts from temporary copies of the checked-in configs with:
   - SkeletonCoherenceMismatch `for:` shortened to FOR_SECONDS (1m in the rule file),
   - Alertmanager group_wait/group_interval 1s and repeat_interval 1h, webhook URLs
-    pointed at the in-test receiver.
-Everything else (expressions, labels, annotations, routes, receivers) is as checked in.
+    pointed at the in-test receiver,
+  - scans, scrapes and rule evaluations every second.
+Everything else (expressions, labels, annotations, routes, grouping, receivers) is as
+checked in.
 
 Usage (normally through CTest: `ctest -R e2e_alerting`):
   e2e_alerting.py --exporter build/bin/skeleton-coherence-exporter --source-dir .
@@ -69,19 +89,31 @@ JOB = "skeleton-coherence"
 MISMATCH = "SkeletonCoherenceMismatch"
 ADVICE = ("this brain is serving a foreign skeleton; rebind or re-ingest before trusting "
           "block scope")
-# The duration part is there once the exporter exports
+# The duration part is there when the exporter exports
 # skeleton_coherence_mismatch_since_seconds.
 INCIDENT_DESCRIPTION_RE = re.compile(
     r"brain m1nd serves skeleton of keyvault \(expected slug m1nd, found keyvault\)"
     r"(?P<duration>, for at least [0-9dhms ]+)?: " + re.escape(ADVICE) + r"\.")
-QUIET_BRAINS = ("keyvault", "notes")
+NOT_SCRAPED_NOTE = "The exporter is not scraped now: this is the last verdict it served."
+# The incident store's mtime lies this far back: "for at least 3d 4h ...".
+INCIDENT_AGE_SECONDS = 3 * 86400 + 4 * 3600 + 30
+INCIDENT_AGE_TEXT = ", for at least 3d 4h "
+# Brain names examples/ must export (README, docs/runbook.md).
+EXAMPLE_BRAINS = ("m1nd", "keyvault", "my_repo", "notes")
+FLEET_SIZE = 20
+RESTART_STOP_SECONDS = 10
 
-# Bounds on every wait (seconds). The whole test stays well under CTest's 300 s.
+# Bounds on every wait (seconds). The whole test stays well under CTest's timeout.
 START_TIMEOUT = 20
 FIRST_DATA_TIMEOUT = 20
 HEALTHY_WINDOW = 5
 PAGE_TIMEOUT = 60
-RESOLVE_TIMEOUT = 45
+RESOLVE_TIMEOUT = 30
+# After the first notification of a group, how long to watch for more of them.
+SETTLE_SECONDS = 3
+# A fix must resolve within this (scan + scrape + evaluation + group_interval = 4 s,
+# plus room for a loaded machine); a page that holds the fix for its 10m window fails.
+FIX_RESOLVE_BOUND = 15
 HTTP_TIMEOUT = 5
 STOP_GRACE = 5
 
@@ -115,8 +147,9 @@ M1ND_BLOCKS = [("Core", "1a2b3c4d"), ("Engine", "5e6f7a8b")]
 KEYVAULT_BLOCKS = [("Vault", "9c0d1e2f"), ("Crypto", "3a4b5c6d")]
 
 
-def write_store_atomically(runtime_dir, document):
-    """Like m1nd: write system_blocks.json.tmp, fsync, rename over the store."""
+def write_store_atomically(runtime_dir, document, mtime=None):
+    """Like m1nd: write system_blocks.json.tmp, fsync, rename over the store. `mtime`
+    (unix time) backdates the file, as if it had been written then."""
     path = os.path.join(runtime_dir, "system_blocks.json")
     temporary = path + ".tmp"
     with open(temporary, "w", encoding="utf-8") as f:
@@ -124,7 +157,16 @@ def write_store_atomically(runtime_dir, document):
         f.write("\n")
         f.flush()
         os.fsync(f.fileno())
+    if mtime is not None:
+        os.utime(temporary, (mtime, mtime))
     os.rename(temporary, path)
+
+
+def replace_symlink_atomically(link, target):
+    """Points `link` at `target` in one rename: readers see the old or the new target."""
+    temporary = link + ".new"
+    os.symlink(target, temporary)
+    os.replace(temporary, link)
 
 
 def yaml_string(text):
@@ -155,10 +197,11 @@ class Processes:
     def __init__(self, log_dir):
         self.log_dir = log_dir
         self.started = []  # (name, Popen, log path)
+        self.stopped = []  # the same, for processes stopped on purpose
 
     def start(self, name, argv):
         log_path = os.path.join(self.log_dir, name + ".log")
-        log_file = open(log_path, "wb")
+        log_file = open(log_path, "ab")
         try:
             process = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT,
                                        stdin=subprocess.DEVNULL)
@@ -175,21 +218,40 @@ class Processes:
                 raise Failure("%s (pid %d) exited early with status %d"
                               % (name, process.pid, code))
 
+    @staticmethod
+    def _terminate(name, process):
+        if process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=STOP_GRACE)
+        except subprocess.TimeoutExpired:
+            log("%s (pid %d) ignored SIGTERM for %ds; killing"
+                % (name, process.pid, STOP_GRACE))
+            process.kill()
+            process.wait(timeout=STOP_GRACE)
+
+    def stop(self, name):
+        """Stops the process started as `name` (SIGTERM, then SIGKILL after a grace)."""
+        for entry in self.started:
+            if entry[0] == name:
+                self.started.remove(entry)
+                self.stopped.append(entry)
+                self._terminate(entry[0], entry[1])
+                log("stopped %s (pid %d, status %s)" % (name, entry[1].pid,
+                                                        entry[1].returncode))
+                return
+        raise Failure("no running process named %s" % name)
+
     def stop_all(self):
         for name, process, _ in reversed(self.started):
-            if process.poll() is not None:
-                continue
-            process.terminate()
-            try:
-                process.wait(timeout=STOP_GRACE)
-            except subprocess.TimeoutExpired:
-                log("%s (pid %d) ignored SIGTERM for %ds; killing"
-                    % (name, process.pid, STOP_GRACE))
-                process.kill()
-                process.wait(timeout=STOP_GRACE)
+            self._terminate(name, process)
 
     def dump_logs(self, lines=40):
-        for name, _, log_path in self.started:
+        logs = {}
+        for name, _, log_path in self.stopped + self.started:
+            logs[name] = log_path
+        for name, log_path in logs.items():
             try:
                 with open(log_path, encoding="utf-8", errors="replace") as f:
                     tail = f.read().splitlines()[-lines:]
@@ -280,24 +342,45 @@ class Webhook:
                 for alert in n["payload"].get("alerts", [])]
 
 
-def find_mismatch_alert(webhook, status, since):
+def is_incident(alert, instance):
+    labels = alert.get("labels", {})
+    return (labels.get("alertname") == MISMATCH and labels.get("brain") == "m1nd"
+            and labels.get("expected_slug") == "m1nd" and labels.get("instance") == instance)
+
+
+def find_mismatch_alert(webhook, status, since, instance):
+    """The first (notification, alert) for m1nd's mismatch with `status` since `since`."""
     for notification, alert in webhook.alerts():
-        labels = alert.get("labels", {})
         if (notification["at"] >= since and alert.get("status") == status
-                and labels.get("alertname") == MISMATCH and labels.get("brain") == "m1nd"
-                and labels.get("expected_slug") == "m1nd"):
+                and is_incident(alert, instance)):
             return notification, alert
     return None
 
 
-def check_no_quiet_brain_alerts(webhook, prometheus_url):
+def fleet_notifications(webhook, status, since, instance):
+    """Notifications since `since` holding a mismatch alert of exporter B with `status`,
+    each as (notification, sorted brains with that status)."""
+    found = []
+    for notification in webhook.notifications():
+        if notification["at"] < since:
+            continue
+        brains = sorted(a["labels"].get("brain") for a in notification["payload"].get("alerts", [])
+                        if a.get("status") == status
+                        and a["labels"].get("alertname") == MISMATCH
+                        and a["labels"].get("instance") == instance)
+        if brains:
+            found.append((notification, brains))
+    return found
+
+
+def check_no_quiet_brain_alerts(webhook, prometheus_url, quiet_brains):
     for notification, alert in webhook.alerts():
         brain = alert.get("labels", {}).get("brain")
-        if brain in QUIET_BRAINS:
+        if brain in quiet_brains:
             raise Failure("an alert names brain %s: %s" % (brain, json.dumps(alert)))
     for alert in prometheus_alerts(prometheus_url):
         brain = alert.get("labels", {}).get("brain")
-        if brain in QUIET_BRAINS:
+        if brain in quiet_brains:
             raise Failure("Prometheus has a %s alert for brain %s: %s"
                           % (alert.get("state"), brain, json.dumps(alert)))
 
@@ -415,7 +498,6 @@ def static_checks(source_dir):
     return queries, used_metrics
 
 
-
 def find_tool(explicit, names):
     if explicit:
         return explicit if os.access(explicit, os.X_OK) else None
@@ -426,47 +508,102 @@ def find_tool(explicit, names):
     return None
 
 
+def run_once(exporter, config):
+    """`--once` over `config`: (exit status, {brain name: brain object})."""
+    once = subprocess.run([exporter, "--config.file=%s" % config, "--once"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    try:
+        document = json.loads(once.stdout)
+        return once.returncode, {b["brain"]: b for b in document["brains"]}
+    except (ValueError, KeyError, TypeError):
+        raise Failure("--once over %s (status %d) did not print the brains: %r %r"
+                      % (config, once.returncode, once.stdout[:500], once.stderr[-500:]))
+
+
+def copy_examples(source_dir, tmp, exporter):
+    """A temporary copy of examples/, started healthy: m1nd's store in the copy is
+    replaced by an sk_m1nd_candidate one. Returns (config path, brains from --once)."""
+    examples = os.path.join(tmp, "examples")
+    shutil.copytree(os.path.join(source_dir, "examples"), examples, symlinks=True)
+    config = os.path.join(examples, "config.yml")
+    _, brains = run_once(exporter, config)
+    missing = [name for name in EXAMPLE_BRAINS if name not in brains]
+    if missing:
+        raise Failure("--once over the copy of examples/ lacks brains %s: has %s"
+                      % (missing, sorted(brains)))
+    runtime_dir = brains["m1nd"]["runtime_dir"]
+    if not os.path.realpath(runtime_dir).startswith(os.path.realpath(examples) + os.sep):
+        raise Failure("brain m1nd's runtime dir %s is outside the copy %s: examples/ must "
+                      "use paths relative to itself" % (runtime_dir, examples))
+    write_store_atomically(runtime_dir, store_document("m1nd", 1, M1ND_BLOCKS))
+    _, brains = run_once(exporter, config)
+    verdict = brains["m1nd"].get("skeleton_coherence") or {}
+    if verdict.get("status") != "ok":
+        raise Failure("brain m1nd of the copy is not healthy after the rewrite: %s"
+                      % json.dumps(brains["m1nd"]))
+    not_ok = {name: b.get("skeleton_coherence") for name, b in brains.items()
+              if (b.get("skeleton_coherence") or {"status": "ok"}).get("status") != "ok"}
+    if not_ok or brains["notes"].get("store") != "absent":
+        raise Failure("the copy of examples/ does not start healthy (want every verdict ok "
+                      "and notes without a store): %s" % json.dumps(not_ok or brains["notes"]))
+    return config, brains
+
+
+def fleet_slug(index):
+    return "f%02d" % index
+
+
+def make_fleet(tmp):
+    """FLEET_SIZE static brains whose runtime dirs are fleet/current/<slug>, with
+    `current` a symbolic link to fleet/healthy or fleet/foreign. Returns (config, link,
+    healthy dir, foreign dir)."""
+    fleet = os.path.join(tmp, "fleet")
+    healthy, foreign = os.path.join(fleet, "healthy"), os.path.join(fleet, "foreign")
+    link = os.path.join(fleet, "current")
+    config = os.path.join(tmp, "fleet.yml")
+    with open(config, "w", encoding="utf-8") as f:
+        f.write("m1nd_registries: []\nbrains:\n")
+        for index in range(1, FLEET_SIZE + 1):
+            slug = fleet_slug(index)
+            for folder, document in (
+                    (healthy, store_document(slug, 1, [("Core", "0a0b0c0d")])),
+                    (foreign, store_document("keyvault", 2, KEYVAULT_BLOCKS))):
+                os.makedirs(os.path.join(folder, slug))
+                write_store_atomically(os.path.join(folder, slug), document)
+            f.write("  - name: %s\n    project_root: %s\n    runtime_dir: %s\n"
+                    % (yaml_string(slug), yaml_string(os.path.join(fleet, "projects", slug)),
+                       yaml_string(os.path.join(link, slug))))
+    os.symlink(healthy, link)
+    return config, link, healthy, foreign
+
+
 def run(args, tmp, processes):
     source_dir = os.path.abspath(args.source_dir)
     rule_paths = dashboard_queries.rule_files(source_dir)
     alertmanager_yml = os.path.join(source_dir, "alerts", "alertmanager.yml")
     queries, used_metrics = static_checks(source_dir)
 
-    # The m1nd layout.
-    runtime, projects = os.path.join(tmp, "runtime"), os.path.join(tmp, "projects")
-    brains = {}
-    for name in ("m1nd", "keyvault", "notes"):
-        brains[name] = {"project_root": os.path.join(projects, name),
-                        "runtime_dir": os.path.join(runtime, name)}
-        os.makedirs(brains[name]["project_root"])
-        os.makedirs(brains[name]["runtime_dir"])
-    store_versions = {"m1nd": 1}
-    write_store_atomically(brains["m1nd"]["runtime_dir"],
-                           store_document("m1nd", 1, M1ND_BLOCKS))
-    write_store_atomically(brains["keyvault"]["runtime_dir"],
-                           store_document("keyvault", 1, KEYVAULT_BLOCKS))
-    # "notes": no store at all.
+    examples_config, examples_brains = copy_examples(source_dir, tmp, args.exporter)
+    fleet_config, fleet_link, fleet_healthy, fleet_foreign = make_fleet(tmp)
 
-    exporter_config = os.path.join(tmp, "exporter.yml")
-    with open(exporter_config, "w", encoding="utf-8") as f:
-        f.write("scan_interval: %ds\nm1nd_registries: []\nbrains:\n" % SCAN_SECONDS)
-        for name, brain in brains.items():
-            f.write("  - name: %s\n    project_root: %s\n    runtime_dir: %s\n"
-                    % (yaml_string(name), yaml_string(brain["project_root"]),
-                       yaml_string(brain["runtime_dir"])))
-
-    exporter_port, webhook_port, alertmanager_port, prometheus_port = free_ports(4)
-    exporter_url = "http://127.0.0.1:%d" % exporter_port
-    alertmanager_url = "http://127.0.0.1:%d" % alertmanager_port
-    prometheus_url = "http://127.0.0.1:%d" % prometheus_port
-
+    ports = free_ports(5)
+    examples_port, fleet_port, webhook_port, alertmanager_port, prometheus_port = ports
     env = types.SimpleNamespace(
-        brains=brains, store_versions=store_versions, queries=queries,
-        used_metrics=used_metrics, rule_paths=rule_paths, alertmanager_yml=alertmanager_yml,
-        exporter_config=exporter_config, exporter_port=exporter_port,
-        webhook_port=webhook_port, alertmanager_port=alertmanager_port,
-        prometheus_port=prometheus_port, exporter_url=exporter_url,
-        alertmanager_url=alertmanager_url, prometheus_url=prometheus_url)
+        queries=queries, used_metrics=used_metrics, rule_paths=rule_paths,
+        alertmanager_yml=alertmanager_yml,
+        examples_config=examples_config, examples_brains=examples_brains,
+        m1nd_runtime_dir=examples_brains["m1nd"]["runtime_dir"],
+        quiet_brains=sorted(name for name in examples_brains if name != "m1nd"),
+        fleet_config=fleet_config, fleet_link=fleet_link, fleet_healthy=fleet_healthy,
+        fleet_foreign=fleet_foreign,
+        examples_port=examples_port, fleet_port=fleet_port, webhook_port=webhook_port,
+        alertmanager_port=alertmanager_port, prometheus_port=prometheus_port,
+        examples_instance="127.0.0.1:%d" % examples_port,
+        fleet_instance="127.0.0.1:%d" % fleet_port,
+        examples_url="http://127.0.0.1:%d" % examples_port,
+        fleet_url="http://127.0.0.1:%d" % fleet_port,
+        alertmanager_url="http://127.0.0.1:%d" % alertmanager_port,
+        prometheus_url="http://127.0.0.1:%d" % prometheus_port)
     webhook = Webhook(webhook_port)
     webhook.start()
     try:
@@ -475,21 +612,18 @@ def run(args, tmp, processes):
         webhook.stop()
 
 
-def run_with_webhook(args, tmp, processes, webhook, env):
-    brains, queries = env.brains, env.queries
-    exporter_url, prometheus_url = env.exporter_url, env.prometheus_url
-    alertmanager_url = env.alertmanager_url
-
-    # Exporter.
-    processes.start("exporter", [
+def start_exporter(args, processes, env, name, config, port):
+    processes.start(name, [
         args.exporter,
-        "--web.listen-address=127.0.0.1:%d" % env.exporter_port,
-        "--config.file=%s" % env.exporter_config,
+        "--web.listen-address=127.0.0.1:%d" % port,
+        "--config.file=%s" % config,
+        "--scan.interval=%ds" % SCAN_SECONDS,
         "--log.level=debug",
     ])
-    wait_ready("exporter", exporter_url + "/-/ready", processes)
+    wait_ready(name, "http://127.0.0.1:%d/-/ready" % port, processes)
 
-    # Alertmanager, from a copy of alerts/alertmanager.yml.
+
+def start_alertmanager(args, tmp, processes, env):
     with open(env.alertmanager_yml, encoding="utf-8") as f:
         am_text = rewrite_alertmanager(f.read(), env.webhook_port)
     am_config = os.path.join(tmp, "alertmanager.yml")
@@ -504,9 +638,11 @@ def run_with_webhook(args, tmp, processes, webhook, env):
         "--web.listen-address=127.0.0.1:%d" % env.alertmanager_port,
         "--cluster.listen-address=",
     ])
-    wait_ready("alertmanager", alertmanager_url + "/-/ready", processes)
+    wait_ready("alertmanager", env.alertmanager_url + "/-/ready", processes)
 
-    # Prometheus, with copies of alerts/*.rules.yml.
+
+def start_prometheus(args, tmp, processes, env):
+    """Prometheus with copies of alerts/*.rules.yml, scraping both exporters."""
     rules_dir = os.path.join(tmp, "rules")
     os.makedirs(rules_dir)
     copied_rules, shortened = [], 0
@@ -537,36 +673,64 @@ def run_with_webhook(args, tmp, processes, webhook, env):
                 "scrape_configs:\n"
                 "  - job_name: %s\n"
                 "    static_configs:\n"
-                "      - targets: ['127.0.0.1:%d']\n"
+                "      - targets: ['%s', '%s']\n"
                 % (SCRAPE_SECONDS, SCRAPE_SECONDS, EVAL_SECONDS,
                    "".join("  - %s\n" % yaml_string(p) for p in copied_rules),
-                   env.alertmanager_port, JOB, env.exporter_port))
-    prometheus_data = os.path.join(tmp, "prometheus-data")
+                   env.alertmanager_port, JOB, env.examples_instance, env.fleet_instance))
     processes.start("prometheus", [
         args.prometheus,
         "--config.file=%s" % prometheus_config,
-        "--storage.tsdb.path=%s" % prometheus_data,
+        "--storage.tsdb.path=%s" % os.path.join(tmp, "prometheus-data"),
         "--web.listen-address=127.0.0.1:%d" % env.prometheus_port,
     ])
-    wait_ready("prometheus", prometheus_url + "/-/ready", processes)
+    wait_ready("prometheus", env.prometheus_url + "/-/ready", processes)
 
     # Prometheus loaded every alert of the rule files.
-    rule_alerts = sorted(q.name for q in queries if q.kind == "alert")
-    answer = prometheus_api(prometheus_url, "/api/v1/rules")
+    rule_alerts = sorted(q.name for q in env.queries if q.kind == "alert")
+    answer = prometheus_api(env.prometheus_url, "/api/v1/rules")
     loaded = sorted(rule["name"] for group in answer.get("data", {}).get("groups", [])
                     for rule in group["rules"] if rule["type"] == "alerting")
     if loaded != rule_alerts:
         raise Failure("Prometheus loaded alerts %s, dashboard_queries.py read %s"
                       % (loaded, rule_alerts))
 
-    # --- 1. healthy -------------------------------------------------------------
-    def healthy_verdicts():
-        result = query(prometheus_url, 'skeleton_coherence{job="%s"}' % JOB)
-        seen = {(m.get("brain"), m.get("expected_slug"), m.get("found_slug")): s["value"][1]
-                for m, s in zip(metric_labels(result), result)}
-        return seen == {("m1nd", "m1nd", "m1nd"): "1", ("keyvault", "keyvault", "keyvault"): "1"}
 
-    wait_until("Prometheus to scrape both healthy verdicts", healthy_verdicts,
+def verdicts(prometheus_url, instance):
+    """{(brain, expected_slug, found_slug): value} of one exporter, as scraped."""
+    result = query(prometheus_url, 'skeleton_coherence{job="%s",instance="%s"}'
+                   % (JOB, instance))
+    return {(m.get("brain"), m.get("expected_slug"), m.get("found_slug")): s["value"][1]
+            for m, s in zip(metric_labels(result), result)}
+
+
+def prometheus_incident(prometheus_url, instance):
+    """m1nd's mismatch alert as Prometheus has it (pending or firing), or None."""
+    for alert in prometheus_alerts(prometheus_url):
+        if is_incident(alert, instance):
+            return alert
+    return None
+
+
+def run_with_webhook(args, tmp, processes, webhook, env):
+    prometheus_url = env.prometheus_url
+    examples, fleet = env.examples_instance, env.fleet_instance
+    quiet = env.quiet_brains
+    fleet_brains = [fleet_slug(i) for i in range(1, FLEET_SIZE + 1)]
+
+    start_exporter(args, processes, env, "exporter-examples", env.examples_config,
+                   env.examples_port)
+    start_exporter(args, processes, env, "exporter-fleet", env.fleet_config, env.fleet_port)
+    start_alertmanager(args, tmp, processes, env)
+    start_prometheus(args, tmp, processes, env)
+
+    # --- 1. healthy -------------------------------------------------------------
+    want_examples = {(name, b["skeleton_coherence"]["expected_slug"],
+                      b["skeleton_coherence"]["found_slug"]): "1"
+                     for name, b in env.examples_brains.items() if b.get("skeleton_coherence")}
+    want_fleet = {(slug, slug, slug): "1" for slug in fleet_brains}
+    wait_until("Prometheus to scrape every healthy verdict of both exporters",
+               lambda: (verdicts(prometheus_url, examples) == want_examples
+                        and verdicts(prometheus_url, fleet) == want_fleet),
                FIRST_DATA_TIMEOUT, processes)
     notes_absent = query(prometheus_url,
                          'skeleton_coherence_brain_state{brain="notes",state="absent"} == 1')
@@ -587,18 +751,19 @@ def run_with_webhook(args, tmp, processes, webhook, env):
     if pending:
         raise Failure("alerts pending or firing while healthy: %s" % json.dumps(pending))
     check_rule_health(prometheus_url)
-    log("healthy for %ds: no alert, no notification; notes has no verdict" % HEALTHY_WINDOW)
+    log("healthy for %ds: %d + %d brains, no alert, no notification; notes has no verdict"
+        % (HEALTHY_WINDOW, len(env.examples_brains), FLEET_SIZE))
 
     # --- 2. the incident --------------------------------------------------------
-    store_versions = env.store_versions
-    store_versions["m1nd"] += 1
-    write_store_atomically(brains["m1nd"]["runtime_dir"],
-                           store_document("keyvault", store_versions["m1nd"], KEYVAULT_BLOCKS))
+    write_store_atomically(env.m1nd_runtime_dir,
+                           store_document("keyvault", 2, KEYVAULT_BLOCKS),
+                           mtime=time.time() - INCIDENT_AGE_SECONDS)
     written_at = time.monotonic()
-    log("wrote the incident store: brain m1nd now serves sk_keyvault_candidate")
+    log("wrote the incident store (mtime 3d 4h ago): brain m1nd now serves "
+        "sk_keyvault_candidate")
 
     found = wait_until("the pager to receive a firing %s for brain m1nd" % MISMATCH,
-                       lambda: find_mismatch_alert(webhook, "firing", written_at),
+                       lambda: find_mismatch_alert(webhook, "firing", written_at, examples),
                        PAGE_TIMEOUT, processes)
     notification, alert = found
     write_to_page = notification["at"] - written_at
@@ -621,51 +786,169 @@ def run_with_webhook(args, tmp, processes, webhook, env):
         raise Failure("severity %r, want critical: %s" % (labels.get("severity"), labels))
     if "found_slug" in labels:
         raise Failure("found_slug is part of the alert's identity: %s" % labels)
-    if not INCIDENT_DESCRIPTION_RE.fullmatch(annotations.get("description", "")):
-        raise Failure("description %r, want %r"
-                      % (annotations.get("description"), INCIDENT_DESCRIPTION_RE.pattern))
+    description = annotations.get("description", "")
+    match = INCIDENT_DESCRIPTION_RE.fullmatch(description)
+    if not match:
+        raise Failure("description %r, want %r" % (description, INCIDENT_DESCRIPTION_RE.pattern))
+    since_exported = bool(query(prometheus_url,
+                                'skeleton_coherence_mismatch_since_seconds{brain="m1nd"}'))
+    if since_exported and not (match.group("duration") or "").startswith(INCIDENT_AGE_TEXT):
+        raise Failure("skeleton_coherence_mismatch_since_seconds is exported but the "
+                      "description does not say %r: %r" % (INCIDENT_AGE_TEXT, description))
     if not annotations.get("runbook_url", "").endswith("docs/runbook.md#skeletoncoherencemismatch"):
         raise Failure("runbook_url %r" % annotations.get("runbook_url"))
     if not all(word in annotations.get("summary", "") for word in ("m1nd", "keyvault")):
         raise Failure("summary does not name both slugs: %r" % annotations.get("summary"))
-    log("paged: %s" % annotations["description"])
-    check_no_quiet_brain_alerts(webhook, prometheus_url)
+    log("paged: %s" % description)
+    if not since_exported:
+        log("note: skeleton_coherence_mismatch_since_seconds is not exported: "
+            "the description says no duration")
+    check_no_quiet_brain_alerts(webhook, prometheus_url, quiet)
 
     # The runbook's confirmation steps show the same verdict.
-    check_runbook_views(args.exporter, env.exporter_config, exporter_url)
+    check_runbook_views(args.exporter, env.examples_config, env.examples_url)
 
     # --- 3. every dashboard and rule expression ---------------------------------
-    checked = check_queries(prometheus_url, queries)
+    checked = check_queries(prometheus_url, env.queries)
     log("%d dashboard and %d rule expressions run against Prometheus"
         % (checked["dashboard"], checked["rule"]))
     exported = check_exported_metrics(prometheus_url, env.used_metrics)
-    check_no_quiet_brain_alerts(webhook, prometheus_url)
+    check_no_quiet_brain_alerts(webhook, prometheus_url, quiet)
 
-    # --- 4. the fix -------------------------------------------------------------
-    store_versions["m1nd"] += 1
-    write_store_atomically(brains["m1nd"]["runtime_dir"],
-                           store_document("m1nd", store_versions["m1nd"], M1ND_BLOCKS))
+    # --- 4. exporter restart ----------------------------------------------------
+    restart = check_restart(args, processes, webhook, env)
+
+    # --- 5. twenty brains at once -----------------------------------------------
+    replace_symlink_atomically(env.fleet_link, env.fleet_foreign)
+    storm_at = time.monotonic()
+    log("turned the %d fleet brains foreign in one rename" % FLEET_SIZE)
+    wait_until("the pager to receive the fleet's mismatches",
+               lambda: fleet_notifications(webhook, "firing", storm_at, fleet),
+               PAGE_TIMEOUT, processes)
+    time.sleep(SETTLE_SECONDS)
+    storm = fleet_notifications(webhook, "firing", storm_at, fleet)
+    storm_alerts = [len(n["payload"].get("alerts", [])) for n, _ in storm]
+    print("storm: %d brains turned mismatch at once on one exporter -> %d notification(s) "
+          "for them, listing %s brains (%.2fs after the rename)"
+          % (FLEET_SIZE, len(storm), [len(brains) for _, brains in storm],
+             storm[0][0]["at"] - storm_at), flush=True)
+    if len(storm) != 1 or storm[0][1] != fleet_brains:
+        raise Failure("want ONE notification listing all %d fleet brains, got %d: %s"
+                      % (FLEET_SIZE, len(storm), [brains for _, brains in storm]))
+    others = [a["labels"] for a in storm[0][0]["payload"].get("alerts", [])
+              if a["labels"].get("instance") != fleet]
+    if others or storm_alerts[0] != FLEET_SIZE:
+        raise Failure("the fleet's notification also holds alerts of another exporter "
+                      "(instances must not be merged): %s" % others)
+    group = storm[0][0]["payload"].get("groupLabels", {})
+    if group.get("instance") != fleet or group.get("alertname") != MISMATCH:
+        raise Failure("the fleet's notification is grouped by %s, want alertname and "
+                      "instance" % group)
+
+    # --- 6. the fix -------------------------------------------------------------
+    write_store_atomically(env.m1nd_runtime_dir, store_document("m1nd", 3, M1ND_BLOCKS))
+    replace_symlink_atomically(env.fleet_link, env.fleet_healthy)
     fixed_at = time.monotonic()
-    log("wrote the fixed store: brain m1nd serves sk_m1nd_candidate again")
+    log("fixed: m1nd serves sk_m1nd_candidate again, the fleet's link points back")
     resolved, _ = wait_until("the pager to receive the resolved %s" % MISMATCH,
-                             lambda: find_mismatch_alert(webhook, "resolved", fixed_at),
+                             lambda: find_mismatch_alert(webhook, "resolved", fixed_at,
+                                                         examples),
                              RESOLVE_TIMEOUT, processes)
     fix_to_resolve = resolved["at"] - fixed_at
     if resolved["path"] != "/alerts":
         raise Failure("the resolved notification went to %s, want /alerts" % resolved["path"])
+    wait_until("the pager to receive the fleet's resolutions",
+               lambda: fleet_notifications(webhook, "resolved", fixed_at, fleet),
+               RESOLVE_TIMEOUT, processes)
+    time.sleep(SETTLE_SECONDS)
+    fleet_resolved = fleet_notifications(webhook, "resolved", fixed_at, fleet)
+    fleet_fix_to_resolve = fleet_resolved[0][0]["at"] - fixed_at
+    print("fix-to-resolve: m1nd %.2fs, the %d fleet brains %.2fs in %d notification(s) "
+          "(bound %ds; scan %ds + scrape %ds + eval %ds + group_interval %ds = %ds)"
+          % (fix_to_resolve, FLEET_SIZE, fleet_fix_to_resolve, len(fleet_resolved),
+             FIX_RESOLVE_BOUND, SCAN_SECONDS, SCRAPE_SECONDS, EVAL_SECONDS,
+             GROUP_INTERVAL_SECONDS, SCAN_SECONDS + SCRAPE_SECONDS + EVAL_SECONDS
+             + GROUP_INTERVAL_SECONDS), flush=True)
+    if fix_to_resolve > FIX_RESOLVE_BOUND or fleet_fix_to_resolve > FIX_RESOLVE_BOUND:
+        raise Failure("a fix took longer than %ds to resolve" % FIX_RESOLVE_BOUND)
+    if len(fleet_resolved) != 1 or fleet_resolved[0][1] != fleet_brains:
+        raise Failure("want ONE resolved notification for all %d fleet brains, got %s"
+                      % (FLEET_SIZE, [brains for _, brains in fleet_resolved]))
     verdict = query(prometheus_url, 'skeleton_coherence{brain="m1nd"}')
     if [(m.get("found_slug"), s["value"][1]) for m, s in zip(metric_labels(verdict), verdict)] \
             != [("m1nd", "1")]:
         raise Failure("after the fix, m1nd's verdict is %s" % verdict)
-    log("resolved %.2fs after the fix" % fix_to_resolve)
-    check_no_quiet_brain_alerts(webhook, prometheus_url)
+    check_no_quiet_brain_alerts(webhook, prometheus_url, quiet)
 
     pages = [a for n, a in webhook.alerts() if a.get("status") == "firing"]
     if any(a["labels"].get("alertname") != MISMATCH for a in pages):
         raise Failure("unexpected alerts: %s" % json.dumps(pages))
-    return {"write_to_page": write_to_page, "intervals": intervals, "fix_to_resolve": fix_to_resolve,
-            "checked": checked, "notifications": len(webhook.notifications()),
-            "exported": exported}
+    return {"write_to_page": write_to_page, "intervals": intervals,
+            "fix_to_resolve": fix_to_resolve, "checked": checked,
+            "notifications": len(webhook.notifications()), "exported": exported,
+            "restart": restart, "storm": len(storm), "quiet": quiet}
+
+
+def check_restart(args, processes, webhook, env):
+    """Stops exporter A for RESTART_STOP_SECONDS with the incident firing and starts it
+    again: the alert must stay firing with the same activeAt, and the pager must get
+    neither a resolved notification nor a new page for m1nd."""
+    prometheus_url, examples = env.prometheus_url, env.examples_instance
+    before = prometheus_incident(prometheus_url, examples)
+    if not before or before.get("state") != "firing":
+        raise Failure("m1nd's mismatch is not firing before the restart: %s" % before)
+    observations = {"polls": 0, "not_scraped_note": False}
+
+    def watch_alert():
+        alert = prometheus_incident(prometheus_url, examples)
+        if (not alert or alert.get("state") != "firing"
+                or alert.get("activeAt") != before.get("activeAt")):
+            raise Failure("%.1fs into the restart m1nd's alert is %s (before: firing since "
+                          "%s)" % (time.monotonic() - stopped_at,
+                                   json.dumps(alert), before.get("activeAt")))
+        observations["polls"] += 1
+        if NOT_SCRAPED_NOTE in alert.get("annotations", {}).get("description", ""):
+            observations["not_scraped_note"] = True
+
+    stopped_at = time.monotonic()
+    processes.stop("exporter-examples")
+    while time.monotonic() - stopped_at < RESTART_STOP_SECONDS:
+        processes.check_alive()
+        watch_alert()
+        time.sleep(0.5)
+    start_exporter(args, processes, env, "exporter-examples", env.examples_config,
+                   env.examples_port)
+    started_at = time.monotonic()
+
+    def scraped_again():
+        watch_alert()
+        up = query(prometheus_url, 'up{instance="%s"} == 1' % examples)
+        return up and verdicts(prometheus_url, examples).get(("m1nd", "m1nd", "keyvault")) == "0"
+
+    wait_until("Prometheus to scrape the restarted exporter", scraped_again,
+               FIRST_DATA_TIMEOUT, processes, interval=0.5)
+    # A page that went back to pending would fire again after `for` + group_wait.
+    watch_until = time.monotonic() + FOR_SECONDS + GROUP_WAIT_SECONDS + 2 * EVAL_SECONDS
+    while time.monotonic() < watch_until:
+        processes.check_alive()
+        watch_alert()
+        time.sleep(0.5)
+    resolved = [n for n, a in webhook.alerts()
+                if n["at"] >= stopped_at and a.get("status") == "resolved"]
+    repaged = [n for n, a in webhook.alerts()
+               if n["at"] >= stopped_at and is_incident(a, examples)]
+    print("restart: exporter stopped %.1fs, back and scraped %.1fs after the stop; "
+          "%d resolved notifications, %d new notifications for m1nd, alert firing with "
+          "the same activeAt in %d polls"
+          % (started_at - stopped_at, time.monotonic() - stopped_at, len(resolved),
+             len(repaged), observations["polls"]), flush=True)
+    if resolved or repaged:
+        raise Failure("the restart reached the pager: %s"
+                      % json.dumps([n["payload"] for n in resolved + repaged]))
+    if not observations["not_scraped_note"]:
+        raise Failure("while the exporter was stopped the description never said %r"
+                      % NOT_SCRAPED_NOTE)
+    return {"stopped": started_at - stopped_at, "resolved": len(resolved)}
 
 
 def find_brain_verdict(node, brain):
@@ -817,12 +1100,15 @@ def main(argv):
             shutil.rmtree(tmp, ignore_errors=True)
     if outcome is None:
         return 1
-    print("e2e_alerting: PASS in %.1fs: page %.2fs after the write (intervals sum %ds), resolved "
-          "%.2fs after the fix, %d dashboard + %d rule expressions and %d exported metrics "
-          "checked, %d notifications, none for keyvault or notes"
+    print("e2e_alerting: PASS in %.1fs: page %.2fs after the write (intervals sum %ds); "
+          "exporter restart (%.0fs stopped): %d resolved notifications; %d brains at once: "
+          "%d notification; resolved %.2fs after the fix; %d dashboard + %d rule "
+          "expressions and %d exported metrics checked; %d notifications, none for %s"
           % (time.monotonic() - started, outcome["write_to_page"], outcome["intervals"],
-             outcome["fix_to_resolve"], outcome["checked"]["dashboard"],
-             outcome["checked"]["rule"], outcome["exported"], outcome["notifications"]),
+             outcome["restart"]["stopped"], outcome["restart"]["resolved"], FLEET_SIZE,
+             outcome["storm"], outcome["fix_to_resolve"], outcome["checked"]["dashboard"],
+             outcome["checked"]["rule"], outcome["exported"], outcome["notifications"],
+             ", ".join(outcome["quiet"])),
           flush=True)
     return 0
 
