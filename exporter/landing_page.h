@@ -1,5 +1,8 @@
-// The HTML page served on `/`: what this exporter is, links to its endpoints and a
-// plain table of every brain from the latest scan. Pure: rendered once per scan.
+// The HTML page served on `/`, made for an on-call engineer woken at 3 a.m.: a banner
+// that says at once whether any brain serves a foreign skeleton (red), none does
+// (green) or nothing is watched (grey); the brains worst first; since when each
+// mismatch has lasted; when the last scan ran; and links to docs/runbook.md. Pure:
+// rendered once per scan (a small script keeps the ages current in the browser).
 #ifndef SCX_EXPORTER_LANDING_PAGE_H_
 #define SCX_EXPORTER_LANDING_PAGE_H_
 
@@ -12,6 +15,17 @@
 
 namespace scx {
 
+// Where docs/runbook.md is read; every runbook link on the page starts with it. The
+// alert rules' runbook_url annotations use the same address.
+inline constexpr char kRunbookUrl[] =
+    "https://github.com/example/skeleton-coherence-exporter/blob/main/docs/runbook.md";
+
+// Sections of docs/runbook.md (GitHub heading anchors) the page links to.
+inline constexpr char kRunbookMismatch[] = "skeletoncoherencemismatch";
+inline constexpr char kRunbookStaleVerdicts[] = "stale-verdicts";
+inline constexpr char kRunbookUnreadable[] = "skeletoncoherencestoreunreadable";
+inline constexpr char kRunbookNoBrains[] = "skeletoncoherencenobrainswatched";
+
 struct LandingPageInfo {
   std::string version;
   std::string revision;
@@ -21,10 +35,26 @@ struct LandingPageInfo {
 // `text` with &, <, >, " and ' replaced by entities and invalid UTF-8 repaired.
 std::string HtmlEscape(std::string_view text);
 
-// The whole page. `scanned` is false before the first scan completes; the table
-// then says so instead of listing no brains.
+// kRunbookUrl + "#" + `anchor` (the runbook itself when `anchor` is empty).
+std::string RunbookLink(std::string_view anchor);
+
+// A duration for people: "45s", "12m 5s", "4h 12m", "3d 4h". Negative counts as 0.
+std::string FormatAge(double seconds);
+
+// Unix time as "2026-11-30 02:00:00 UTC".
+std::string FormatUtc(double unix_seconds);
+
+// How bad a brain is, for the order of the table: 0 mismatch (a stale one
+// included), 1 unreadable, 2 absent, 3 ok.
+int Severity(const BrainReport& brain);
+
+// `brains` ordered worst first (Severity), then by name.
+std::vector<BrainReport> WorstFirst(std::vector<BrainReport> brains);
+
+// The whole page. `scanned` is false before the first scan completes (the banner then
+// says so); `scan_time` is the Unix time the last scan completed.
 std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<BrainReport>& brains,
-                              bool scanned);
+                              bool scanned, double scan_time = 0);
 
 }  // namespace scx
 

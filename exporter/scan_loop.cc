@@ -204,7 +204,8 @@ void ScanLoop::Publish() {
     logger_->Error("rendering the JSON view failed", {{"err", e.what()}});
     snapshot->brains_json = "{\"brains\":[],\"error\":\"rendering failed\"}";
   }
-  snapshot->landing_page = RenderLandingPage(page_info_, snapshot->brains, /*scanned=*/true);
+  snapshot->landing_page = RenderLandingPage(page_info_, snapshot->brains, /*scanned=*/true,
+                                             stats.last_scan_timestamp_seconds);
   {
     std::lock_guard<std::mutex> lock(snapshot_mutex_);
     snapshot_ = std::move(snapshot);

@@ -26,6 +26,8 @@ packages=(
   clang libclang-rt-14-dev
   # Real Prometheus, promtool, Alertmanager and amtool for the alerting tests.
   prometheus prometheus-alertmanager
+  # The landing page rendered by a real browser (headless) and a font for its screenshot.
+  chromium fonts-dejavu-core
 )
 
 sudo=""

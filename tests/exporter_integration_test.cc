@@ -296,7 +296,9 @@ TEST_F(ExporterIntegrationTest, OtherEndpoints) {
   HttpResult page = HttpGet(port_, "/");
   EXPECT_EQ(page.status, 200);
   EXPECT_TRUE(Contains(page.Header("Content-Type"), "text/html"));
-  EXPECT_TRUE(Contains(page.body, "expected m1nd, found keyvault"));
+  EXPECT_TRUE(
+      Contains(page.body, "1 brain serves a foreign skeleton: <span class=\"name\">m1nd</span>"));
+  EXPECT_TRUE(Contains(page.body, "<td>m1nd</td><td>keyvault</td>"));
   HttpResult brains = HttpGet(port_, "/api/v1/brains");
   EXPECT_EQ(brains.status, 200);
   EXPECT_TRUE(Contains(brains.Header("Content-Type"), "application/json"));

@@ -1,6 +1,11 @@
-// Tests of the landing page: links, a row per brain, mismatch details, escaping.
+// Tests of the landing page: the banner's three colours, worst-first order, a stale
+// mismatch shown red, both slugs and since, last scan time, runbook links, escaping.
 #include "exporter/landing_page.h"
 
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,6 +35,36 @@ BrainReport Incident() {
   return report;
 }
 
+BrainReport Report(const std::string& name, BrainState state) {
+  BrainReport report;
+  report.brain.name = name;
+  report.brain.project_root = "/home/dev/" + name;
+  report.brain.runtime_dir = "/rt/" + name;
+  report.state = state;
+  return report;
+}
+
+BrainReport Ok(const std::string& name) {
+  BrainReport report = Report(name, BrainState::kOk);
+  Coherence verdict;
+  verdict.status = CoherenceStatus::kOk;
+  verdict.expected_slug = name;
+  verdict.found_slug = name;
+  report.coherence = verdict;
+  return report;
+}
+
+// Unreadable now; its last good verdict was a mismatch.
+BrainReport StaleMismatch(const std::string& name) {
+  BrainReport report = Incident();
+  report.brain.name = name;
+  report.state = BrainState::kUnreadable;
+  report.verdict_stale = true;
+  report.read_error = StoreError::kParse;
+  report.read_error_message = "unexpected end at byte 12";
+  return report;
+}
+
 TEST(LandingPageTest, EscapesHtml) {
   EXPECT_EQ(HtmlEscape("<a href=\"x\">Tom & 'Jerry'</a>"),
             "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;");
@@ -37,40 +72,154 @@ TEST(LandingPageTest, EscapesHtml) {
 }
 
 TEST(LandingPageTest, LinksAndVersion) {
-  const std::string html = RenderLandingPage(Info(), {}, true);
+  const std::string html = RenderLandingPage(Info(), {}, true, 1764468000);
   EXPECT_TRUE(Contains(html, "<a href=\"/custom-metrics\">"));
   EXPECT_TRUE(Contains(html, "<a href=\"/api/v1/brains\">"));
   EXPECT_TRUE(Contains(html, "<a href=\"/-/healthy\">"));
   EXPECT_TRUE(Contains(html, "<a href=\"/-/ready\">"));
+  EXPECT_TRUE(Contains(html, "<a href=\"" + std::string(kRunbookUrl) + "\">runbook</a>"));
   EXPECT_TRUE(Contains(html, "0.1.0"));
   EXPECT_TRUE(Contains(html, "abc123"));
-  EXPECT_TRUE(Contains(html, "No brains found."));
 }
 
-TEST(LandingPageTest, BeforeTheFirstScan) {
-  const std::string html = RenderLandingPage(Info(), {}, false);
+TEST(LandingPageTest, GreyBannerBeforeTheFirstScanAndWhenNothingIsWatched) {
+  std::string html = RenderLandingPage(Info(), {}, false);
+  EXPECT_TRUE(Contains(
+      html,
+      "class=\"banner grey\" role=\"status\"><div class=\"headline\">Waiting for the first scan"))
+      << html;
   EXPECT_TRUE(Contains(html, "first scan has not completed"));
+  EXPECT_FALSE(Contains(html, "id=\"last-scan\""));
+
+  html = RenderLandingPage(Info(), {}, true, 1764468000);
+  EXPECT_TRUE(Contains(html,
+                       "class=\"banner grey\" role=\"status\"><div class=\"headline\">Nothing "
+                       "watched: no brains found"));
+  EXPECT_TRUE(Contains(html, RunbookLink(kRunbookNoBrains)));
+  EXPECT_FALSE(Contains(html, "<table"));
 }
 
-TEST(LandingPageTest, MismatchRowNamesBothSlugs) {
-  const std::string html = RenderLandingPage(Info(), {Incident()}, true);
+TEST(LandingPageTest, GreenBannerWhenNoBrainServesAForeignSkeleton) {
+  BrainReport unreadable = Report("torn", BrainState::kUnreadable);
+  unreadable.read_error = StoreError::kParse;
+  const std::string html = RenderLandingPage(
+      Info(), {Ok("a"), Ok("b"), Report("notes", BrainState::kAbsent), unreadable}, true);
+  EXPECT_TRUE(
+      Contains(html, "class=\"banner green\" role=\"status\"><div class=\"headline\">All coherent"))
+      << html;
+  EXPECT_TRUE(Contains(html, "4 brains: 0 mismatch, 1 unreadable, 1 absent, 2 ok"));
+  EXPECT_FALSE(Contains(html, "banner red"));
+}
+
+TEST(LandingPageTest, RedBannerNamesEveryMismatchStaleIncluded) {
+  const std::string html =
+      RenderLandingPage(Info(), {Ok("a"), Incident(), StaleMismatch("vault")}, true);
   EXPECT_TRUE(Contains(html,
-                       "<tr class=\"mismatch\"><td>m1nd</td><td>/home/dev/m1nd</td>"
-                       "<td>/home/dev/.m1nd/m1nd</td><td>registry_owner</td><td>mismatch</td>"
-                       "<td>expected m1nd, found keyvault</td><td></td></tr>"))
+                       "class=\"banner red\" role=\"status\"><div class=\"headline\">2 brains "
+                       "serve a foreign skeleton: "
+                       "<span class=\"name\">m1nd</span>, <span class=\"name\">vault</span>"))
+      << html;
+  EXPECT_TRUE(Contains(html, "3 brains: 2 mismatch, 0 unreadable, 0 absent, 1 ok"));
+  EXPECT_TRUE(Contains(html, RunbookLink(kRunbookMismatch)));
+
+  const std::string one = RenderLandingPage(Info(), {Ok("a"), Incident()}, true);
+  EXPECT_TRUE(Contains(one, ">1 brain serves a foreign skeleton: <span class=\"name\">m1nd</span>"))
+      << one;
+}
+
+TEST(LandingPageTest, RedBannerNamesTenAndCountsTheRest) {
+  std::vector<BrainReport> brains;
+  for (int i = 0; i < 12; ++i) {
+    BrainReport report = Incident();
+    report.brain.name = "b" + std::to_string(10 + i);
+    brains.push_back(report);
+  }
+  const std::string html = RenderLandingPage(Info(), brains, true);
+  EXPECT_TRUE(Contains(html, "12 brains serve a foreign skeleton: "));
+  EXPECT_TRUE(Contains(html, "<span class=\"name\">b19</span> and 2 more</div>")) << html;
+  EXPECT_FALSE(Contains(html, "<span class=\"name\">b20</span>"));
+}
+
+TEST(LandingPageTest, BrainsAreOrderedWorstFirstThenByName) {
+  BrainReport unreadable = Report("c-torn", BrainState::kUnreadable);
+  unreadable.read_error = StoreError::kIo;
+  BrainReport stale_ok = Ok("b-stale-ok");
+  stale_ok.state = BrainState::kUnreadable;
+  stale_ok.verdict_stale = true;
+  BrainReport incident = Incident();
+  incident.brain.name = "z-m1nd";
+  const std::vector<BrainReport> input = {Ok("a-ok"),   Report("a-empty", BrainState::kAbsent),
+                                          unreadable,   incident,
+                                          stale_ok,     StaleMismatch("y-vault"),
+                                          Ok("0-first")};
+  std::vector<std::string> order;
+  for (const BrainReport& report : WorstFirst(input)) order.push_back(report.brain.name);
+  EXPECT_EQ(order, (std::vector<std::string>{"y-vault", "z-m1nd", "b-stale-ok", "c-torn", "a-empty",
+                                             "0-first", "a-ok"}));
+
+  // The table follows that order.
+  const std::string html = RenderLandingPage(Info(), input, true);
+  size_t previous = 0;
+  for (const std::string& name : order) {
+    const size_t at = html.find("data-brain=\"" + name + "\"");
+    ASSERT_NE(at, std::string::npos) << name;
+    EXPECT_GT(at, previous) << name;
+    previous = at;
+  }
+}
+
+TEST(LandingPageTest, MismatchRowHasBothSlugsSinceAndRunbook) {
+  BrainReport incident = Incident();
+  incident.mismatch_since = 1764468000 - (3 * 86400 + 4 * 3600 + 59);
+  const std::string html = RenderLandingPage(Info(), {incident}, true, 1764468000);
+  EXPECT_TRUE(Contains(
+      html,
+      "<tr class=\"mismatch\" data-brain=\"m1nd\"><td class=\"brain\">m1nd</td>"
+      "<td class=\"state\">mismatch</td><td>m1nd</td><td>keyvault</td><td class=\"since\">"
+      "<time>2025-11-26 21:59:01 UTC</time>, <span class=\"age\" data-unix=\"1764194341.000\">"
+      "3d 4h</span> ago</td><td><a href=\"" +
+          RunbookLink(kRunbookMismatch) +
+          "\">mismatch</a></td><td></td><td>/home/dev/m1nd</td><td>/home/dev/.m1nd/m1nd</td>"
+          "<td>registry_owner</td></tr>"))
       << html;
 }
 
-TEST(LandingPageTest, UnreadableRowShowsReasonAndStaleVerdict) {
-  BrainReport report = Incident();
+TEST(LandingPageTest, StaleMismatchIsRedAndMarkedStale) {
+  BrainReport stale = StaleMismatch("m1nd");
+  const std::string html = RenderLandingPage(Info(), {stale}, true);
+  EXPECT_TRUE(Contains(html,
+                       "<tr class=\"mismatch stale\" data-brain=\"m1nd\"><td class=\"brain\">m1nd"
+                       "</td><td class=\"state\">mismatch <span class=\"badge\">stale</span>"))
+      << html;
+  EXPECT_TRUE(Contains(html, "<td>parse: unexpected end at byte 12</td>"));
+  EXPECT_TRUE(Contains(html, RunbookLink(kRunbookStaleVerdicts)));
+  EXPECT_TRUE(Contains(html, "banner red"));
+}
+
+TEST(LandingPageTest, UnreadableRowWithAStaleOkVerdict) {
+  BrainReport report = Ok("m1nd");
   report.state = BrainState::kUnreadable;
   report.verdict_stale = true;
-  report.read_error = StoreError::kParse;
-  report.read_error_message = "unexpected end at byte 12";
+  report.read_error = StoreError::kTooLarge;
   const std::string html = RenderLandingPage(Info(), {report}, true);
-  EXPECT_TRUE(Contains(html, "<td>unreadable (last verdict: mismatch, stale)</td>")) << html;
-  EXPECT_TRUE(Contains(html, "<td>expected m1nd, found keyvault</td>"));
-  EXPECT_TRUE(Contains(html, "<td>parse: unexpected end at byte 12</td>"));
+  EXPECT_TRUE(Contains(html, "<tr class=\"unreadable\" data-brain=\"m1nd\">")) << html;
+  EXPECT_TRUE(Contains(html, "<td class=\"state\">unreadable (last verdict: ok, stale)</td>"));
+  EXPECT_TRUE(Contains(html, RunbookLink(kRunbookUnreadable)));
+}
+
+TEST(LandingPageTest, OkRowHasNoSlugsSinceOrRunbook) {
+  const std::string html = RenderLandingPage(Info(), {Ok("m1nd")}, true);
+  EXPECT_TRUE(
+      Contains(html, "<td class=\"state\">ok</td><td></td><td></td><td></td><td></td><td></td>"))
+      << html;
+}
+
+TEST(LandingPageTest, LastScanTimeAndAge) {
+  const std::string html = RenderLandingPage(Info(), {Ok("a")}, true, 1764468000.25);
+  EXPECT_TRUE(Contains(html,
+                       "<p id=\"last-scan\">Last scan: <time>2025-11-30 02:00:00 UTC</time>, "
+                       "<span class=\"age\" data-unix=\"1764468000.250\">0s</span> ago</p>"))
+      << html;
 }
 
 TEST(LandingPageTest, EverythingFromDiskIsEscaped) {
@@ -79,19 +228,60 @@ TEST(LandingPageTest, EverythingFromDiskIsEscaped) {
   report.brain.project_root = "/tmp/a&b";
   report.coherence->found_slug = "x\"y";
   const std::string html = RenderLandingPage(Info(), {report}, true);
-  EXPECT_FALSE(Contains(html, "<script>"));
+  EXPECT_FALSE(Contains(html, "<script>alert"));
   EXPECT_TRUE(Contains(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+  EXPECT_TRUE(Contains(html, "data-brain=\"&lt;script&gt;"));
   EXPECT_TRUE(Contains(html, "/tmp/a&amp;b"));
-  EXPECT_TRUE(Contains(html, "found x&quot;y"));
+  EXPECT_TRUE(Contains(html, "<td>x&quot;y</td>"));
 }
 
-TEST(LandingPageTest, OkRowHasNoSlugColumn) {
-  BrainReport report = Incident();
-  report.state = BrainState::kOk;
-  report.coherence->status = CoherenceStatus::kOk;
-  report.coherence->found_slug = "m1nd";
-  const std::string html = RenderLandingPage(Info(), {report}, true);
-  EXPECT_TRUE(Contains(html, "<td>ok</td><td></td><td></td></tr>")) << html;
+TEST(FormatAgeTest, LargestTwoUnits) {
+  EXPECT_EQ(FormatAge(-5), "0s");
+  EXPECT_EQ(FormatAge(45.9), "45s");
+  EXPECT_EQ(FormatAge(12 * 60 + 5), "12m 5s");
+  EXPECT_EQ(FormatAge(4 * 3600 + 12 * 60 + 7), "4h 12m");
+  EXPECT_EQ(FormatAge(3 * 86400 + 4 * 3600 + 59 * 60), "3d 4h");
+}
+
+TEST(FormatUtcTest, UnixSecondsAsUtc) {
+  EXPECT_EQ(FormatUtc(0), "1970-01-01 00:00:00 UTC");
+  EXPECT_EQ(FormatUtc(1764468000.9), "2025-11-30 02:00:00 UTC");
+}
+
+// GitHub's anchor of a Markdown heading: lowercase, punctuation dropped, spaces to '-'.
+std::string HeadingAnchor(const std::string& heading) {
+  std::string anchor;
+  for (char c : heading) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') {
+      anchor += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (c == ' ') {
+      anchor += '-';
+    }
+  }
+  return anchor;
+}
+
+TEST(RunbookLinkTest, EveryAnchorIsAHeadingOfTheRunbook) {
+  std::ifstream runbook(std::string(SCX_SOURCE_DIR) + "/docs/runbook.md");
+  ASSERT_TRUE(runbook.good());
+  std::set<std::string> anchors;
+  for (std::string line; std::getline(runbook, line);) {
+    const size_t text = line.find_first_not_of('#');
+    if (text > 0 && text != std::string::npos && line[text] == ' ') {
+      anchors.insert(HeadingAnchor(line.substr(text + 1)));
+    }
+  }
+  for (const char* anchor :
+       {kRunbookMismatch, kRunbookStaleVerdicts, kRunbookUnreadable, kRunbookNoBrains}) {
+    EXPECT_EQ(anchors.count(anchor), 1u) << anchor;
+  }
+}
+
+TEST(RunbookLinkTest, TheAlertRulesLinkToTheSameRunbook) {
+  std::ifstream rules(std::string(SCX_SOURCE_DIR) + "/alerts/skeleton-coherence.rules.yml");
+  std::stringstream text;
+  text << rules.rdbuf();
+  EXPECT_TRUE(Contains(text.str(), "runbook_url: " + RunbookLink(kRunbookMismatch) + "\n"));
 }
 
 }  // namespace

@@ -118,7 +118,10 @@ TEST_F(ScanLoopTest, ReadyAfterTheFirstScanWithEverythingRendered) {
   ASSERT_EQ(snapshot->brains.size(), 2u);
   EXPECT_EQ(snapshot->brains[0].brain.name, "keyvault");
   EXPECT_TRUE(Contains(snapshot->brains_json, "\"m1nd\""));
-  EXPECT_TRUE(Contains(snapshot->landing_page, "expected m1nd, found keyvault"));
+  EXPECT_TRUE(Contains(snapshot->landing_page,
+                       "1 brain serves a foreign skeleton: <span class=\"name\">m1nd</span>"))
+      << snapshot->landing_page;
+  EXPECT_TRUE(Contains(snapshot->landing_page, "<p id=\"last-scan\">Last scan: <time>"));
 }
 
 TEST_F(ScanLoopTest, StopIsFastEvenWithALongInterval) {

@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""The landing page in a real browser, as an on-call engineer sees it at 3 a.m.
+
+Forty healthy brains and one brain serving a foreign skeleton ("zeta", whose name sorts
+last) live in a temporary m1nd layout. The real exporter serves them; Debian's chromium,
+headless, loads `/`:
+  1. --dump-dom: from the DOM as rendered (scripts run), the banner is red and names
+     zeta, zeta's row comes first among the 41 rows, and it shows both slugs, since when
+     and a runbook link; the age script has run.
+  2. --screenshot: saved under the output dir (landing-page.png); the pixel in the
+     banner is red.
+
+Usage (normally through CTest: `ctest -R landing_page_browser`):
+  landing_page_browser.py --exporter build/bin/skeleton-coherence-exporter --output-dir build
+
+Exit status: 0 pass, 1 fail, 77 skipped (chromium not installed).
+Python 3 standard library only.
+"""
+
+import argparse
+import html.parser
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import zlib
+
+SKIP = 77
+OK_BRAINS = 40
+INCIDENT = "zeta"
+BROWSER_TIMEOUT = 60  # seconds, per chromium run
+START_TIMEOUT = 20
+WINDOW = (1280, 900)
+
+
+def fail(message):
+    print("FAIL: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def store_json(slug):
+    blocks = ",".join('{"block_id": "sb_%s_part%d_0a1b2c3d"}' % (slug, i) for i in range(2))
+    return ('{"schema": "m1nd-system-block-store-v0", "store_version": 3, '
+            '"skeleton": {"skeleton_id": "sk_%s_candidate"}, "blocks": [%s]}' % (slug, blocks))
+
+
+def make_layout(root):
+    """40 ok brains and the incident; returns the config file's path."""
+    brains = ["brain%02d" % i for i in range(OK_BRAINS)] + [INCIDENT]
+    lines = ["m1nd_registries: []", "brains:"]
+    for name in brains:
+        runtime_dir = os.path.join(root, "rt", name)
+        os.makedirs(runtime_dir)
+        served = "keyvault" if name == INCIDENT else name
+        with open(os.path.join(runtime_dir, "system_blocks.json"), "w") as out:
+            out.write(store_json(served))
+        lines += ["  - project_root: /home/dev/" + name, "    runtime_dir: " + runtime_dir]
+    config = os.path.join(root, "config.yml")
+    with open(config, "w") as out:
+        out.write("\n".join(lines) + "\n")
+    return config
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_ready(base):
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(base + "/-/ready", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    fail("exporter not ready within %d s" % START_TIMEOUT)
+
+
+def chromium(binary, profile, *args):
+    command = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+               "--no-first-run", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+               "--user-data-dir=" + profile, "--window-size=%d,%d" % WINDOW] + list(args)
+    try:
+        run = subprocess.run(command, capture_output=True, text=True, timeout=BROWSER_TIMEOUT,
+                             stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        fail("chromium did not finish within %d s" % BROWSER_TIMEOUT)
+    if run.returncode != 0:
+        fail("chromium exited %d: %s" % (run.returncode, run.stderr[-2000:]))
+    return run.stdout
+
+
+class PageParser(html.parser.HTMLParser):
+    """Collects the banner (classes, text) and the table rows (data-brain, cells)."""
+
+    def __init__(self):
+        super().__init__()
+        self.banner_class = None
+        self.banner_text = ""
+        self.headline = ""
+        self._in_headline = False
+        self.rows = []  # [{"brain", "class", "cells": [...], "links": [...]}]
+        self.ages = []
+        self._banner_depth = 0
+        self._cell = None
+        self._age = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if self._banner_depth:
+            self._banner_depth += 1 if tag == "div" else 0
+            self._in_headline = tag == "div" and attrs.get("class") == "headline" or (
+                self._in_headline and tag != "div")
+        elif tag == "div" and attrs.get("id") == "banner":
+            self.banner_class = attrs.get("class", "")
+            self._banner_depth = 1
+        if tag == "tr" and "data-brain" in attrs:
+            self.rows.append({"brain": attrs["data-brain"], "class": attrs.get("class", ""),
+                              "cells": [], "links": []})
+        elif tag == "td" and self.rows:
+            self._cell = ""
+        elif tag == "a" and self._cell is not None:
+            self.rows[-1]["links"].append(attrs.get("href", ""))
+        if "data-unix" in attrs:
+            self._age = ""
+
+    def handle_endtag(self, tag):
+        if self._banner_depth and tag == "div":
+            self._banner_depth -= 1
+            self._in_headline = False
+        if tag == "td" and self._cell is not None:
+            self.rows[-1]["cells"].append(self._cell.strip())
+            self._cell = None
+        if tag == "span" and self._age is not None:
+            self.ages.append(self._age)
+            self._age = None
+
+    def handle_data(self, data):
+        if self._banner_depth:
+            self.banner_text += data
+        if self._in_headline:
+            self.headline += data
+        if self._cell is not None:
+            self._cell += data
+        if self._age is not None:
+            self._age += data
+
+
+def png_pixel(path, x, y):
+    """(r, g, b) of one pixel of an 8-bit RGB or RGBA PNG, without any library."""
+    with open(path, "rb") as png:
+        data = png.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        fail(path + " is not a PNG")
+    offset, idat, header = 8, b"", None
+    while offset < len(data):
+        length, kind = struct.unpack(">I4s", data[offset:offset + 8])
+        body = data[offset + 8:offset + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        offset += 12 + length
+    width, height, depth, color = header[:4]
+    if depth != 8 or color not in (2, 6):
+        fail("unexpected PNG format: depth %d, colour type %d" % (depth, color))
+    channels = 3 if color == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    previous = bytearray(stride)
+    for row in range(y + 1):
+        start = row * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up = previous[i]
+            upper_left = previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + up) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - upper_left
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - upper_left)
+                pred = left if pa <= pb and pa <= pc else up if pb <= pc else upper_left
+                line[i] = (line[i] + pred) & 0xFF
+        previous = line
+    return tuple(previous[x * channels:x * channels + 3])
+
+
+def check_dom(dom):
+    page = PageParser()
+    page.feed(dom)
+    print("banner: [%s] %s | %s" % (page.banner_class, page.headline.strip(),
+                                    " ".join(page.banner_text.split())))
+    if page.banner_class is None or "red" not in page.banner_class.split():
+        fail("banner is not red: %r" % page.banner_class)
+    if page.headline.strip() != "1 brain serves a foreign skeleton: " + INCIDENT:
+        fail("banner does not name %s: %r" % (INCIDENT, page.headline))
+    if len(page.rows) != OK_BRAINS + 1:
+        fail("expected %d rows, got %d" % (OK_BRAINS + 1, len(page.rows)))
+    first = page.rows[0]
+    print("first row: %s [%s] %s" % (first["brain"], first["class"], first["cells"][:5]))
+    if first["brain"] != INCIDENT or "mismatch" not in first["class"].split():
+        fail("the mismatch is not the first row: %r" % first)
+    if first["cells"][2:4] != [INCIDENT, "keyvault"]:
+        fail("the row does not show both slugs: %r" % first["cells"])
+    if "UTC" not in first["cells"][4] or "ago" not in first["cells"][4]:
+        fail("the row does not say since when: %r" % first["cells"][4])
+    if not any("docs/runbook.md#skeletoncoherencemismatch" in link for link in first["links"]):
+        fail("the row has no runbook link: %r" % first["links"])
+    if any("mismatch" in row["class"] for row in page.rows[1:]):
+        fail("another row is a mismatch")
+    names = [row["brain"] for row in page.rows[1:]]
+    if names != sorted(names):
+        fail("the ok brains are not ordered by name")
+    if not page.ages or not all(age.endswith("s") or age.endswith("m") or age.endswith("h")
+                                for age in page.ages):
+        fail("ages not rendered: %r" % page.ages)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--exporter", required=True)
+    parser.add_argument("--output-dir", required=True)
+    args = parser.parse_args()
+    browser = shutil.which("chromium")
+    if browser is None:
+        print("SKIP: chromium not installed")
+        return SKIP
+
+    with tempfile.TemporaryDirectory(prefix="scx-browser-") as root:
+        config = make_layout(root)
+        port = free_port()
+        base = "http://127.0.0.1:%d" % port
+        log = open(os.path.join(root, "exporter.log"), "w")
+        exporter = subprocess.Popen(
+            [args.exporter, "--config.file=" + config, "--web.listen-address=127.0.0.1:%d" % port,
+             "--scan.interval=1h"], stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        try:
+            wait_ready(base)
+            started = time.monotonic()
+            dom = chromium(browser, os.path.join(root, "profile-dom"), "--dump-dom", base + "/")
+            print("dump-dom: %.1f s" % (time.monotonic() - started))
+            check_dom(dom)
+
+            screenshot = os.path.join(os.path.abspath(args.output_dir), "landing-page.png")
+            if os.path.exists(screenshot):
+                os.remove(screenshot)
+            chromium(browser, os.path.join(root, "profile-shot"), "--screenshot=" + screenshot,
+                     base + "/")
+            if not os.path.exists(screenshot):
+                fail("no screenshot written")
+            pixel = png_pixel(screenshot, 40, 30)
+            print("screenshot: %s, banner pixel %s" % (screenshot, pixel))
+            red, green, blue = pixel
+            if not (red > 150 and green < 90 and blue < 90):
+                fail("the banner is not red in the screenshot: %s" % (pixel,))
+        finally:
+            exporter.send_signal(signal.SIGTERM)
+            try:
+                exporter.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                exporter.kill()
+                exporter.wait()
+            log.close()
+    print("landing page: PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
