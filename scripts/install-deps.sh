@@ -28,6 +28,8 @@ packages=(
   prometheus prometheus-alertmanager
   # The landing page rendered by a real browser (headless) and a font for its screenshot.
   chromium fonts-dejavu-core
+  # The Debian package (cpack's Depends come from dpkg-shlibdeps) and the manifest tests.
+  dpkg-dev python3-yaml
 )
 
 sudo=""

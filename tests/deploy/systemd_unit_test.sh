@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The systemd unit as `cmake --install` installs it: `systemd-analyze verify` must print
+# nothing, `systemd-analyze security` must rate it at most MAX_EXPOSURE, and the
+# settings a reviewer expects of a read-only watcher must be there.
+# Usage: systemd_unit_test.sh BUILD_DIR. Exit 77 (skipped) without systemd-analyze.
+set -euo pipefail
+build_dir=$(cd "$1" && pwd)
+max_exposure=2.0
+
+if ! command -v systemd-analyze >/dev/null; then
+  echo "systemd-analyze not found: skipped"
+  exit 77
+fi
+
+work=$(mktemp -d "$build_dir/systemd-unit-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
+unit="$work/prefix/lib/systemd/system/skeleton-coherence-exporter.service"
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+grep -qx "ExecStart=$work/prefix/bin/skeleton-coherence-exporter \$ARGS" "$unit" ||
+  fail "ExecStart does not name the installed binary"
+grep -qx "EnvironmentFile=-$work/prefix/etc/default/skeleton-coherence-exporter" "$unit" ||
+  fail "EnvironmentFile does not name the installed environment file"
+for setting in \
+    "User=skeleton-coherence-exporter" "NoNewPrivileges=yes" "ProtectSystem=strict" \
+    "ProtectHome=read-only" "PrivateTmp=yes" "PrivateDevices=yes" \
+    "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX" "SystemCallFilter=@system-service" \
+    "CapabilityBoundingSet=" "ExecReload=/bin/kill -HUP \$MAINPID" "Restart=on-failure"; do
+  grep -qxF "$setting" "$unit" || fail "the unit lacks '$setting'"
+done
+grep -q "^MemoryMax=[0-9]" "$unit" || fail "the unit sets no MemoryMax"
+
+# verify exits 0 on many problems (an unparsable value is "ignored"): any output fails.
+verify_output=$(systemd-analyze verify "$unit" 2>&1) || fail "systemd-analyze verify: $verify_output"
+[ -z "$verify_output" ] || fail "systemd-analyze verify printed: $verify_output"
+echo "systemd-analyze verify: clean"
+
+threshold=$(awk -v x="$max_exposure" 'BEGIN { printf "%d", x * 10 }')
+if ! report=$(systemd-analyze security --offline=true --threshold="$threshold" "$unit" 2>&1); then
+  echo "$report"
+  fail "exposure above $max_exposure"
+fi
+echo "$report" | grep "Overall exposure level"
