@@ -28,8 +28,9 @@ packages=(
   prometheus prometheus-alertmanager
   # The landing page rendered by a real browser (headless) and a font for its screenshot.
   chromium fonts-dejavu-core
-  # The Debian package (cpack's Depends come from dpkg-shlibdeps) and the manifest tests.
-  dpkg-dev python3-yaml
+  # The Debian package (cpack's Depends come from dpkg-shlibdeps, the man page from
+  # help2man) and the manifest tests.
+  dpkg-dev help2man python3-yaml
 )
 
 sudo=""

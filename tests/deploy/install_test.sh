@@ -21,7 +21,8 @@ for file in \
     share/doc/skeleton-coherence-exporter/README.md \
     share/doc/skeleton-coherence-exporter/deploy.md \
     share/doc/skeleton-coherence-exporter/runbook.md \
-    share/doc/skeleton-coherence-exporter/copyright; do
+    share/doc/skeleton-coherence-exporter/copyright \
+    share/man/man1/skeleton-coherence-exporter.1.gz; do
   if [ ! -f "$prefix/$file" ]; then
     echo "FAIL: not installed: $file"
     status=1

@@ -36,7 +36,7 @@ for script in postinst prerm postrm; do
   [ -x "$work/control/$script" ] || fail "no executable $script"
   sh -n "$work/control/$script" || fail "$script is not valid sh"
 done
-grep -q "adduser --system" "$work/control/postinst" || fail "postinst creates no system user"
+grep -Eq "adduser .*--system" "$work/control/postinst" || fail "postinst creates no system user"
 grep -q "deb-systemd-helper enable" "$work/control/postinst" || fail "postinst does not enable the unit"
 
 echo "== dpkg-deb -c =="
@@ -48,7 +48,8 @@ for file in \
     ./usr/share/$package/alerts/alertmanager.yml \
     ./usr/share/$package/dashboards/skeleton-coherence.json \
     ./usr/share/doc/$package/copyright ./usr/share/doc/$package/changelog.Debian.gz \
-    ./usr/share/doc/$package/README.md ./usr/share/doc/$package/deploy.md; do
+    ./usr/share/doc/$package/README.md ./usr/share/doc/$package/deploy.md \
+    ./usr/share/man/man1/$package.1.gz; do
   grep -qxF "$file" "$work/files" || fail "not in the package: $file"
 done
 
