@@ -16,7 +16,6 @@ bool IsContentError(StoreError error) {
 }
 
 std::optional<Coherence> VerdictOf(const Brain& brain, const StoreContents& contents) {
-  if (!contents.has_skeleton) return std::nullopt;
   ServedSkeleton served{contents.skeleton_id, contents.block_ids};
   return CheckCoherence(brain.project_root, brain.display_name, &served);
 }
@@ -149,6 +148,7 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
     return result;
   }
   result.problems = std::move(discovery.problems);
+  result.notices = std::move(discovery.notices);
   result.name_collisions = std::move(discovery.name_collisions);
   parsed_ = 0;
   unchanged_ = 0;

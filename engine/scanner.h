@@ -18,8 +18,8 @@
 
 namespace scx {
 
-// A brain's state after a scan. kAbsent covers "no store file" and "a store with no
-// skeleton": both mean no verdict.
+// A brain's state after a scan. kAbsent is "no store file" ("no skeleton yet"): no
+// verdict. A store m1nd could not load (no skeleton, say) is kUnreadable.
 enum class BrainState { kOk, kMismatch, kAbsent, kUnreadable };
 
 // "ok", "mismatch", "absent", "unreadable".
@@ -63,6 +63,7 @@ struct StateChange {
 struct ScanResult {
   std::vector<BrainReport> brains;  // sorted by brain name
   std::vector<DiscoveryProblem> problems;
+  std::vector<DiscoveryNotice> notices;
   std::vector<std::string> name_collisions;
   std::vector<StateChange> changes;
   std::int64_t stores_parsed = 0;     // stores read and parsed this scan

@@ -71,6 +71,8 @@ class StoreWalker {
   std::string syntax_message_;
   std::string schema_message_;
   bool saw_schema_ = false;
+  bool saw_skeleton_ = false;
+  bool saw_blocks_ = false;
 };
 
 bool StoreWalker::Syntax(simdjson::error_code error, const char* where) {
@@ -134,7 +136,7 @@ bool StoreWalker::ReadStoreVersion(ondemand::value& value) {
 }
 
 bool StoreWalker::ReadSkeleton(ondemand::value& value) {
-  contents_->has_skeleton = false;
+  saw_skeleton_ = true;
   contents_->skeleton_id.clear();
   ondemand::json_type type;
   simdjson::error_code error = value.type().get(type);
@@ -143,16 +145,16 @@ bool StoreWalker::ReadSkeleton(ondemand::value& value) {
     bool is_null = false;
     error = value.is_null().get(is_null);
     if (error || !is_null) return Syntax(error ? error : simdjson::N_ATOM_ERROR, "\"skeleton\"");
+    SchemaError("\"skeleton\" is null (m1nd cannot load a store without a skeleton)");
     return true;
   }
   if (type != ondemand::json_type::object) {
-    SchemaError("\"skeleton\" is neither an object nor null");
+    SchemaError("\"skeleton\" is not an object");
     return true;
   }
   ondemand::object object;
   error = value.get_object().get(object);
   if (error) return Syntax(error, "\"skeleton\"");
-  contents_->has_skeleton = true;
   bool has_id = false;
   for (auto field_result : object) {
     ondemand::field field;
@@ -203,6 +205,7 @@ bool StoreWalker::ReadBlock(ondemand::value& value, std::size_t index) {
 }
 
 bool StoreWalker::ReadBlocks(ondemand::value& value) {
+  saw_blocks_ = true;
   contents_->block_ids.clear();
   ondemand::json_type type;
   simdjson::error_code error = value.type().get(type);
@@ -211,10 +214,11 @@ bool StoreWalker::ReadBlocks(ondemand::value& value) {
     bool is_null = false;
     error = value.is_null().get(is_null);
     if (error || !is_null) return Syntax(error ? error : simdjson::N_ATOM_ERROR, "\"blocks\"");
+    SchemaError("\"blocks\" is null (m1nd cannot load a store without blocks)");
     return true;
   }
   if (type != ondemand::json_type::array) {
-    SchemaError("\"blocks\" is neither an array nor null");
+    SchemaError("\"blocks\" is not an array");
     return true;
   }
   ondemand::array array;
@@ -252,6 +256,8 @@ bool StoreWalker::RootObject() {
     if (!ReadField(field)) return false;
   }
   if (!saw_schema_) SchemaError("\"schema\" is missing");
+  if (!saw_skeleton_) SchemaError("\"skeleton\" is missing (m1nd cannot load a store without it)");
+  if (!saw_blocks_) SchemaError("\"blocks\" is missing (m1nd cannot load a store without it)");
   return true;
 }
 

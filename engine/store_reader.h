@@ -41,11 +41,12 @@ struct FileStamp {
   bool operator!=(const FileStamp& other) const { return !(*this == other); }
 };
 
-// The fields the exporter relies on. Unknown fields are ignored.
+// The fields the exporter relies on. Unknown fields are ignored (newer m1nd versions
+// add optional ones). `skeleton` and `blocks` are required, as in m1nd: a store
+// without them (or with either null) cannot be loaded by m1nd and is kSchema.
 struct StoreContents {
   std::string schema;
   std::int64_t store_version = 0;
-  bool has_skeleton = false;  // false when "skeleton" is absent or null
   std::string skeleton_id;
   std::vector<std::string> block_ids;  // in file order
 };

@@ -90,13 +90,30 @@ TEST_F(ScannerTest, IncidentHealthyAndEmptyBrains) {
   EXPECT_EQ(scan.changes.size(), 3u);  // all first seen
 }
 
-TEST_F(ScannerTest, StoreWithoutSkeletonIsSilent) {
-  WriteFile(AddBrain("m1nd"),
-            R"({"schema": "m1nd-system-block-store-v0", "store_version": 1, "skeleton": null,
-                "blocks": []})");
+// m1nd cannot load a store whose skeleton is null: it is broken, not empty, and a
+// known mismatch must stay exported (stale) rather than fall silent.
+TEST_F(ScannerTest, StoreWithNullSkeletonIsUnreadableAndKeepsTheLastVerdict) {
+  const std::string store = AddBrain("m1nd");
+  ReplaceFileAtomically(store, StoreJson("sk_keyvault_candidate", {"sb_keyvault_a"}));
+  ASSERT_EQ(scanner_.Scan(config_).brains[0].state, BrainState::kMismatch);
+
+  ReplaceFileAtomically(store, R"({"schema": "m1nd-system-block-store-v0", "store_version": 1,
+                                   "skeleton": null, "blocks": []})");
   ScanResult scan = scanner_.Scan(config_);
-  EXPECT_EQ(scan.brains[0].state, BrainState::kAbsent);
-  EXPECT_STREQ(scan.brains[0].store, "present");
+  const BrainReport& m1nd = scan.brains[0];
+  EXPECT_EQ(m1nd.state, BrainState::kUnreadable);
+  EXPECT_STREQ(m1nd.store, "unreadable");
+  EXPECT_EQ(m1nd.read_error, StoreError::kSchema);
+  ASSERT_TRUE(m1nd.coherence.has_value());
+  EXPECT_EQ(m1nd.coherence->status, CoherenceStatus::kMismatch);
+  EXPECT_TRUE(m1nd.verdict_stale);
+}
+
+TEST_F(ScannerTest, StoreWithoutSkeletonIsUnreadableNotEmpty) {
+  WriteFile(AddBrain("m1nd"), R"({"schema": "m1nd-system-block-store-v0", "blocks": []})");
+  ScanResult scan = scanner_.Scan(config_);
+  EXPECT_EQ(scan.brains[0].state, BrainState::kUnreadable);
+  EXPECT_EQ(scan.brains[0].read_error, StoreError::kSchema);
   EXPECT_FALSE(scan.brains[0].coherence.has_value());
 }
 

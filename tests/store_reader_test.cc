@@ -103,7 +103,6 @@ TEST(ParseStoreTest, ReadsTheFieldsOfAGoodStore) {
   EXPECT_TRUE(message.empty());
   EXPECT_EQ(kStoreSchema, contents.schema);
   EXPECT_EQ(7, contents.store_version);
-  EXPECT_TRUE(contents.has_skeleton);
   EXPECT_EQ("sk_keyvault_candidate", contents.skeleton_id);
   EXPECT_EQ((std::vector<std::string>{"sb_c", "sb_a", "sb_b"}), contents.block_ids);
 }
@@ -113,46 +112,76 @@ TEST(ParseStoreTest, IgnoresUnknownFieldsEverywhere) {
   std::string message;
   ASSERT_EQ(StoreError::kNone, Parse(RichStore(), &contents, &message)) << message;
   EXPECT_EQ(42, contents.store_version);
-  EXPECT_TRUE(contents.has_skeleton);
   EXPECT_EQ("sk_keyvault_candidate", contents.skeleton_id);
   EXPECT_EQ((std::vector<std::string>{"sb_keyvault_core_1a2b3c4d", "sb_keyvault_api_5e6f7a8b",
                                       "sb_keyvault_store_9c0d1e2f"}),
             contents.block_ids);
 }
 
-TEST(ParseStoreTest, NullOrMissingSkeletonHasNoSkeleton) {
-  StoreContents contents;
-  ASSERT_EQ(StoreError::kNone, Parse(R"({"schema": "m1nd-system-block-store-v0",
-      "store_version": 3, "skeleton": null, "blocks": [{"block_id": "sb_x"}]})",
-                                     &contents));
-  EXPECT_FALSE(contents.has_skeleton);
-  EXPECT_TRUE(contents.skeleton_id.empty());
-  EXPECT_EQ(3, contents.store_version);
-  EXPECT_EQ(std::vector<std::string>{"sb_x"}, contents.block_ids);
+// m1nd's store struct requires `skeleton` and `blocks`: it cannot load a store
+// without them, so such a file is broken (kSchema), never an empty store.
+TEST(ParseStoreTest, NullOrMissingSkeletonOrBlocksIsASchemaError) {
+  const struct {
+    const char* name;
+    const char* json;
+    const char* message;
+  } cases[] = {
+      {"null skeleton",
+       R"({"schema": "m1nd-system-block-store-v0", "store_version": 3, "skeleton": null,
+           "blocks": [{"block_id": "sb_x"}]})",
+       "\"skeleton\" is null"},
+      {"missing skeleton", R"({"schema": "m1nd-system-block-store-v0", "blocks": []})",
+       "\"skeleton\" is missing"},
+      {"null blocks",
+       R"({"schema": "m1nd-system-block-store-v0", "skeleton": {"skeleton_id": "sk_x"},
+           "blocks": null})",
+       "\"blocks\" is null"},
+      {"missing blocks",
+       R"({"schema": "m1nd-system-block-store-v0", "skeleton": {"skeleton_id": "sk_x"}})",
+       "\"blocks\" is missing"},
+      {"schema alone", R"({"schema": "m1nd-system-block-store-v0"})", "\"skeleton\" is missing"},
+  };
+  for (const auto& c : cases) {
+    std::string message;
+    EXPECT_EQ(StoreError::kSchema, Parse(c.json, nullptr, &message)) << c.name;
+    EXPECT_NE(message.find(c.message), std::string::npos) << c.name << ": " << message;
+  }
+}
 
-  ASSERT_EQ(StoreError::kNone, Parse(R"({"schema": "m1nd-system-block-store-v0"})", &contents));
-  EXPECT_FALSE(contents.has_skeleton);
-  EXPECT_EQ(0, contents.store_version);  // missing -> 0
-  EXPECT_TRUE(contents.block_ids.empty());
+// Newer m1nd versions add optional fields, one of them a whole nested seed with its
+// own skeleton and blocks: only the top-level ones count.
+TEST(ParseStoreTest, NestedCandidateRevisionDoesNotCount) {
+  StoreContents contents;
+  std::string message;
+  ASSERT_EQ(StoreError::kNone, Parse(R"({"schema": "m1nd-system-block-store-v0", "store_version": 2,
+                "candidate_revision": {"skeleton": {"skeleton_id": "sk_other_candidate"},
+                                       "blocks": [{"block_id": "sb_other_a"}]},
+                "skeleton": {"skeleton_id": "sk_m1nd_candidate"},
+                "blocks": [{"block_id": "sb_m1nd_a", "membership_fingerprint": "f",
+                            "resolved_members": [], "pre_archive_state": null}],
+                "curating_by": "agent", "curating_until": 1, "unmapped_total": 0})",
+                                     &contents, &message))
+      << message;
+  EXPECT_EQ("sk_m1nd_candidate", contents.skeleton_id);
+  EXPECT_EQ(std::vector<std::string>{"sb_m1nd_a"}, contents.block_ids);
 }
 
 TEST(ParseStoreTest, ZeroBlocks) {
   StoreContents contents;
   ASSERT_EQ(StoreError::kNone, Parse(StoreJson("sk_empty", {}, 1), &contents));
-  EXPECT_TRUE(contents.has_skeleton);
-  EXPECT_TRUE(contents.block_ids.empty());
-  ASSERT_EQ(StoreError::kNone,
-            Parse(R"({"schema": "m1nd-system-block-store-v0", "blocks": null})", &contents));
+  EXPECT_EQ("sk_empty", contents.skeleton_id);
   EXPECT_TRUE(contents.block_ids.empty());
 }
 
 TEST(ParseStoreTest, NegativeAndLargeIntegerVersions) {
   StoreContents contents;
-  ASSERT_EQ(StoreError::kNone,
-            Parse(R"({"schema":"m1nd-system-block-store-v0","store_version":-5})", &contents));
+  ASSERT_EQ(StoreError::kNone, Parse(R"({"schema":"m1nd-system-block-store-v0","store_version":-5,)"
+                                     R"("skeleton":{"skeleton_id":"sk_x"},"blocks":[]})",
+                                     &contents));
   EXPECT_EQ(-5, contents.store_version);
   ASSERT_EQ(StoreError::kNone,
-            Parse(R"({"schema":"m1nd-system-block-store-v0","store_version":9223372036854775807})",
+            Parse(R"({"schema":"m1nd-system-block-store-v0","store_version":9223372036854775807,)"
+                  R"("skeleton":{"skeleton_id":"sk_x"},"blocks":[]})",
                   &contents));
   EXPECT_EQ(INT64_MAX, contents.store_version);
 }
@@ -161,7 +190,10 @@ TEST(ParseStoreTest, NestedUnknownValuesAreFine) {
   const std::string deep = std::string(1000, '[') + std::string(1000, ']');
   std::string message;
   EXPECT_EQ(StoreError::kNone,
-            Parse(R"({"schema":"m1nd-system-block-store-v0","x":)" + deep + "}", nullptr, &message))
+            Parse(R"({"schema":"m1nd-system-block-store-v0","skeleton":{"skeleton_id":"sk_x"},)"
+                  R"("blocks":[],"x":)" +
+                      deep + "}",
+                  nullptr, &message))
       << message;
 }
 
@@ -371,7 +403,9 @@ StoreError ParseOnSmallStack(const std::string& json, std::string* message) {
 }
 
 TEST(ParseStoreTest, DeepNestingNeverOverflowsTheStack) {
-  const std::string head = R"({"schema": "m1nd-system-block-store-v0", "x": )";
+  const std::string head =
+      R"({"schema": "m1nd-system-block-store-v0", "skeleton": {"skeleton_id": "sk_x"},)"
+      R"( "blocks": [], "x": )";
   constexpr std::size_t kDepth = 1000000;
   std::string objects;  // {"a":{"a":...
   for (std::size_t i = 0; i < kDepth; ++i) objects += "{\"a\":";
