@@ -147,12 +147,32 @@ bool StringField(const Json& doc, const char* key, std::string* value) {
 
 enum class InstanceKind { kOwner, kProject };
 
+constexpr char kProjectKind[] = "project";
+constexpr char kMedullaKind[] = "medulla";
+constexpr char kReadOnlyMode[] = "read_only";
+
 struct Instance {
   InstanceKind kind = InstanceKind::kOwner;
+  bool read_only = false;    // "mode": "read_only": an attacher, not the brain's owner
+  std::string unknown_kind;  // a brain_kind m1nd does not write, as JSON; treated as owner
   std::string workspace_root;
   std::string runtime_root;
+  std::string graph_source;  // may be empty
   std::int64_t last_heartbeat_ms = 0;
 };
+
+// Reads brain_kind: null (or absent) and "medulla" are owners, "project" a project
+// brain, anything else an owner that is worth a notice.
+void ParseInstanceKind(const Json& doc, Instance* instance) {
+  auto kind = doc.find("brain_kind");
+  instance->kind = InstanceKind::kOwner;
+  if (kind == doc.end() || kind->is_null()) return;
+  if (kind->is_string() && kind->get<std::string>() == kProjectKind) {
+    instance->kind = InstanceKind::kProject;
+  } else if (!kind->is_string() || kind->get<std::string>() != kMedullaKind) {
+    instance->unknown_kind = kind->dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+}
 
 // Parses an instance registry entry. On failure sets `error`, and `transient` when
 // the text is not JSON at all (possibly caught mid-write).
@@ -164,15 +184,9 @@ bool ParseInstance(const std::string& text, Instance* instance, std::string* err
     *transient = true;
     return false;
   }
-  auto kind = doc.find("brain_kind");
-  if (kind == doc.end() || kind->is_null()) {
-    instance->kind = InstanceKind::kOwner;
-  } else if (kind->is_string() && kind->get<std::string>() == "project") {
-    instance->kind = InstanceKind::kProject;
-  } else {
-    *error = "unknown brain_kind " + kind->dump();
-    return false;
-  }
+  ParseInstanceKind(doc, instance);
+  std::string mode;
+  instance->read_only = StringField(doc, "mode", &mode) && mode == kReadOnlyMode;
   if (!StringField(doc, "workspace_root", &instance->workspace_root)) {
     *error = "missing or empty string \"workspace_root\"";
     return false;
@@ -182,6 +196,7 @@ bool ParseInstance(const std::string& text, Instance* instance, std::string* err
     *error = "missing or empty string \"runtime_root\"";
     return false;
   }
+  StringField(doc, "graph_source", &instance->graph_source);
   auto heartbeat = doc.find("last_heartbeat_ms");
   instance->last_heartbeat_ms =
       heartbeat != doc.end() && heartbeat->is_number_integer() ? heartbeat->get<std::int64_t>() : 0;
@@ -208,10 +223,25 @@ bool ParseManifest(const std::string& text, std::string* project_root, std::stri
 // ---- The walk ---------------------------------------------------------------------
 
 struct OwnerCandidate {
-  Brain brain;
+  std::string runtime_dir;
+  std::string workspace_root;
+  std::string ingest_dir;  // the folder holding ingest_roots.json
+  bool read_only = false;
   std::int64_t last_heartbeat_ms = 0;
   std::string instance_file;  // file name, for a deterministic tie break
 };
+
+// The order in which entries on one runtime root may name its brain: owners before
+// read_only attachers, then the freshest heartbeat, then the smallest file name.
+bool NamesBrainFirst(const OwnerCandidate& a, const OwnerCandidate& b) {
+  const std::string key_a = DirKey(a.runtime_dir);
+  const std::string key_b = DirKey(b.runtime_dir);
+  return std::tie(key_a, a.read_only, b.last_heartbeat_ms, a.instance_file) <
+         std::tie(key_b, b.read_only, a.last_heartbeat_ms, b.instance_file);
+}
+
+// What to do when a project-brains/ folder (or a glob match) has no manifest.
+enum class MissingManifest { kQuiet, kProblem };
 
 // Collects brains in source priority order, keeping the first per runtime dir.
 class Walk {
@@ -224,7 +254,7 @@ class Walk {
   bool Stopped() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
 
   void AddStatic(const StaticBrain& config);
-  void ScanRegistry(const std::string& registry);
+  void ScanRegistry(const std::string& registry, bool is_default);
   void AddOwners();
   void AddProjectBrains();
   void ScanGlob(const std::string& pattern);
@@ -233,8 +263,14 @@ class Walk {
 
  private:
   void AddBrain(Brain brain);
+  // Keeps last scan's brain for `key` (if any) when its files could not be read now.
+  void CarryOver(const std::string& key);
   // Reads `dir`'s manifest and adds its brain (or carries the previous one over).
-  void AddManifestBrain(const std::string& dir, BrainSource source);
+  void AddManifestBrain(const std::string& dir, BrainSource source, MissingManifest missing);
+  void AddOwner(const OwnerCandidate& owner);
+  // Reads ingest_roots.json from `dir`. False (a problem recorded) when it exists but
+  // cannot be read or parsed; a missing file is an empty list.
+  bool ReadIngestRoots(const std::string& dir, std::vector<std::string>* roots);
   void ReadInstance(const std::string& registry, const std::string& name);
   void Problem(const char* source, const std::string& path, const std::string& message,
                bool transient = false);
@@ -244,6 +280,7 @@ class Walk {
   std::set<std::string> claimed_;          // keys of runtime dirs already tried
   std::vector<Brain> brains_;
   std::vector<DiscoveryProblem> problems_;
+  std::vector<DiscoveryNotice> notices_;
   std::vector<OwnerCandidate> owners_;
   std::vector<std::string> project_entries_;  // runtime dirs of "project" entries
 };
@@ -257,6 +294,15 @@ void Walk::AddBrain(Brain brain) {
   if (claimed_.insert(DirKey(brain.runtime_dir)).second) brains_.push_back(std::move(brain));
 }
 
+void Walk::CarryOver(const std::string& key) {
+  claimed_.insert(key);
+  auto previous = previous_.find(key);
+  if (previous == previous_.end()) return;
+  Brain carried = previous->second;
+  carried.name.clear();  // names are assigned afresh; only static names are explicit
+  brains_.push_back(std::move(carried));
+}
+
 void Walk::AddStatic(const StaticBrain& config) {
   Brain brain;
   brain.name = config.name;
@@ -264,21 +310,33 @@ void Walk::AddStatic(const StaticBrain& config) {
   brain.display_name = config.display_name;
   brain.runtime_dir = CleanDir(config.runtime_dir);
   brain.source = BrainSource::kStatic;
+  brain.identity_source = config.display_name.empty() ? IdentitySource::kConfigProjectRoot
+                                                      : IdentitySource::kConfigDisplayName;
   AddBrain(std::move(brain));
 }
 
-void Walk::ScanRegistry(const std::string& registry) {
+void Walk::ScanRegistry(const std::string& registry, bool is_default) {
   std::string folder = CleanDir(registry);
+  // The default registry need not exist (m1nd never ran here); a named one must.
+  struct stat info;
+  if (stat(folder.c_str(), &info) != 0) {
+    if (!is_default) {
+      Problem("registry", folder,
+              errno == ENOENT ? "no such folder" : "cannot stat folder: " + ErrnoText(errno));
+    }
+    return;
+  }
+  if (!S_ISDIR(info.st_mode)) return Problem("registry", folder, "not a folder");
   std::string instances = JoinPath(folder, kInstancesDir);
   std::vector<std::string> names;
   std::string error;
-  // A registry (or its instances/ folder) that does not exist holds no brains.
+  // A registry without an instances/ folder has no instance yet.
   ReadStatus status = ListDir(instances, &names, &error);
   if (status == ReadStatus::kError) Problem("registry", instances, error);
   if (status != ReadStatus::kOk) return;
   for (const std::string& name : names) {
     if (Stopped()) return;
-    // m1nd replaces entries through "<id>.json.tmp"; only finished entries count.
+    // m1nd replaces entries through "<id>.tmp"; only finished entries count.
     if (EndsWith(name, kJsonSuffix)) ReadInstance(folder, name);
   }
 }
@@ -299,39 +357,80 @@ void Walk::ReadInstance(const std::string& registry, const std::string& name) {
     project_entries_.push_back(ResolveInRegistry(registry, instance.workspace_root));
     return;
   }
+  if (!instance.unknown_kind.empty()) {
+    notices_.push_back(DiscoveryNotice{
+        path, "unknown brain_kind " + instance.unknown_kind + ": watched as an owner"});
+  }
   OwnerCandidate owner;
-  owner.brain.project_root = ResolveInRegistry(registry, instance.workspace_root);
-  owner.brain.runtime_dir = ResolveInRegistry(registry, instance.runtime_root);
-  owner.brain.source = BrainSource::kRegistryOwner;
+  owner.runtime_dir = ResolveInRegistry(registry, instance.runtime_root);
+  owner.workspace_root = ResolveInRegistry(registry, instance.workspace_root);
+  // ingest_roots.json sits beside the graph snapshot (by default in the runtime root).
+  owner.ingest_dir = instance.graph_source.empty()
+                         ? owner.runtime_dir
+                         : std::filesystem::path(ResolveInRegistry(registry, instance.graph_source))
+                               .parent_path()
+                               .string();
+  owner.read_only = instance.read_only;
   owner.last_heartbeat_ms = instance.last_heartbeat_ms;
   owner.instance_file = name;
   owners_.push_back(std::move(owner));
 }
 
+bool Walk::ReadIngestRoots(const std::string& dir, std::vector<std::string>* roots) {
+  roots->clear();
+  const std::string path = JoinPath(dir, kIngestRootsFileName);
+  std::string text, error;
+  ReadStatus status = ReadSmallFile(path, &text, &error);
+  if (status == ReadStatus::kMissing) return true;
+  if (status == ReadStatus::kError) {
+    Problem("ingest_roots", path, error);
+    return false;
+  }
+  if (!ParseIngestRoots(text, roots, &error)) {
+    // Possibly caught mid-write: retried next scan.
+    Problem("ingest_roots", path, error, /*transient=*/true);
+    return false;
+  }
+  return true;
+}
+
+void Walk::AddOwner(const OwnerCandidate& owner) {
+  const std::string key = DirKey(owner.runtime_dir);
+  if (claimed_.count(key)) return;  // a static brain, or an entry that names it first
+  std::vector<std::string> ingest_roots;
+  if (!ReadIngestRoots(owner.ingest_dir, &ingest_roots)) {
+    // Naming it after its workspace_root instead could page on a healthy brain.
+    return CarryOver(key);
+  }
+  const OwnerIdentity identity =
+      ResolveOwnerIdentity(ingest_roots, owner.workspace_root, IsDirectory);
+  Brain brain;
+  brain.project_root = identity.root;
+  brain.runtime_dir = owner.runtime_dir;
+  brain.source = BrainSource::kRegistryOwner;
+  brain.identity_source = identity.source;
+  AddBrain(std::move(brain));
+}
+
 void Walk::AddOwners() {
-  // Among owners of one runtime root, the freshest heartbeat wins, then the
-  // smallest instance file name; the stable sort keeps registry order otherwise.
   std::vector<OwnerCandidate> sorted = owners_;
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const OwnerCandidate& a, const OwnerCandidate& b) {
-                     std::string key_a = DirKey(a.brain.runtime_dir);
-                     std::string key_b = DirKey(b.brain.runtime_dir);
-                     return std::tie(key_a, b.last_heartbeat_ms, a.instance_file) <
-                            std::tie(key_b, a.last_heartbeat_ms, b.instance_file);
-                   });
-  for (const OwnerCandidate& owner : sorted) AddBrain(owner.brain);
+  std::stable_sort(sorted.begin(), sorted.end(), NamesBrainFirst);
+  for (const OwnerCandidate& owner : sorted) {
+    if (Stopped()) return;
+    AddOwner(owner);
+  }
 }
 
 void Walk::AddProjectBrains() {
   for (const std::string& dir : project_entries_) {
     if (Stopped()) return;
-    AddManifestBrain(dir, BrainSource::kRegistryProject);
+    AddManifestBrain(dir, BrainSource::kRegistryProject, MissingManifest::kQuiet);
   }
   std::set<std::string> roots_seen;
   for (const OwnerCandidate& owner : owners_) {
     if (Stopped()) return;
-    if (!roots_seen.insert(DirKey(owner.brain.runtime_dir)).second) continue;
-    std::string folder = JoinPath(owner.brain.runtime_dir, kProjectBrainsDir);
+    if (!roots_seen.insert(DirKey(owner.runtime_dir)).second) continue;
+    std::string folder = JoinPath(owner.runtime_dir, kProjectBrainsDir);
     std::vector<std::string> names;
     std::string error;
     ReadStatus status = ListDir(folder, &names, &error);
@@ -339,8 +438,12 @@ void Walk::AddProjectBrains() {
     if (status != ReadStatus::kOk) continue;
     for (const std::string& name : names) {
       if (Stopped()) return;
+      // Dot-folders are brains being born (.birth-staging-*), committed by rename.
+      if (name.front() == '.') continue;
       std::string dir = JoinPath(folder, name);
-      if (IsDirectory(dir)) AddManifestBrain(dir, BrainSource::kRegistryProject);
+      if (IsDirectory(dir)) {
+        AddManifestBrain(dir, BrainSource::kRegistryProject, MissingManifest::kQuiet);
+      }
     }
   }
 }
@@ -353,7 +456,7 @@ void Walk::ScanGlob(const std::string& pattern) {
     for (size_t i = 0; i < matches.gl_pathc && !Stopped(); ++i) {
       std::string dir = CleanDir(matches.gl_pathv[i]);
       // GLOB_ONLYDIR is only a hint to glob(3).
-      if (IsDirectory(dir)) AddManifestBrain(dir, BrainSource::kGlob);
+      if (IsDirectory(dir)) AddManifestBrain(dir, BrainSource::kGlob, MissingManifest::kProblem);
     }
   } else if (result == GLOB_NOSPACE) {
     Problem("glob", pattern, "out of memory");
@@ -365,36 +468,34 @@ void Walk::ScanGlob(const std::string& pattern) {
   globfree(&matches);
 }
 
-void Walk::AddManifestBrain(const std::string& dir, BrainSource source) {
+void Walk::AddManifestBrain(const std::string& dir, BrainSource source, MissingManifest missing) {
   std::string key = DirKey(dir);
   if (claimed_.count(key)) return;  // found (or tried) by a stronger source
   std::string path = JoinPath(dir, kProjectBrainManifest);
   std::string text, error, project_root;
   ReadStatus status = ReadSmallFile(path, &text, &error);
   if (status == ReadStatus::kMissing) {
+    // Not a brain folder (runtime-jobs/, a brain being born): nothing to watch.
     claimed_.insert(key);
-    return Problem("manifest", path, std::string("no ") + kProjectBrainManifest);
+    if (missing == MissingManifest::kProblem) {
+      Problem("manifest", path, std::string("no ") + kProjectBrainManifest);
+    }
+    return;
   }
   if (status == ReadStatus::kError) {
     claimed_.insert(key);
     return Problem("manifest", path, error);
   }
   if (!ParseManifest(text, &project_root, &error)) {
-    claimed_.insert(key);
-    Problem("manifest", path, error, /*transient=*/true);
     // Possibly caught half written: keep last scan's brain until the next scan.
-    auto previous = previous_.find(key);
-    if (previous != previous_.end()) {
-      Brain carried = previous->second;
-      carried.name.clear();  // names are assigned afresh; only static names are explicit
-      brains_.push_back(std::move(carried));
-    }
-    return;
+    Problem("manifest", path, error, /*transient=*/true);
+    return CarryOver(key);
   }
   Brain brain;
   brain.project_root = project_root;
   brain.runtime_dir = CleanDir(dir);
   brain.source = source;
+  brain.identity_source = IdentitySource::kManifest;
   AddBrain(std::move(brain));
 }
 
@@ -406,6 +507,7 @@ Discovery Walk::Finish(const std::vector<Brain>& previous) {
   }
   discovery.brains = std::move(brains_);
   discovery.problems = std::move(problems_);
+  discovery.notices = std::move(notices_);
   AssignBrainNames(&discovery.brains, previous, &discovery.name_collisions);
   return discovery;
 }
@@ -426,6 +528,12 @@ const char* BrainSourceName(BrainSource source) {
   return "unknown";
 }
 
+std::string DefaultRegistry() {
+  const char* moved = getenv(kRegistryDirVariable);
+  if (moved != nullptr && *moved != '\0') return moved;
+  return kDefaultRegistry;
+}
+
 std::string ExpandHome(const std::string& path) {
   if (path.empty() || path[0] != '~') return path;
   if (path.size() > 1 && path[1] != '/') return path;  // "~user/...": left as is
@@ -443,7 +551,7 @@ Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>
   for (const StaticBrain& brain : config.static_brains) walk.AddStatic(brain);
   for (const std::string& registry : config.registries) {
     if (walk.Stopped()) break;
-    walk.ScanRegistry(registry);
+    walk.ScanRegistry(registry, config.registries_are_default);
   }
   walk.AddOwners();
   walk.AddProjectBrains();

@@ -1,7 +1,8 @@
 // Finds the brains to watch, anew on every scan: static brains from the config,
-// m1nd instance registries (each owner's bound brain and every project brain under
-// its runtime root, dormant ones included) and glob patterns of runtime dirs.
-// It only lists and reads; it never writes or holds anything open.
+// m1nd instance registries (each owner's bound brain, named as m1nd names it, and
+// every project brain under its runtime root, dormant ones included) and glob
+// patterns of runtime dirs. It only lists and reads; it never writes or holds
+// anything open.
 #ifndef SCX_ENGINE_DISCOVERY_H_
 #define SCX_ENGINE_DISCOVERY_H_
 
@@ -9,11 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "engine/owner_identity.h"
+
 namespace scx {
 
 inline constexpr char kProjectBrainManifest[] = "project_brain.json";
 inline constexpr char kProjectBrainSchema[] = "m1nd-project-brain-v0";
 inline constexpr char kDefaultRegistry[] = "~/.m1nd/registry";
+// m1nd's own variable for moving its registry.
+inline constexpr char kRegistryDirVariable[] = "M1ND_REGISTRY_DIR";
 
 // A brain named in the config file.
 struct StaticBrain {
@@ -27,7 +32,14 @@ struct DiscoveryConfig {
   std::vector<StaticBrain> static_brains;
   std::vector<std::string> registries;     // registry folders; "~" is expanded
   std::vector<std::string> runtime_globs;  // glob(3) patterns of runtime dirs
+  // True when `registries` is the implicit default (DefaultRegistry()) rather than
+  // named in the config: then a registry folder that does not exist is no problem.
+  bool registries_are_default = false;
 };
+
+// m1nd's rule for where its registry lives when nothing names one:
+// $M1ND_REGISTRY_DIR when set and non-empty, else kDefaultRegistry.
+std::string DefaultRegistry();
 
 enum class BrainSource { kStatic, kRegistryOwner, kRegistryProject, kGlob };
 
@@ -36,34 +48,50 @@ const char* BrainSourceName(BrainSource source);
 
 struct Brain {
   std::string name;  // unique within one discovery; the `brain` label
+  // The root whose basename names the brain: the configured project_root, the
+  // manifest's project_root, or the root m1nd's own rule picks for an owner.
   std::string project_root;
   std::string display_name;
   std::string runtime_dir;  // as discovered, "~" expanded, trailing '/' removed
   BrainSource source = BrainSource::kStatic;
+  IdentitySource identity_source = IdentitySource::kConfigProjectRoot;
 };
 
 // Something discovery could not read. `transient` problems (a manifest caught half
 // written) are retried next scan; their brain is carried over from the previous scan.
 struct DiscoveryProblem {
-  std::string source;  // "registry", "instance", "manifest" or "glob"
+  std::string source;  // "registry", "instance", "ingest_roots", "manifest" or "glob"
   std::string path;
   std::string message;
   bool transient = false;
 };
 
+// Something worth a warning that is not a failure: the brain is still watched.
+struct DiscoveryNotice {
+  std::string path;
+  std::string message;
+};
+
 struct Discovery {
   std::vector<Brain> brains;  // names unique, sorted by name
   std::vector<DiscoveryProblem> problems;
+  std::vector<DiscoveryNotice> notices;      // e.g. an instance of an unknown brain_kind
   std::vector<std::string> name_collisions;  // one log-ready line per renamed brain
   bool stopped = false;  // `stop` was set: the walk ended early and is incomplete
 };
 
 // Discovers every brain. A runtime dir found by more than one source is kept once
-// (static before registry before glob). A runtime dir skipped for a transient
-// problem keeps the Brain it had in `previous` (if any). Names are then made unique
-// by AssignBrainNames, and a brain keeps the label it had in `previous`. When `stop`
-// (may be null) becomes true, the walk ends at the next step (between sources,
-// registry entries, folders and glob matches) and the result is marked stopped.
+// (static before registry before glob). In a registry, an instance of brain_kind
+// null, "medulla" or any unknown value is an owner (an unknown value adds a notice);
+// "project" is a project brain. Among the entries on one runtime root the identity
+// comes from a read_write one before any "read_only" attacher, then the freshest
+// heartbeat, then the smallest instance file name. Under project-brains/, only
+// folders holding project_brain.json are brains; the rest is skipped quietly. A
+// runtime dir skipped for a transient problem keeps the Brain it had in `previous`
+// (if any). Names are then made unique by AssignBrainNames, and a brain keeps the
+// label it had in `previous`. When `stop` (may be null) becomes true, the walk ends
+// at the next step (between sources, registry entries, folders and glob matches) and
+// the result is marked stopped.
 Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous,
                          const std::atomic<bool>* stop = nullptr);
 

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/test_support.h"
@@ -215,10 +217,17 @@ TEST_F(DiscoveryTest, CarriedOverBrainIsMatchedByNormalizedRuntimeDir) {
   EXPECT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(discovery));
 }
 
-TEST_F(DiscoveryTest, ProjectBrainFolderWithoutManifestIsSkipped) {
+// Today's m1nd keeps more than brains in project-brains/: a job log folder and brains
+// being born. Only a folder holding project_brain.json is a brain; the rest is no
+// problem at all (a problem on every scan would keep last_scan_success at 0).
+TEST_F(DiscoveryTest, ProjectBrainFolderWithoutManifestIsSkippedQuietly) {
   WriteOwner();
+  WriteProjectBrain("0a1b2c3d", "/home/u/keyvault");
   MakeDirs(ProjectBrain("bb"));
   WriteFile(ProjectBrain("bb") + "/system_blocks.json", StoreJson("sk_bb_candidate", {}));
+  WriteFile(Runtime() + "/project-brains/runtime-jobs/jobs.jsonl", "{\"job\": 1}\n");
+  // A brain being born: even with a manifest, it is not a brain until renamed into place.
+  WriteProjectBrain(".birth-staging-5e6f", "/home/u/newborn");
   Brain previous;
   previous.project_root = "/home/u/bb";
   previous.runtime_dir = ProjectBrain("bb");
@@ -226,11 +235,9 @@ TEST_F(DiscoveryTest, ProjectBrainFolderWithoutManifestIsSkipped) {
 
   Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {previous});
 
-  EXPECT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));  // not carried over
-  ASSERT_EQ(1u, discovery.problems.size());
-  EXPECT_EQ("manifest", discovery.problems[0].source);
-  EXPECT_EQ(ProjectBrain("bb") + "/project_brain.json", discovery.problems[0].path);
-  EXPECT_FALSE(discovery.problems[0].transient);
+  EXPECT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(discovery));  // no carry-over
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  EXPECT_TRUE(discovery.notices.empty());
 }
 
 TEST_F(DiscoveryTest, ManifestThatIsAFifoIsAProblemNotAHang) {
@@ -259,13 +266,44 @@ TEST_F(DiscoveryTest, ManifestThatIsADanglingSymlinkIsANonTransientProblem) {
   EXPECT_FALSE(discovery.problems[0].transient);
 }
 
-TEST_F(DiscoveryTest, MissingRegistryFolderIsNoProblem) {
+// A registry named in the config must exist: a typo must not watch nothing quietly.
+TEST_F(DiscoveryTest, MissingNamedRegistryFolderIsAProblem) {
   MakeDirs(tmp_.Join("empty-registry"));  // exists, but has no instances/ yet
   DiscoveryConfig config;
   config.registries = {tmp_.Join("no-such-registry"), tmp_.Join("empty-registry")};
   Discovery discovery = DiscoverBrains(config, {});
   EXPECT_TRUE(discovery.brains.empty());
+  ASSERT_EQ(1u, discovery.problems.size()) << Describe(discovery.problems);
+  EXPECT_EQ("registry", discovery.problems[0].source);
+  EXPECT_EQ(tmp_.Join("no-such-registry"), discovery.problems[0].path);
+  EXPECT_EQ("no such folder", discovery.problems[0].message);
+}
+
+// The default registry need not exist: m1nd may never have run on this machine (the
+// exporter says so once at start instead).
+TEST_F(DiscoveryTest, MissingDefaultRegistryFolderIsNoProblem) {
+  DiscoveryConfig config;
+  config.registries = {tmp_.Join("no-such-registry")};
+  config.registries_are_default = true;
+  Discovery discovery = DiscoverBrains(config, {});
+  EXPECT_TRUE(discovery.brains.empty());
   EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+}
+
+TEST(DefaultRegistryTest, FollowsM1ndRegistryDir) {
+  const char* old = getenv("M1ND_REGISTRY_DIR");
+  const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
+  unsetenv("M1ND_REGISTRY_DIR");
+  EXPECT_EQ("~/.m1nd/registry", DefaultRegistry());
+  setenv("M1ND_REGISTRY_DIR", "", 1);
+  EXPECT_EQ("~/.m1nd/registry", DefaultRegistry());
+  setenv("M1ND_REGISTRY_DIR", "/srv/m1nd/registry", 1);
+  EXPECT_EQ("/srv/m1nd/registry", DefaultRegistry());
+  if (saved) {
+    setenv("M1ND_REGISTRY_DIR", saved->c_str(), 1);
+  } else {
+    unsetenv("M1ND_REGISTRY_DIR");
+  }
 }
 
 TEST_F(DiscoveryTest, RegistryThatCannotBeListedIsAProblem) {
@@ -277,7 +315,8 @@ TEST_F(DiscoveryTest, RegistryThatCannotBeListedIsAProblem) {
   EXPECT_TRUE(discovery.brains.empty());
   ASSERT_EQ(2u, discovery.problems.size()) << Describe(discovery.problems);
   EXPECT_EQ("registry", discovery.problems[0].source);
-  EXPECT_EQ(tmp_.Join("file-registry/instances"), discovery.problems[0].path);
+  EXPECT_EQ(tmp_.Join("file-registry"), discovery.problems[0].path);
+  EXPECT_EQ("not a folder", discovery.problems[0].message);
   EXPECT_EQ("registry", discovery.problems[1].source);
   EXPECT_FALSE(discovery.problems[1].transient);
 }
@@ -304,9 +343,10 @@ TEST_F(DiscoveryTest, UnparsableInstanceFileIsATransientProblem) {
 }
 
 TEST_F(DiscoveryTest, InstanceFileOfTheWrongShapeIsAProblem) {
-  WriteInstance("kind.json", InstanceJson("kind", "/w", Runtime(), "\"satellite\""));
   WriteInstance("no-runtime.json", "{\"workspace_root\": \"/w\", \"brain_kind\": null}");
   WriteInstance("no-workspace.json", "{\"runtime_root\": \"/rt\"}");
+  WriteInstance("medulla-no-runtime.json",
+                "{\"workspace_root\": \"/w\", \"brain_kind\": \"medulla\"}");
   Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
   EXPECT_TRUE(discovery.brains.empty());
   ASSERT_EQ(3u, discovery.problems.size()) << Describe(discovery.problems);
@@ -472,15 +512,217 @@ TEST_F(DiscoveryTest, StopEndsTheWalkWithAStoppedResult) {
   EXPECT_TRUE(stopped.problems.empty()) << Describe(stopped.problems);
 }
 
+// ---- Today's m1nd: instance kinds, attachers, ingest roots --------------------------
+
+// An instance entry as today's m1nd writes it.
+struct Entry {
+  Entry(std::string workspace, std::string runtime, std::string kind = "null")
+      : workspace_root(std::move(workspace)),
+        runtime_root(std::move(runtime)),
+        brain_kind(std::move(kind)) {}
+
+  std::string workspace_root;
+  std::string runtime_root;
+  std::string brain_kind;  // JSON
+  std::string mode = "read_write";
+  std::int64_t heartbeat_ms = 1767225600000;
+  std::string graph_source;  // omitted when empty
+
+  std::string Json() const {
+    std::string json = "{\"instance_id\": \"x\", \"workspace_root\": \"" + workspace_root +
+                       "\", \"runtime_root\": \"" + runtime_root + "\", \"mode\": \"" + mode +
+                       "\", \"last_heartbeat_ms\": " + std::to_string(heartbeat_ms) +
+                       ", \"brain_kind\": " + brain_kind;
+    if (!graph_source.empty()) json += ", \"graph_source\": \"" + graph_source + "\"";
+    return json + ", \"status\": \"running\", \"conflicts\": []}\n";
+  }
+};
+
+// Every owner m1nd serves over HTTP stamps its entry "medulla": it is an owner like
+// any other, with its bound brain and its project brains. The incident brain was one.
+TEST_F(DiscoveryTest, MedullaIsAnOwnerWithItsProjectBrains) {
+  WriteInstance("medulla.json", Entry{"/home/u/m1nd", Runtime(), "\"medulla\""}.Json());
+  WriteFile(Runtime() + "/system_blocks.json", StoreJson("sk_keyvault_candidate", {}));
+  WriteProjectBrain("0a1b2c3d", "/home/u/keyvault");
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  EXPECT_TRUE(discovery.notices.empty());
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(discovery));
+  EXPECT_EQ(BrainSource::kRegistryOwner, Find(discovery, "m1nd")->source);
+  EXPECT_EQ(Runtime(), Find(discovery, "m1nd")->runtime_dir);
+}
+
+// A kind m1nd does not write yet is watched as an owner (missing the incident is worse
+// than a wrong guess) and noticed once, but it is not a scan failure.
+TEST_F(DiscoveryTest, UnknownBrainKindIsAnOwnerWithANotice) {
+  WriteInstance("odd.json", Entry{"/home/u/m1nd", Runtime(), "\"satellite\""}.Json());
+  WriteInstance("odder.json", Entry{"/home/u/notes", tmp_.Join("rt2"), "7"}.Json());
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  EXPECT_EQ((std::vector<std::string>{"m1nd", "notes"}), Names(discovery));
+  ASSERT_EQ(2u, discovery.notices.size());
+  EXPECT_EQ(Registry() + "/instances/odd.json", discovery.notices[0].path);
+  EXPECT_NE(std::string::npos, discovery.notices[0].message.find("\"satellite\""))
+      << discovery.notices[0].message;
+  EXPECT_NE(std::string::npos, discovery.notices[1].message.find("7"));
+}
+
+// A read_only attacher registers on the owner's runtime root with its own workspace
+// and a fresher heartbeat: it must not rename (and so re-slug) the owner's brain.
+TEST_F(DiscoveryTest, ReadOnlyAttacherNeverNamesAnOwnedRuntimeRoot) {
+  Entry owner{"/home/u/m1nd", Runtime()};
+  owner.heartbeat_ms = 100;
+  Entry attacher{"/home/u/keyvault", Runtime() + "/"};
+  attacher.mode = "read_only";
+  attacher.heartbeat_ms = 999;
+  WriteInstance("a-attacher.json", attacher.Json());
+  WriteInstance("b-owner.json", owner.Json());
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
+  EXPECT_EQ("/home/u/m1nd", discovery.brains[0].project_root);
+}
+
+// With only attachers left on a runtime root, its brain is still watched; its name
+// still comes from the ingest roots the owner left there, before any workspace.
+TEST_F(DiscoveryTest, RuntimeRootWithOnlyAttachersIsStillWatched) {
+  const std::string repo = tmp_.Join("src/m1nd");
+  MakeDirs(repo);
+  Entry attacher{"/home/u/keyvault", Runtime()};
+  attacher.mode = "read_only";
+  WriteInstance("attacher.json", attacher.Json());
+  WriteFile(Runtime() + "/ingest_roots.json", "[\"" + repo + "\"]");
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
+  EXPECT_EQ(IdentitySource::kIngestRoot, discovery.brains[0].identity_source);
+}
+
+TEST_F(DiscoveryTest, SeveralOwnersOfOneRuntimeRootOrderIsDeterministic) {
+  Entry older{"/home/u/old", Runtime()};
+  older.heartbeat_ms = 100;
+  Entry newer{"/home/u/new", Runtime()};
+  newer.heartbeat_ms = 200;
+  Entry tie_b{"/home/u/b", tmp_.Join("rt2")};
+  Entry tie_a{"/home/u/a", tmp_.Join("rt2")};
+  WriteInstance("1.json", older.Json());
+  WriteInstance("2.json", newer.Json());
+  WriteInstance("4.json", tie_b.Json());
+  WriteInstance("3.json", tie_a.Json());  // same heartbeat: the smaller file name wins
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_EQ((std::vector<std::string>{"a", "new"}), Names(discovery));
+}
+
+// m1nd names its bound dev graph after its first real ingest root, because that
+// graph's workspace_root is usually the agent-memory sidecar or ~/.claude.
+TEST_F(DiscoveryTest, OwnerIsNamedByItsIngestRootsNotItsSidecarWorkspace) {
+  const std::string repo = tmp_.Join("src/m1nd");
+  MakeDirs(repo);
+  Entry owner{tmp_.Join("home/.claude/agent-memory"), Runtime(), "\"medulla\""};
+  WriteInstance("owner.json", owner.Json());
+  WriteFile(Runtime() + "/ingest_roots.json", "[\"" + tmp_.Join("notes.light.md") + "\", \"" +
+                                                  tmp_.Join("gone") + "\", \"" + repo + "\"]");
+  WriteFile(Runtime() + "/system_blocks.json",
+            StoreJson("sk_m1nd_candidate", {"sb_m1nd_core_0123abcd"}));
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
+  EXPECT_EQ(repo, discovery.brains[0].project_root);
+  EXPECT_EQ(IdentitySource::kIngestRoot, discovery.brains[0].identity_source);
+}
+
+// ingest_roots.json sits beside the graph snapshot the entry names, which need not be
+// in the runtime root.
+TEST_F(DiscoveryTest, IngestRootsAreReadBesideTheGraphSource) {
+  const std::string repo = tmp_.Join("src/keyvault");
+  MakeDirs(repo);
+  Entry owner{"/home/u/.claude", Runtime()};
+  owner.graph_source = tmp_.Join("graphs/graph_snapshot.json");
+  WriteInstance("owner.json", owner.Json());
+  WriteFile(tmp_.Join("graphs/ingest_roots.json"), "[\"" + repo + "\"]");
+  WriteFile(Runtime() + "/ingest_roots.json", "[\"/home/u/wrong\"]");  // not this one
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  ASSERT_EQ((std::vector<std::string>{"keyvault"}), Names(discovery));
+  EXPECT_EQ(IdentitySource::kIngestRoot, discovery.brains[0].identity_source);
+}
+
+TEST_F(DiscoveryTest, WithoutIngestRootsTheWorkspaceRootNamesTheOwner) {
+  WriteInstance("owner.json", Entry{"/home/u/m1nd", Runtime()}.Json());
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
+  EXPECT_EQ(IdentitySource::kWorkspaceRoot, discovery.brains[0].identity_source);
+}
+
+// A torn or broken ingest_roots.json must not make the exporter fall back to the
+// sidecar workspace (a false page): the brain keeps last scan's identity instead.
+TEST_F(DiscoveryTest, TornIngestRootsKeepThePreviousIdentity) {
+  WriteInstance("owner.json",
+                Entry{tmp_.Join("home/agent-memory"), Runtime(), "\"medulla\""}.Json());
+  WriteFile(Runtime() + "/ingest_roots.json", "[\"/home/u/m1nd\"]");
+  Discovery first = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(first));
+
+  WriteFile(Runtime() + "/ingest_roots.json", "[\"/home/u/m1");
+  Discovery second = DiscoverBrains(RegistryConfig(Registry()), first.brains);
+  ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(second));
+  EXPECT_EQ("/home/u/m1nd", second.brains[0].project_root);
+  ASSERT_EQ(1u, second.problems.size()) << Describe(second.problems);
+  EXPECT_EQ("ingest_roots", second.problems[0].source);
+  EXPECT_TRUE(second.problems[0].transient);
+
+  // Never seen before: skipped this scan rather than named after the sidecar.
+  Discovery fresh = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_TRUE(fresh.brains.empty());
+}
+
+TEST_F(DiscoveryTest, IngestRootsThatAreNotAListOfPathsAreAProblem) {
+  WriteInstance("owner.json", Entry{"/home/u/m1nd", Runtime()}.Json());
+  WriteFile(Runtime() + "/ingest_roots.json", "{\"roots\": [\"/home/u/m1nd\"]}");
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_TRUE(discovery.brains.empty());
+  ASSERT_EQ(1u, discovery.problems.size());
+  EXPECT_EQ("ingest_roots", discovery.problems[0].source);
+
+  const std::string path = Runtime() + "/ingest_roots.json";
+  ASSERT_EQ(0, unlink(path.c_str()));
+  ASSERT_EQ(0, mkfifo(path.c_str(), 0600));  // never a hang
+  discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ(1u, discovery.problems.size());
+  EXPECT_EQ("ingest_roots", discovery.problems[0].source);
+  EXPECT_FALSE(discovery.problems[0].transient);
+}
+
+TEST_F(DiscoveryTest, StaticBrainsSayWhichConfigFieldNamesThem) {
+  DiscoveryConfig config;
+  config.static_brains = {{"", "/home/u/m1nd", "", tmp_.Join("a")},
+                          {"", "/home/u/x", "Key Vault", tmp_.Join("b")}};
+  Discovery discovery = DiscoverBrains(config, {});
+  ASSERT_EQ((std::vector<std::string>{"key_vault", "m1nd"}), Names(discovery));
+  EXPECT_EQ(IdentitySource::kConfigDisplayName, discovery.brains[0].identity_source);
+  EXPECT_EQ(IdentitySource::kConfigProjectRoot, discovery.brains[1].identity_source);
+  WriteProjectBrain("0a", "/home/u/lib");
+  config.static_brains.clear();
+  config.runtime_globs = {Runtime() + "/project-brains/*"};
+  discovery = DiscoverBrains(config, {});
+  ASSERT_EQ(1u, discovery.brains.size());
+  EXPECT_EQ(IdentitySource::kManifest, discovery.brains[0].identity_source);
+}
+
+// examples/ as today's m1nd leaves a machine: a medulla owner named by its ingest
+// root, a read-only attacher on its runtime root, a project entry, project brains,
+// runtime-jobs/ and a brain being born. Four brains, no problem, no notice.
 TEST(DiscoveryExamplesTest, ExamplesLayoutHasFourBrains) {
   namespace fs = std::filesystem;
   std::string examples = std::string(SCX_SOURCE_DIR) + "/examples";
   Discovery discovery = DiscoverBrains(RegistryConfig(examples + "/registry"), {});
   EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  EXPECT_TRUE(discovery.notices.empty());
   ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd", "my_repo", "notes"}), Names(discovery));
   const Brain* owner = Find(discovery, "m1nd");
   EXPECT_EQ(BrainSource::kRegistryOwner, owner->source);
   EXPECT_EQ("/home/dev/m1nd", owner->project_root);
+  EXPECT_EQ(IdentitySource::kAnyIngestRoot, owner->identity_source);
   EXPECT_EQ(fs::path(examples + "/m1nd-runtime").lexically_normal().string(), owner->runtime_dir);
   EXPECT_EQ("/home/dev/My-Repo", Find(discovery, "my_repo")->project_root);
 }

@@ -95,8 +95,9 @@ std::string InstanceJson(const std::string& instance_id, const std::string& work
                          bool stale) {
   std::ostringstream out;
   out << "{\"instance_id\": \"" << instance_id << "\", \"workspace_root\": \"" << workspace_root
-      << "\", \"runtime_root\": \"" << runtime_root
-      << "\", \"graph_source\": \"graph.json\", \"plasticity_state\": \"plasticity.json\", "
+      << "\", \"runtime_root\": \"" << runtime_root << "\", \"graph_source\": \"" << runtime_root
+      << "/graph_snapshot.json\", "
+      << "\"plasticity_state\": \"" << runtime_root << "/plasticity_state.json\", "
       << "\"pid\": 4242, \"bind\": \"127.0.0.1\", \"port\": 1337, "
       << "\"started_at_ms\": 1767225600000, \"last_heartbeat_ms\": 1767225600000, "
       << "\"mode\": \"read_write\", \"status\": \"running\", \"owner_live\": "
