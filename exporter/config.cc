@@ -110,6 +110,7 @@ void ReadRoot(const YAML::Node& root, const std::string& file_name, Config* conf
   if (root["brains"]) ReadBrains(root["brains"], file_name, config);
   if (root["m1nd_registries"]) {
     config->discovery.registries.clear();
+    config->discovery.registries_are_default = false;
     for (const std::string& path : ReadStringList(root["m1nd_registries"], "m1nd_registries")) {
       config->discovery.registries.push_back(ResolveYamlPath(file_name, path));
     }
@@ -157,7 +158,8 @@ bool ReadConfig(const YAML::Node& root, const std::string& file_name, Config* co
 
 Config DefaultConfig() {
   Config config;
-  config.discovery.registries = {kDefaultRegistry};
+  config.discovery.registries = {DefaultRegistry()};
+  config.discovery.registries_are_default = true;
   return config;
 }
 

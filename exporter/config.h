@@ -15,12 +15,13 @@
 namespace scx {
 
 struct Config {
-  DiscoveryConfig discovery;  // registries default to {kDefaultRegistry}
+  DiscoveryConfig discovery;  // registries default to {DefaultRegistry()}
   std::optional<std::chrono::milliseconds> scan_interval;  // set when the file has one
   std::int64_t max_store_bytes = kDefaultMaxStoreBytes;
 };
 
-// The config used when no --config.file is given: the default registry alone.
+// The config used when no --config.file is given: the default registry alone
+// ($M1ND_REGISTRY_DIR when set, else ~/.m1nd/registry, as m1nd decides it).
 Config DefaultConfig();
 
 // Parses YAML text. `file_name` appears in error messages, and relative paths in the

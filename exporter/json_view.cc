@@ -41,6 +41,7 @@ Json OnceBrain(const BrainReport& brain) {
   out["project_root"] = brain.brain.project_root;
   out["runtime_dir"] = brain.brain.runtime_dir;
   out["source"] = BrainSourceName(brain.brain.source);
+  out["identity_source"] = IdentitySourceName(brain.brain.identity_source);
   out["store"] = brain.store;
   if (brain.state == BrainState::kUnreadable) out["store_error"] = StoreErrorJson(brain);
   out["skeleton_coherence"] = CoherenceJson(brain.coherence);
@@ -64,6 +65,7 @@ Json BrainJson(const BrainReport& brain) {
   if (!brain.brain.display_name.empty()) out["display_name"] = brain.brain.display_name;
   out["runtime_dir"] = brain.brain.runtime_dir;
   out["source"] = BrainSourceName(brain.brain.source);
+  out["identity_source"] = IdentitySourceName(brain.brain.identity_source);
   out["state"] = BrainStateName(brain.state);
   out["present"] = std::string(brain.store) != "absent";
   if (brain.has_store_facts) {

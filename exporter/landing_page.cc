@@ -115,7 +115,8 @@ std::string BrainRow(const BrainReport& report, double now) {
          Cell(mismatch ? report.coherence->expected_slug : "") +
          Cell(mismatch ? report.coherence->found_slug : "") + SinceCell(report, now) +
          RunbookCell(report) + Cell(ReadErrorText(report)) + Cell(report.brain.project_root) +
-         Cell(report.brain.runtime_dir) + Cell(BrainSourceName(report.brain.source)) + "</tr>\n";
+         Cell(report.brain.runtime_dir) + Cell(BrainSourceName(report.brain.source)) +
+         Cell(IdentitySourceName(report.brain.identity_source)) + "</tr>\n";
 }
 
 std::string BrainTable(const std::vector<BrainReport>& brains, double now) {
@@ -123,7 +124,8 @@ std::string BrainTable(const std::vector<BrainReport>& brains, double now) {
   std::string html =
       "<table id=\"brains\">\n<thead><tr><th>brain</th><th>state</th><th>expected slug</th>"
       "<th>found slug</th><th>mismatch since</th><th>runbook</th><th>read error</th>"
-      "<th>project_root</th><th>runtime_dir</th><th>source</th></tr></thead>\n<tbody>\n";
+      "<th>project_root</th><th>runtime_dir</th><th>source</th><th>named by</th></tr></thead>\n"
+      "<tbody>\n";
   for (const BrainReport& report : WorstFirst(brains)) html += BrainRow(report, now);
   return html + "</tbody>\n</table>\n";
 }

@@ -11,6 +11,7 @@
 #include "exporter/json_view.h"
 #include "exporter/logger.h"
 #include "exporter/service.h"
+#include "exporter/watched_sources.h"
 
 namespace scx {
 namespace {
@@ -23,12 +24,17 @@ constexpr int kExitUsage = 2;
 int RunOnce(const Config& config, Logger* logger) {
   StoreReaderOptions options;
   options.max_bytes = config.max_store_bytes;
+  LogWatchedSources(config.discovery, logger);
   Scanner scanner(options);
   ScanResult scan = scanner.Scan(config.discovery);
   for (const DiscoveryProblem& problem : scan.problems) {
     logger->Warn("discovery problem",
                  {{"source", problem.source}, {"path", problem.path}, {"err", problem.message}});
   }
+  for (const DiscoveryNotice& notice : scan.notices) {
+    logger->Warn("discovery notice", {{"path", notice.path}, {"detail", notice.message}});
+  }
+  if (scan.brains.empty()) logger->Warn("no brains found: nothing is watched");
   for (const std::string& collision : scan.name_collisions) {
     logger->Warn("brain name collision", {{"detail", collision}});
   }

@@ -123,7 +123,8 @@ void AddBrainFamilies(const ScanResult& scan, std::vector<std::string>* dropped,
     info.Add({{"brain", name},
               {"project_root", report.brain.project_root},
               {"runtime_dir", report.brain.runtime_dir},
-              {"source", BrainSourceName(report.brain.source)}},
+              {"source", BrainSourceName(report.brain.source)},
+              {"identity_source", IdentitySourceName(report.brain.identity_source)}},
              1);
     if (report.has_store_facts) {
       version.Add({{"brain", name}}, static_cast<double>(report.store_version));

@@ -15,7 +15,8 @@
 namespace scx {
 
 // Discovery sources and store read error reasons, as they appear in labels.
-inline constexpr const char* kDiscoverySources[] = {"registry", "instance", "manifest", "glob"};
+inline constexpr const char* kDiscoverySources[] = {"registry", "instance", "ingest_roots",
+                                                    "manifest", "glob"};
 inline constexpr const char* kReadErrorReasons[] = {"io", "too_large", "not_regular", "parse",
                                                     "schema"};
 

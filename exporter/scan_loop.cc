@@ -216,7 +216,13 @@ void ScanLoop::Publish() {
 void ScanLoop::LogScan(const ScanResult& result, Clock::duration duration) {
   for (const StateChange& change : result.changes) LogChange(change);
   LogProblems(result.problems);
+  LogNotices(result.notices);
   LogCollisions(result.name_collisions);
+  if (result.brains.empty()) {
+    // Watching nothing looks healthy from outside; say it on every scan.
+    logger_->Warn("no brains found: nothing is watched",
+                  {{"problems", std::to_string(result.problems.size())}});
+  }
   if (!logger_->Enabled(LogLevel::kDebug)) return;
   std::int64_t counts[4] = {0, 0, 0, 0};
   for (const BrainReport& report : result.brains) ++counts[static_cast<int>(report.state)];
@@ -276,6 +282,18 @@ void ScanLoop::LogProblems(const std::vector<DiscoveryProblem>& problems) {
   }
   previous_problems_ = std::move(current);
   warned_problems_ = std::move(still_warned);
+}
+
+void ScanLoop::LogNotices(const std::vector<DiscoveryNotice>& notices) {
+  std::set<std::string> current;
+  for (const DiscoveryNotice& notice : notices) {
+    const std::string key = notice.path + '\n' + notice.message;
+    current.insert(key);
+    const bool seen = warned_notices_.count(key) != 0;
+    logger_->Log(seen ? LogLevel::kDebug : LogLevel::kWarn, "discovery notice",
+                 {{"path", notice.path}, {"detail", notice.message}});
+  }
+  warned_notices_ = std::move(current);
 }
 
 void ScanLoop::LogCollisions(const std::vector<std::string>& collisions) {

@@ -12,7 +12,9 @@
 // when the new state is mismatch or unreadable, info otherwise), one line per
 // discovery problem and per name collision (warn when first seen, debug while it
 // persists; a transient problem is logged at debug until it is still there on the
-// next scan, then at warn), and a debug summary per scan.
+// next scan, then at warn), one warn line per discovery notice while it persists
+// (debug after the first), a warn line on every scan that finds no brain at all, and
+// a debug summary per scan.
 //
 // Statistics: every discovery problem (transient ones included) is counted by
 // source and makes that scan's last_scan_success 0, as docs/metrics.md says.
@@ -103,6 +105,7 @@ class ScanLoop {
   void LogScan(const ScanResult& result, std::chrono::steady_clock::duration duration);
   void LogChange(const StateChange& change);
   void LogProblems(const std::vector<DiscoveryProblem>& problems);
+  void LogNotices(const std::vector<DiscoveryNotice>& notices);
   void LogCollisions(const std::vector<std::string>& collisions);
 
   const LandingPageInfo page_info_;
@@ -130,6 +133,7 @@ class ScanLoop {
   ScanResult last_result_;
   std::set<std::string> previous_problems_;
   std::set<std::string> warned_problems_;
+  std::set<std::string> warned_notices_;
   std::set<std::string> warned_collisions_;
 
   std::thread thread_;

@@ -15,6 +15,7 @@
 #include "exporter/listen_address.h"
 #include "exporter/logger.h"
 #include "exporter/scan_loop.h"
+#include "exporter/watched_sources.h"
 
 namespace scx {
 
@@ -155,6 +156,7 @@ class Service {
     loop_.RecordConfigReload(true);
     loop_.RequestReload(ScanSettingsFrom(flags_, config));
     logger_->Info("config reloaded", {{"trigger", trigger}, {"config_file", flags_.config_file}});
+    LogWatchedSources(config.discovery, logger_);
     return true;
   }
 
@@ -193,6 +195,7 @@ int RunService(const Flags& flags, const Config& config) {
                            {"revision", kRevision},
                            {"listen_address", flags.listen_address},
                            {"config_file", flags.config_file}});
+  LogWatchedSources(config.discovery, &logger);
   Service service(flags, config, &logger);
   return service.Run();
 }

@@ -2,6 +2,7 @@
 #include "exporter/config.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -27,17 +28,34 @@ std::string ErrorOf(const std::string& yaml, const std::string& file = "/etc/scx
 }
 
 TEST(ConfigTest, DefaultUsesTheDefaultRegistryAlone) {
+  unsetenv("M1ND_REGISTRY_DIR");
   Config config = DefaultConfig();
   EXPECT_EQ(config.discovery.registries, std::vector<std::string>{"~/.m1nd/registry"});
+  EXPECT_TRUE(config.discovery.registries_are_default);
   EXPECT_TRUE(config.discovery.static_brains.empty());
   EXPECT_TRUE(config.discovery.runtime_globs.empty());
   EXPECT_FALSE(config.scan_interval.has_value());
   EXPECT_EQ(config.max_store_bytes, 64 << 20);
 }
 
+TEST(ConfigTest, DefaultRegistryIsM1ndRegistryDirWhenSet) {
+  setenv("M1ND_REGISTRY_DIR", "/srv/m1nd/registry", 1);
+  Config config = DefaultConfig();
+  Config from_file = MustParse("scan_interval: 5s\n");
+  unsetenv("M1ND_REGISTRY_DIR");
+  EXPECT_EQ(config.discovery.registries, std::vector<std::string>{"/srv/m1nd/registry"});
+  EXPECT_EQ(from_file.discovery.registries, std::vector<std::string>{"/srv/m1nd/registry"});
+  EXPECT_TRUE(from_file.discovery.registries_are_default);
+}
+
 TEST(ConfigTest, EmptyFileIsTheDefault) {
   Config config = MustParse("");
   EXPECT_EQ(config.discovery.registries, DefaultConfig().discovery.registries);
+  EXPECT_TRUE(config.discovery.registries_are_default);
+}
+
+TEST(ConfigTest, NamedRegistriesAreNotTheDefault) {
+  EXPECT_FALSE(MustParse("m1nd_registries: [~/.m1nd/registry]\n").discovery.registries_are_default);
 }
 
 TEST(ConfigTest, ReadsEveryKey) {

@@ -26,6 +26,7 @@ BrainReport Incident() {
   report.brain.project_root = "/home/dev/m1nd";
   report.brain.runtime_dir = "/home/dev/.m1nd/m1nd";
   report.brain.source = BrainSource::kRegistryOwner;
+  report.brain.identity_source = IdentitySource::kAnyIngestRoot;
   report.state = BrainState::kMismatch;
   Coherence verdict;
   verdict.status = CoherenceStatus::kMismatch;
@@ -180,7 +181,7 @@ TEST(LandingPageTest, MismatchRowHasBothSlugsSinceAndRunbook) {
       "3d 4h</span> ago</td><td><a href=\"" +
           RunbookLink(kRunbookMismatch) +
           "\">mismatch</a></td><td></td><td>/home/dev/m1nd</td><td>/home/dev/.m1nd/m1nd</td>"
-          "<td>registry_owner</td></tr>"))
+          "<td>registry_owner</td><td>first_ingest_root</td></tr>"))
       << html;
 }
 

@@ -185,7 +185,8 @@ TEST(MetricsRendererTest, BrainInfoAndStoreFacts) {
   EXPECT_TRUE(
       HasLine(text,
               "skeleton_coherence_brain_info{brain=\"m1nd\",project_root=\"/home/dev/m1nd\","
-              "runtime_dir=\"/home/dev/.m1nd/m1nd\",source=\"static\"} 1"));
+              "runtime_dir=\"/home/dev/.m1nd/m1nd\",source=\"static\","
+              "identity_source=\"project_root\"} 1"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_version{brain=\"m1nd\"} 7"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_blocks{brain=\"keyvault\"} 5"));
 }

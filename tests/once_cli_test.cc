@@ -25,11 +25,12 @@ struct RunResult {
   double seconds = 0;
 };
 
-// Runs the exporter with `args` (already shell-quoted), bounded by `timeout`.
-RunResult RunExporter(const std::string& args) {
+// Runs the exporter with `args` (already shell-quoted), bounded by `timeout`, with
+// `env` ("NAME='value' ...", already quoted) added to its environment.
+RunResult RunExporter(const std::string& args, const std::string& env = "") {
   TempDir dir;
-  std::string command = "timeout -s KILL 20 '" + std::string(SCX_EXPORTER_BINARY) + "' " + args +
-                        " >'" + dir.Join("out") + "' 2>'" + dir.Join("err") + "' </dev/null";
+  std::string command = env + " timeout -s KILL 20 '" + std::string(SCX_EXPORTER_BINARY) + "' " +
+                        args + " >'" + dir.Join("out") + "' 2>'" + dir.Join("err") + "' </dev/null";
   auto start = std::chrono::steady_clock::now();
   int status = std::system(command.c_str());
   RunResult result;
@@ -76,6 +77,70 @@ TEST(OnceCliTest, ExamplesShowTheIncidentAndExitOne) {
   EXPECT_EQ(FindBrain(report, "my_repo")["skeleton_coherence"]["expected_slug"], "my_repo");
   EXPECT_EQ(FindBrain(report, "notes")["store"], "absent");
   EXPECT_TRUE(FindBrain(report, "notes")["skeleton_coherence"].is_null());
+
+  // Today's m1nd layout: the medulla owner is named by its ingest root (its
+  // workspace_root is the agent-memory sidecar), the read-only attacher changes
+  // nothing, and runtime-jobs/ and the brain being born are no problem.
+  EXPECT_EQ(incident["source"], "registry_owner");
+  EXPECT_EQ(incident["identity_source"], "first_ingest_root");
+  EXPECT_EQ(incident["project_root"], "/home/dev/m1nd");
+  int mismatches = 0;
+  for (const Json& brain : report["brains"]) {
+    const Json& verdict = brain["skeleton_coherence"];
+    mismatches += verdict.is_object() && verdict["status"] == "mismatch" ? 1 : 0;
+  }
+  EXPECT_EQ(mismatches, 1) << run.out;
+  EXPECT_EQ(run.err.find("level=warn"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("msg=watching"), std::string::npos) << run.err;
+}
+
+// Without a config file the registry is m1nd's own default: $M1ND_REGISTRY_DIR first.
+TEST(OnceCliTest, DefaultRegistryFollowsM1ndRegistryDir) {
+  TempDir home;
+  RunResult run = RunExporter("--once", "HOME='" + home.path() + "' M1ND_REGISTRY_DIR='" +
+                                            std::string(SCX_SOURCE_DIR) + "/examples/registry'");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_EQ(Json::parse(run.out)["brains"].size(), 4u) << run.out;
+}
+
+// A machine where m1nd never ran: one warn line about the default registry, and a
+// warn line because nothing at all is watched (exit 0: no mismatch).
+TEST(OnceCliTest, WatchingNothingIsSaid) {
+  TempDir home;
+  RunResult run = RunExporter("--once", "HOME='" + home.path() + "' M1ND_REGISTRY_DIR=");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(Json::parse(run.out)["brains"].empty()) << run.out;
+  EXPECT_NE(run.err.find("the default m1nd registry does not exist"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(home.path() + "/.m1nd/registry"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("no brains found"), std::string::npos) << run.err;
+}
+
+// A registry the config names but that does not exist is a discovery problem.
+TEST(OnceCliTest, MistypedRegistryIsADiscoveryProblem) {
+  TempDir dir;
+  WriteFile(dir.Join("config.yml"), "m1nd_registries: [regsitry]\n");
+  RunResult run = RunExporter("--config.file='" + dir.Join("config.yml") + "' --once");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("discovery problem"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(dir.Join("regsitry")), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("no such folder"), std::string::npos) << run.err;
+}
+
+// m1nd cannot load a store whose skeleton is null: unreadable (schema), not empty.
+TEST(OnceCliTest, NullSkeletonIsUnreadableNotEmpty) {
+  TempDir dir;
+  WriteFile(dir.Join("rt/system_blocks.json"),
+            R"({"schema": "m1nd-system-block-store-v0", "store_version": 1, "skeleton": null,
+                "blocks": []})");
+  WriteFile(dir.Join("config.yml"),
+            "m1nd_registries: []\nbrains:\n  - {project_root: /home/u/m1nd, runtime_dir: rt}\n");
+  RunResult run = RunExporter("--config.file='" + dir.Join("config.yml") + "' --once");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const Json report = Json::parse(run.out);
+  const Json& brain = FindBrain(report, "m1nd");
+  EXPECT_EQ(brain["store"], "unreadable");
+  EXPECT_EQ(brain["store_error"]["reason"], "schema");
+  EXPECT_NE(run.err.find("store unreadable"), std::string::npos) << run.err;
 }
 
 TEST(OnceCliTest, FifoStoreIsUnreadableWithinASecond) {

@@ -287,5 +287,41 @@ TEST_F(ScanLoopTest, DiscoveryProblemsWarnOnceAndTransientOnesOnlyWhenTheyPersis
       metrics, "skeleton_coherence_exporter_discovery_errors_total{source=\"instance\"} 0"));
 }
 
+// An instance of a brain_kind m1nd does not write is watched as an owner: one warn
+// line while it persists, and the scan still counts as a success.
+TEST_F(ScanLoopTest, UnknownBrainKindWarnsOnceAndIsNoScanFailure) {
+  WriteFile(dir_.Join("registry/instances/odd.json"),
+            "{\"workspace_root\": \"/home/dev/odd\", \"runtime_root\": \"" + dir_.Join("odd") +
+                "\", \"brain_kind\": \"satellite\"}");
+  ScanSettings settings = Settings(milliseconds(40));
+  settings.discovery.registries.push_back(dir_.Join("registry"));
+  CapturedLog warn_log(LogLevel::kWarn);
+  ScanLoop loop(settings, Info(), warn_log.logger());
+  loop.Start();
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 5; }, kLongWait));
+  const std::string text = warn_log.text();
+  EXPECT_EQ(
+      CountOf(text, "msg=\"discovery notice\" path=" + dir_.Join("registry/instances/odd.json")),
+      1u)
+      << text;
+  EXPECT_TRUE(Contains(text, "unknown brain_kind \\\"satellite\\\"")) << text;
+  const std::string metrics = loop.snapshot()->metrics_text;
+  EXPECT_TRUE(Contains(metrics, "skeleton_coherence_exporter_last_scan_success 1\n")) << metrics;
+  EXPECT_TRUE(Contains(metrics, "skeleton_coherence_brain_state{brain=\"odd\",state=\"absent\"} 1"))
+      << metrics;
+}
+
+// Watching nothing must not look healthy: a warn line on every scan.
+TEST_F(ScanLoopTest, ScanThatFindsNoBrainWarnsEveryTime) {
+  ScanSettings settings = Settings(milliseconds(40), {});
+  CapturedLog warn_log(LogLevel::kWarn);
+  ScanLoop loop(settings, Info(), warn_log.logger());
+  loop.Start();
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 3; }, kLongWait));
+  loop.Stop();
+  const std::string text = warn_log.text();
+  EXPECT_EQ(CountOf(text, "no brains found"), loop.snapshot()->scan_number) << text;
+}
+
 }  // namespace
 }  // namespace scx
