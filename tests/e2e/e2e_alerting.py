@@ -30,7 +30,9 @@ receiver of its own standing in for the pager. Two exporters in one scrape job:
      alert must stay firing in Prometheus with the same activeAt all along (its
      description saying the exporter is not scraped), and the pager must get no
      resolved notification and no new page for m1nd.
-  5. Storm: the FLEET_SIZE brains of exporter B turn foreign at once. The pager must get
+  5. Storm: the FLEET_SIZE brains of exporter B turn foreign at once (the link is
+     renamed right after a scan of B, so that one scan reads all of them the same
+     way; the fix below does the same). The pager must get
      exactly ONE notification for them, listing all of them, and without m1nd (which
      fires on exporter A: another instance, another group).
   6. Fix: m1nd's store is replaced by an sk_m1nd_candidate one again and the fleet's
@@ -703,6 +705,27 @@ def verdicts(prometheus_url, instance):
             for m, s in zip(metric_labels(result), result)}
 
 
+_SCANS_RE = re.compile(r"^skeleton_coherence_exporter_scans_total(?:\{[^}]*\})? (\S+)$", re.M)
+
+
+def scans_completed(exporter_url):
+    status, body = http_get(exporter_url + "/metrics")
+    match = _SCANS_RE.search(body.decode("utf-8", "replace")) if status == 200 else None
+    return match.group(1) if match else None
+
+
+def just_after_a_scan(exporter_url, processes):
+    """Returns right after the exporter completes a scan: a change made now is read by
+    the next scan whole, not half by one scan and half by the next."""
+    before = scans_completed(exporter_url)
+    if before is None:
+        raise Failure("%s/metrics has no skeleton_coherence_exporter_scans_total"
+                      % exporter_url)
+    wait_until("a scan of %s to complete" % exporter_url,
+               lambda: scans_completed(exporter_url) != before,
+               START_TIMEOUT, processes, interval=0.01)
+
+
 def prometheus_incident(prometheus_url, instance):
     """m1nd's mismatch alert as Prometheus has it (pending or firing), or None."""
     for alert in prometheus_alerts(prometheus_url):
@@ -819,6 +842,7 @@ def run_with_webhook(args, tmp, processes, webhook, env):
     restart = check_restart(args, processes, webhook, env)
 
     # --- 5. twenty brains at once -----------------------------------------------
+    just_after_a_scan(env.fleet_url, processes)
     replace_symlink_atomically(env.fleet_link, env.fleet_foreign)
     storm_at = time.monotonic()
     log("turned the %d fleet brains foreign in one rename" % FLEET_SIZE)
@@ -846,6 +870,7 @@ def run_with_webhook(args, tmp, processes, webhook, env):
                       "instance" % group)
 
     # --- 6. the fix -------------------------------------------------------------
+    just_after_a_scan(env.fleet_url, processes)
     write_store_atomically(env.m1nd_runtime_dir, store_document("m1nd", 3, M1ND_BLOCKS))
     replace_symlink_atomically(env.fleet_link, env.fleet_healthy)
     fixed_at = time.monotonic()
@@ -927,8 +952,10 @@ def check_restart(args, processes, webhook, env):
 
     wait_until("Prometheus to scrape the restarted exporter", scraped_again,
                FIRST_DATA_TIMEOUT, processes, interval=0.5)
+    scraped_at = time.monotonic()
     # A page that went back to pending would fire again after `for` + group_wait.
-    watch_until = time.monotonic() + FOR_SECONDS + GROUP_WAIT_SECONDS + 2 * EVAL_SECONDS
+    watch_seconds = FOR_SECONDS + GROUP_WAIT_SECONDS + 2 * EVAL_SECONDS
+    watch_until = scraped_at + watch_seconds
     while time.monotonic() < watch_until:
         processes.check_alive()
         watch_alert()
@@ -937,10 +964,10 @@ def check_restart(args, processes, webhook, env):
                 if n["at"] >= stopped_at and a.get("status") == "resolved"]
     repaged = [n for n, a in webhook.alerts()
                if n["at"] >= stopped_at and is_incident(a, examples)]
-    print("restart: exporter stopped %.1fs, back and scraped %.1fs after the stop; "
-          "%d resolved notifications, %d new notifications for m1nd, alert firing with "
-          "the same activeAt in %d polls"
-          % (started_at - stopped_at, time.monotonic() - stopped_at, len(resolved),
+    print("restart: exporter stopped %.1fs, scraped again %.1fs after the stop, watched "
+          "%ds more; %d resolved notifications, %d new notifications for m1nd, alert "
+          "firing with the same activeAt in %d polls"
+          % (started_at - stopped_at, scraped_at - stopped_at, watch_seconds, len(resolved),
              len(repaged), observations["polls"]), flush=True)
     if resolved or repaged:
         raise Failure("the restart reached the pager: %s"
