@@ -78,6 +78,29 @@ bool IsDirectory(const std::string& path) {
   return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
+// The real path of a runtime dir: symlinks and ".." resolved, so that aliases of one
+// folder get one name. A folder that cannot be resolved (not there yet) keeps its
+// lexically normal form.
+std::string RealDir(const std::string& path) {
+  const std::string clean = DirKey(path);
+  char* real = realpath(clean.c_str(), nullptr);
+  if (real == nullptr) return clean;
+  std::string resolved = real;
+  free(real);
+  return resolved;
+}
+
+// What makes two runtime dirs one: the folder's device and inode (symlinks, ".."
+// paths and bind mounts of one folder agree), else the lexically normal path.
+std::string RuntimeKey(const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0) {
+    return "inode " + std::to_string(static_cast<std::uint64_t>(info.st_dev)) + ":" +
+           std::to_string(static_cast<std::uint64_t>(info.st_ino));
+  }
+  return "path " + DirKey(path);
+}
+
 std::string JoinPath(const std::string& dir, const std::string& name) {
   if (!dir.empty() && dir.back() == '/') return dir + name;
   return dir + "/" + name;
@@ -223,7 +246,8 @@ bool ParseManifest(const std::string& text, std::string* project_root, std::stri
 // ---- The walk ---------------------------------------------------------------------
 
 struct OwnerCandidate {
-  std::string runtime_dir;
+  std::string runtime_dir;  // RealDir
+  std::string key;          // RuntimeKey of runtime_dir
   std::string workspace_root;
   std::string ingest_dir;  // the folder holding ingest_roots.json
   bool read_only = false;
@@ -234,10 +258,8 @@ struct OwnerCandidate {
 // The order in which entries on one runtime root may name its brain: owners before
 // read_only attachers, then the freshest heartbeat, then the smallest file name.
 bool NamesBrainFirst(const OwnerCandidate& a, const OwnerCandidate& b) {
-  const std::string key_a = DirKey(a.runtime_dir);
-  const std::string key_b = DirKey(b.runtime_dir);
-  return std::tie(key_a, a.read_only, b.last_heartbeat_ms, a.instance_file) <
-         std::tie(key_b, b.read_only, a.last_heartbeat_ms, b.instance_file);
+  return std::tie(a.key, a.read_only, b.last_heartbeat_ms, a.instance_file) <
+         std::tie(b.key, b.read_only, a.last_heartbeat_ms, b.instance_file);
 }
 
 // What to do when a project-brains/ folder (or a glob match) has no manifest.
@@ -246,9 +268,8 @@ enum class MissingManifest { kQuiet, kProblem };
 // Collects brains in source priority order, keeping the first per runtime dir.
 class Walk {
  public:
-  Walk(const std::vector<Brain>& previous, const std::atomic<bool>* stop) : stop_(stop) {
-    for (const Brain& brain : previous) previous_.emplace(DirKey(brain.runtime_dir), brain);
-  }
+  Walk(const std::vector<Brain>& previous, const std::atomic<bool>* stop)
+      : stop_(stop), previous_brains_(previous) {}
 
   // True once a stop was requested; checked between steps.
   bool Stopped() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
@@ -262,7 +283,8 @@ class Walk {
   Discovery Finish(const std::vector<Brain>& previous);
 
  private:
-  void AddBrain(Brain brain);
+  // Adds `brain` unless a runtime dir with the same RuntimeKey `key` was claimed.
+  void AddBrain(Brain brain, const std::string& key);
   // Keeps last scan's brain for `key` (if any) when its files could not be read now.
   void CarryOver(const std::string& key);
   // Reads `dir`'s manifest and adds its brain (or carries the previous one over).
@@ -275,9 +297,11 @@ class Walk {
   void Problem(const char* source, const std::string& path, const std::string& message,
                bool transient = false);
 
-  const std::atomic<bool>* const stop_;    // may be null
-  std::map<std::string, Brain> previous_;  // by DirKey
-  std::set<std::string> claimed_;          // keys of runtime dirs already tried
+  const std::atomic<bool>* const stop_;  // may be null
+  const std::vector<Brain>& previous_brains_;
+  std::map<std::string, const Brain*> previous_;  // by RuntimeKey, built on first use
+  bool previous_indexed_ = false;
+  std::set<std::string> claimed_;  // keys of runtime dirs already tried
   std::vector<Brain> brains_;
   std::vector<DiscoveryProblem> problems_;
   std::vector<DiscoveryNotice> notices_;
@@ -290,15 +314,21 @@ void Walk::Problem(const char* source, const std::string& path, const std::strin
   problems_.push_back(DiscoveryProblem{source, path, message, transient});
 }
 
-void Walk::AddBrain(Brain brain) {
-  if (claimed_.insert(DirKey(brain.runtime_dir)).second) brains_.push_back(std::move(brain));
+void Walk::AddBrain(Brain brain, const std::string& key) {
+  if (claimed_.insert(key).second) brains_.push_back(std::move(brain));
 }
 
 void Walk::CarryOver(const std::string& key) {
   claimed_.insert(key);
+  if (!previous_indexed_) {
+    for (const Brain& brain : previous_brains_) {
+      previous_.emplace(RuntimeKey(brain.runtime_dir), &brain);
+    }
+    previous_indexed_ = true;
+  }
   auto previous = previous_.find(key);
   if (previous == previous_.end()) return;
-  Brain carried = previous->second;
+  Brain carried = *previous->second;
   carried.name.clear();  // names are assigned afresh; only static names are explicit
   brains_.push_back(std::move(carried));
 }
@@ -308,11 +338,12 @@ void Walk::AddStatic(const StaticBrain& config) {
   brain.name = config.name;
   brain.project_root = config.project_root;
   brain.display_name = config.display_name;
-  brain.runtime_dir = CleanDir(config.runtime_dir);
+  brain.runtime_dir = RealDir(config.runtime_dir);
   brain.source = BrainSource::kStatic;
   brain.identity_source = config.display_name.empty() ? IdentitySource::kConfigProjectRoot
                                                       : IdentitySource::kConfigDisplayName;
-  AddBrain(std::move(brain));
+  const std::string key = RuntimeKey(brain.runtime_dir);
+  AddBrain(std::move(brain), key);
 }
 
 void Walk::ScanRegistry(const std::string& registry, bool is_default) {
@@ -354,7 +385,7 @@ void Walk::ReadInstance(const std::string& registry, const std::string& name) {
   }
   if (instance.kind == InstanceKind::kProject) {
     // The workspace root of a project entry is its project-brains/<hex> folder.
-    project_entries_.push_back(ResolveInRegistry(registry, instance.workspace_root));
+    project_entries_.push_back(RealDir(ResolveInRegistry(registry, instance.workspace_root)));
     return;
   }
   if (!instance.unknown_kind.empty()) {
@@ -362,7 +393,8 @@ void Walk::ReadInstance(const std::string& registry, const std::string& name) {
         path, "unknown brain_kind " + instance.unknown_kind + ": watched as an owner"});
   }
   OwnerCandidate owner;
-  owner.runtime_dir = ResolveInRegistry(registry, instance.runtime_root);
+  owner.runtime_dir = RealDir(ResolveInRegistry(registry, instance.runtime_root));
+  owner.key = RuntimeKey(owner.runtime_dir);
   owner.workspace_root = ResolveInRegistry(registry, instance.workspace_root);
   // ingest_roots.json sits beside the graph snapshot (by default in the runtime root).
   owner.ingest_dir = instance.graph_source.empty()
@@ -395,7 +427,7 @@ bool Walk::ReadIngestRoots(const std::string& dir, std::vector<std::string>* roo
 }
 
 void Walk::AddOwner(const OwnerCandidate& owner) {
-  const std::string key = DirKey(owner.runtime_dir);
+  const std::string& key = owner.key;
   if (claimed_.count(key)) return;  // a static brain, or an entry that names it first
   std::vector<std::string> ingest_roots;
   if (!ReadIngestRoots(owner.ingest_dir, &ingest_roots)) {
@@ -409,7 +441,7 @@ void Walk::AddOwner(const OwnerCandidate& owner) {
   brain.runtime_dir = owner.runtime_dir;
   brain.source = BrainSource::kRegistryOwner;
   brain.identity_source = identity.source;
-  AddBrain(std::move(brain));
+  AddBrain(std::move(brain), key);
 }
 
 void Walk::AddOwners() {
@@ -429,8 +461,8 @@ void Walk::AddProjectBrains() {
   std::set<std::string> roots_seen;
   for (const OwnerCandidate& owner : owners_) {
     if (Stopped()) return;
-    if (!roots_seen.insert(DirKey(owner.runtime_dir)).second) continue;
-    std::string folder = JoinPath(owner.runtime_dir, kProjectBrainsDir);
+    if (!roots_seen.insert(owner.key).second) continue;
+    std::string folder = RealDir(JoinPath(owner.runtime_dir, kProjectBrainsDir));
     std::vector<std::string> names;
     std::string error;
     ReadStatus status = ListDir(folder, &names, &error);
@@ -441,6 +473,10 @@ void Walk::AddProjectBrains() {
       // Dot-folders are brains being born (.birth-staging-*), committed by rename.
       if (name.front() == '.') continue;
       std::string dir = JoinPath(folder, name);
+      struct stat info;
+      if (lstat(dir.c_str(), &info) != 0) continue;
+      // A symlinked brain folder is named by where it points.
+      if (S_ISLNK(info.st_mode)) dir = RealDir(dir);
       if (IsDirectory(dir)) {
         AddManifestBrain(dir, BrainSource::kRegistryProject, MissingManifest::kQuiet);
       }
@@ -454,7 +490,7 @@ void Walk::ScanGlob(const std::string& pattern) {
   int result = glob(pattern.c_str(), GLOB_TILDE | GLOB_ONLYDIR, nullptr, &matches);
   if (result == 0) {
     for (size_t i = 0; i < matches.gl_pathc && !Stopped(); ++i) {
-      std::string dir = CleanDir(matches.gl_pathv[i]);
+      std::string dir = RealDir(matches.gl_pathv[i]);
       // GLOB_ONLYDIR is only a hint to glob(3).
       if (IsDirectory(dir)) AddManifestBrain(dir, BrainSource::kGlob, MissingManifest::kProblem);
     }
@@ -469,7 +505,7 @@ void Walk::ScanGlob(const std::string& pattern) {
 }
 
 void Walk::AddManifestBrain(const std::string& dir, BrainSource source, MissingManifest missing) {
-  std::string key = DirKey(dir);
+  std::string key = RuntimeKey(dir);
   if (claimed_.count(key)) return;  // found (or tried) by a stronger source
   std::string path = JoinPath(dir, kProjectBrainManifest);
   std::string text, error, project_root;
@@ -493,10 +529,10 @@ void Walk::AddManifestBrain(const std::string& dir, BrainSource source, MissingM
   }
   Brain brain;
   brain.project_root = project_root;
-  brain.runtime_dir = CleanDir(dir);
+  brain.runtime_dir = dir;
   brain.source = source;
   brain.identity_source = IdentitySource::kManifest;
-  AddBrain(std::move(brain));
+  AddBrain(std::move(brain), key);
 }
 
 Discovery Walk::Finish(const std::vector<Brain>& previous) {

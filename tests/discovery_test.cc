@@ -512,6 +512,44 @@ TEST_F(DiscoveryTest, StopEndsTheWalkWithAStoppedResult) {
   EXPECT_TRUE(stopped.problems.empty()) << Describe(stopped.problems);
 }
 
+// ---- One runtime dir is one brain -----------------------------------------------
+
+// A runtime dir reached through symlinks or ".." is one brain, named and keyed by its
+// real path: an alias never takes the real brain's name, nor adds a second brain.
+TEST_F(DiscoveryTest, AliasesOfOneRuntimeDirAreOneBrainUnderItsRealPath) {
+  WriteFile(tmp_.Join("rts/real/project_brain.json"), ManifestJson("/home/u/alpha"));
+  ASSERT_EQ(0, symlink(tmp_.Join("rts/real").c_str(), tmp_.Join("rts/a-alias").c_str()));
+  ASSERT_EQ(0, symlink(tmp_.Join("rts").c_str(), tmp_.Join("rts-link").c_str()));
+  DiscoveryConfig config;
+  // The alias sorts first in the glob, and a static brain names a ".." path to it.
+  config.runtime_globs = {tmp_.Join("rts/*"), tmp_.Join("rts-link/*")};
+  config.static_brains = {{"", "/home/u/alpha", "", tmp_.Join("rts/x/../a-alias/")}};
+  Discovery discovery = DiscoverBrains(config, {});
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  EXPECT_TRUE(discovery.name_collisions.empty());
+  ASSERT_EQ((std::vector<std::string>{"alpha"}), Names(discovery));
+  EXPECT_EQ(tmp_.Join("rts/real"), discovery.brains[0].runtime_dir);
+  EXPECT_EQ(BrainSource::kStatic, discovery.brains[0].source);
+}
+
+TEST_F(DiscoveryTest, OwnerRegisteredThroughAnAliasIsOneBrain) {
+  WriteOwner();
+  ASSERT_EQ(0, symlink(Runtime().c_str(), tmp_.Join("rt-alias").c_str()));
+  WriteInstance("owner-2.json", InstanceJson("owner-2", "/home/u/m1nd", tmp_.Join("rt-alias")));
+  WriteProjectBrain("0a1b2c3d", "/home/u/keyvault");
+  // A brain folder that is itself a symlink to one elsewhere is named by its target.
+  WriteFile(tmp_.Join("elsewhere/lib/project_brain.json"), ManifestJson("/home/u/lib"));
+  ASSERT_EQ(0, symlink(tmp_.Join("elsewhere/lib").c_str(), ProjectBrain("ff").c_str()));
+  DiscoveryConfig config = RegistryConfig(Registry());
+  config.runtime_globs = {tmp_.Join("elsewhere/*")};
+  Discovery discovery = DiscoverBrains(config, {});
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "lib", "m1nd"}), Names(discovery));
+  EXPECT_EQ(Runtime(), Find(discovery, "m1nd")->runtime_dir);
+  EXPECT_EQ(tmp_.Join("elsewhere/lib"), Find(discovery, "lib")->runtime_dir);
+  EXPECT_EQ(BrainSource::kRegistryProject, Find(discovery, "lib")->source);
+}
+
 // ---- Today's m1nd: instance kinds, attachers, ingest roots --------------------------
 
 // An instance entry as today's m1nd writes it.
