@@ -76,7 +76,10 @@ const std::map<std::string, ValueSetter>& ValueFlags() {
 
 const std::map<std::string, bool Flags::*>& BoolFlags() {
   static const std::map<std::string, bool Flags::*> kFlags = {
-      {"once", &Flags::once}, {"help", &Flags::help}, {"version", &Flags::version}};
+      {"once", &Flags::once},
+      {"help", &Flags::help},
+      {"version", &Flags::version},
+      {"web.disable-exporter-metrics", &Flags::disable_exporter_metrics}};
   return kFlags;
 }
 
@@ -138,6 +141,10 @@ std::string UsageText() {
          "\").\n"
          "  --web.telemetry-path=PATH   Path of the metrics (default \"/metrics\").\n"
          "  --web.config.file=FILE      Prometheus-style web config: TLS and basic auth.\n"
+         "  --web.disable-exporter-metrics\n"
+         "                              Leave out the exporter's own metrics\n"
+         "                              (skeleton_coherence_exporter_*, process_*); the\n"
+         "                              per-brain metrics stay.\n"
          "  --scan.interval=DURATION    Time between scans; wins over the config file\n"
          "                              (default 15s).\n"
          "  --log.level=LEVEL           debug, info, warn or error (default info).\n"

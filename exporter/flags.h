@@ -22,6 +22,7 @@ struct Flags {
   std::optional<std::chrono::milliseconds> scan_interval;  // wins over the config file
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kLogfmt;
+  bool disable_exporter_metrics = false;  // no skeleton_coherence_exporter_*, no process_*
   bool once = false;
   bool help = false;
   bool version = false;

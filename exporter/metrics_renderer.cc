@@ -211,6 +211,24 @@ void AddExporterFamilies(const ScanResult& scan, const ExporterStats& stats,
   out->push_back(reloads.Take());
 }
 
+// The process collector of the Prometheus client libraries: same names, types and help.
+void AddProcessFamilies(const ProcessStats& process, std::vector<MetricFamily>* out) {
+  out->push_back(Single("process_cpu_seconds_total",
+                        "Total user and system CPU time spent in seconds.", MetricType::Counter,
+                        process.cpu_seconds_total));
+  out->push_back(Single("process_open_fds", "Number of open file descriptors.", MetricType::Gauge,
+                        process.open_fds));
+  out->push_back(Single("process_max_fds", "Maximum number of open file descriptors.",
+                        MetricType::Gauge, process.max_fds));
+  out->push_back(Single("process_virtual_memory_bytes", "Virtual memory size in bytes.",
+                        MetricType::Gauge, process.virtual_memory_bytes));
+  out->push_back(Single("process_resident_memory_bytes", "Resident memory size in bytes.",
+                        MetricType::Gauge, process.resident_memory_bytes));
+  out->push_back(Single("process_start_time_seconds",
+                        "Start time of the process since unix epoch in seconds.", MetricType::Gauge,
+                        process.start_time_seconds));
+}
+
 }  // namespace
 
 std::vector<MetricFamily> BuildMetricFamilies(const ScanResult& scan, const ExporterStats& stats,
@@ -218,7 +236,10 @@ std::vector<MetricFamily> BuildMetricFamilies(const ScanResult& scan, const Expo
   std::vector<MetricFamily> families;
   AddVerdictFamilies(scan, dropped, &families);
   AddBrainFamilies(scan, dropped, &families);
-  AddExporterFamilies(scan, stats, dropped, &families);
+  if (stats.exporter_metrics) {
+    AddExporterFamilies(scan, stats, dropped, &families);
+    if (stats.process) AddProcessFamilies(*stats.process, &families);
+  }
   // A family without samples (no verdict anywhere) is left out, as client libraries do.
   std::vector<MetricFamily> nonempty;
   for (MetricFamily& family : families) {

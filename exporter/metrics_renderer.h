@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <prometheus/metric_family.h>
 
 #include "engine/scanner.h"
+#include "exporter/process_metrics.h"
 
 namespace scx {
 
@@ -35,10 +37,17 @@ struct ExporterStats {
   std::uint64_t config_reloads_success_total = 0;
   std::uint64_t config_reloads_failure_total = 0;
   bool config_last_reload_successful = true;
+  // False with --web.disable-exporter-metrics: neither the skeleton_coherence_exporter_*
+  // families nor the process_* ones are rendered; the per-brain families stay.
+  bool exporter_metrics = true;
+  // The process collector's values, read at render time; empty when /proc could not
+  // be read (then no process_* family is rendered).
+  std::optional<ProcessStats> process;
 };
 
-// Every metric family of docs/metrics.md, in the order of that document; a family
-// with no sample (e.g. no brain has a verdict) is left out. A sample
+// Every metric family of docs/metrics.md, in the order of that document (the
+// exporter's and the process's only when stats.exporter_metrics); a family with no
+// sample (e.g. no brain has a verdict) is left out. A sample
 // whose label set already exists in its family is dropped (it would make the whole
 // scrape invalid) and described in `dropped` (may be null). Brains are unique by
 // name, so nothing is dropped unless that guarantee breaks.

@@ -186,7 +186,9 @@ void ScanLoop::Publish() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stats = stats_;
+    stats.exporter_metrics = settings_.exporter_metrics;
   }
+  if (stats.exporter_metrics) ReadProcess(&stats);
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->scan_number = stats.scans_total;
   snapshot->brains = last_result_.brains;
@@ -211,6 +213,18 @@ void ScanLoop::Publish() {
     snapshot_ = std::move(snapshot);
   }
   snapshot_published_.notify_all();
+}
+
+void ScanLoop::ReadProcess(ExporterStats* stats) {
+  ProcessStats process;
+  std::string error;
+  if (ReadProcessStats(&process, &error)) {
+    stats->process = process;
+    process_error_logged_ = false;
+  } else if (!process_error_logged_) {
+    logger_->Warn("process metrics unavailable", {{"err", error}});
+    process_error_logged_ = true;
+  }
 }
 
 void ScanLoop::LogScan(const ScanResult& result, Clock::duration duration) {

@@ -47,6 +47,8 @@ struct ScanSettings {
   DiscoveryConfig discovery;
   StoreReaderOptions store_options;
   std::chrono::milliseconds interval = kDefaultScanInterval;
+  // False with --web.disable-exporter-metrics (see ExporterStats::exporter_metrics).
+  bool exporter_metrics = true;
 };
 
 // Everything served from one completed scan. Never modified once published.
@@ -102,6 +104,7 @@ class ScanLoop {
   void ScanOnce();
   void RecordScan(const ScanResult& result, std::chrono::steady_clock::duration duration);
   void Publish();
+  void ReadProcess(ExporterStats* stats);  // process_* values into stats->process
   void LogScan(const ScanResult& result, std::chrono::steady_clock::duration duration);
   void LogChange(const StateChange& change);
   void LogProblems(const std::vector<DiscoveryProblem>& problems);
@@ -135,6 +138,7 @@ class ScanLoop {
   std::set<std::string> warned_problems_;
   std::set<std::string> warned_notices_;
   std::set<std::string> warned_collisions_;
+  bool process_error_logged_ = false;
 
   std::thread thread_;
 };

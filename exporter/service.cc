@@ -32,6 +32,7 @@ ScanSettings ScanSettingsFrom(const Flags& flags, const Config& config) {
   settings.interval = flags.scan_interval    ? *flags.scan_interval
                       : config.scan_interval ? *config.scan_interval
                                              : kDefaultScanInterval;
+  settings.exporter_metrics = !flags.disable_exporter_metrics;
   return settings;
 }
 

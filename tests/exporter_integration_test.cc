@@ -96,14 +96,24 @@ class ExporterIntegrationTest : public ::testing::Test {
 
   void StartExporter() {
     std::string error;
-    ASSERT_TRUE(exporter_.Start(
-        SCX_EXPORTER_BINARY,
-        {"--config.file=" + ConfigPath(), "--web.listen-address=127.0.0.1:" + std::to_string(port_),
-         "--log.level=debug"},
-        LogPath(), &error))
-        << error;
+    ASSERT_TRUE(exporter_.Start(SCX_EXPORTER_BINARY, Args(), LogPath(), &error)) << error;
     ASSERT_TRUE(WaitFor([&] { return HttpGet(port_, "/-/ready").status == 200; }, kStartupTimeout))
         << ReadFile(LogPath());
+  }
+
+  std::vector<std::string> Args() const {
+    std::vector<std::string> args = {"--config.file=" + ConfigPath(),
+                                     "--web.listen-address=127.0.0.1:" + std::to_string(port_),
+                                     "--log.level=debug"};
+    args.insert(args.end(), extra_args_.begin(), extra_args_.end());
+    return args;
+  }
+
+  // Stops the exporter and starts it again with `extra` flags.
+  void RestartWith(const std::vector<std::string>& extra) {
+    exporter_.Stop();
+    extra_args_ = extra;
+    StartExporter();
   }
 
   std::string Scrape() {
@@ -135,6 +145,7 @@ class ExporterIntegrationTest : public ::testing::Test {
 
   TempDir dir_;
   int port_ = 0;
+  std::vector<std::string> extra_args_;
   TestProcess exporter_;
 };
 
@@ -167,6 +178,32 @@ TEST_F(ExporterIntegrationTest, LiveScrapePassesPromtool) {
   const std::string output = testing::RunShellCommand("promtool check metrics", Scrape(), &status);
   EXPECT_EQ(output, "");
   EXPECT_EQ(status, 0);
+}
+
+TEST_F(ExporterIntegrationTest, ProcessMetricsAreThisProcesssOwn) {
+  const std::string text = Scrape();
+  for (const char* name : {"process_cpu_seconds_total", "process_resident_memory_bytes",
+                           "process_virtual_memory_bytes", "process_start_time_seconds",
+                           "process_open_fds", "process_max_fds"}) {
+    EXPECT_TRUE(Contains(text, std::string("\n") + name + " ")) << name;
+  }
+  // The exporter was started within the last minute.
+  const size_t at = text.find("\nprocess_start_time_seconds ");
+  ASSERT_NE(at, std::string::npos);
+  const double start = std::stod(text.substr(at + 28));
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  EXPECT_GT(start, now - 60);
+  EXPECT_LE(start, now + 1);
+}
+
+TEST_F(ExporterIntegrationTest, DisableExporterMetricsKeepsOnlyTheBrainSeries) {
+  RestartWith({"--web.disable-exporter-metrics"});
+  const std::string text = Scrape();
+  EXPECT_TRUE(HasLine(text, kIncidentLine)) << text;
+  EXPECT_TRUE(Contains(text, "\nskeleton_coherence_brain_state{"));
+  EXPECT_FALSE(Contains(text, "skeleton_coherence_exporter_")) << text;
+  EXPECT_FALSE(Contains(text, "process_")) << text;
 }
 
 TEST_F(ExporterIntegrationTest, FixingTheStoreFlipsToOkWithinAScan) {

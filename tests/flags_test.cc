@@ -61,6 +61,13 @@ TEST(FlagsTest, Defaults) {
   EXPECT_EQ(flags.log_level, LogLevel::kInfo);
   EXPECT_EQ(flags.log_format, LogFormat::kLogfmt);
   EXPECT_FALSE(flags.once);
+  EXPECT_FALSE(flags.disable_exporter_metrics);
+}
+
+TEST(FlagsTest, DisableExporterMetrics) {
+  EXPECT_TRUE(MustParse({"--web.disable-exporter-metrics"}).disable_exporter_metrics);
+  EXPECT_FALSE(MustParse({"--web.disable-exporter-metrics=false"}).disable_exporter_metrics);
+  EXPECT_NE(UsageText().find("--web.disable-exporter-metrics"), std::string::npos);
 }
 
 TEST(FlagsTest, EqualsAndSpaceForms) {

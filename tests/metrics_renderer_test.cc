@@ -322,12 +322,65 @@ TEST(MetricsRendererTest, DuplicateLabelSetsAreDroppedAndReported) {
   EXPECT_FALSE(RenderMetrics(scan, SampleStats(), nullptr).empty());
 }
 
+ProcessStats SampleProcess() {
+  ProcessStats process;
+  process.cpu_seconds_total = 3.8;
+  process.resident_memory_bytes = 8388608;
+  process.virtual_memory_bytes = 123456789;
+  process.start_time_seconds = 1764460987.65;
+  process.open_fds = 9;
+  process.max_fds = 1024;
+  return process;
+}
+
+TEST(MetricsRendererTest, ProcessCollectorNamesTypesAndValues) {
+  ExporterStats stats = SampleStats();
+  EXPECT_TRUE(Samples(Render(SampleScan(), stats), "process_cpu_seconds_total").empty());
+  stats.process = SampleProcess();
+  const std::string text = Render(SampleScan(), stats);
+  EXPECT_TRUE(HasLine(text, "# TYPE process_cpu_seconds_total counter")) << text;
+  EXPECT_TRUE(HasLine(text, "process_cpu_seconds_total 3.8"));
+  EXPECT_TRUE(HasLine(text, "# TYPE process_resident_memory_bytes gauge"));
+  EXPECT_TRUE(HasLine(text, "process_resident_memory_bytes 8388608"));
+  EXPECT_TRUE(HasLine(text, "process_virtual_memory_bytes 123456789"));
+  EXPECT_TRUE(HasLine(text, "process_start_time_seconds 1764460987.65"));
+  EXPECT_TRUE(HasLine(text, "process_open_fds 9"));
+  EXPECT_TRUE(HasLine(text, "process_max_fds 1024"));
+  EXPECT_TRUE(HasLine(text,
+                      "# HELP process_start_time_seconds Start time of the process since unix "
+                      "epoch in seconds."));
+}
+
+TEST(MetricsRendererTest, DisabledExporterMetricsLeaveOnlyTheBrainSeries) {
+  ExporterStats stats = SampleStats();
+  stats.process = SampleProcess();
+  stats.exporter_metrics = false;
+  const std::string text = Render(SampleScan(), stats);
+  for (const std::string& line : Lines(text)) {
+    EXPECT_EQ(line.find("skeleton_coherence_exporter_"), std::string::npos) << line;
+    EXPECT_EQ(line.find("process_"), std::string::npos) << line;
+  }
+  // The brain series are all there.
+  stats.exporter_metrics = true;
+  const std::string full = Render(SampleScan(), stats);
+  for (const std::string& line : Lines(full)) {
+    if (line.find("skeleton_coherence_exporter_") == std::string::npos &&
+        line.find("process_") == std::string::npos) {
+      EXPECT_TRUE(HasLine(text, line)) << line;
+    }
+  }
+  EXPECT_TRUE(HasLine(
+      text, "skeleton_coherence{brain=\"m1nd\",expected_slug=\"m1nd\",found_slug=\"keyvault\"} 0"));
+}
+
 // `promtool check metrics` prints nothing for a clean exposition.
 TEST(MetricsRendererTest, PassesPromtoolCheckMetrics) {
   if (!testing::HaveCommand("promtool")) GTEST_SKIP() << "promtool not installed";
   int status = -1;
+  ExporterStats stats = SampleStats();
+  stats.process = SampleProcess();
   const std::string output =
-      testing::RunShellCommand("promtool check metrics", Render(SampleScan()), &status);
+      testing::RunShellCommand("promtool check metrics", Render(SampleScan(), stats), &status);
   EXPECT_EQ(output, "");
   EXPECT_EQ(status, 0);
 }
