@@ -1,6 +1,7 @@
 // Command-line flags, Prometheus exporter style.
 #include "exporter/flags.h"
 
+#include <charconv>
 #include <functional>
 #include <map>
 
@@ -58,12 +59,33 @@ bool SetTelemetryPath(const std::string& value, Flags* flags, std::string* error
   return true;
 }
 
+// The first --web.listen-address replaces the default; each further one adds a listener.
+bool AddListenAddress(const std::string& value, Flags* flags, std::string*) {
+  if (!flags->listen_address_given) flags->listen_addresses.clear();
+  flags->listen_address_given = true;
+  flags->listen_addresses.push_back(value);
+  return true;
+}
+
+bool SetMaxRequests(const std::string& value, Flags* flags, std::string* error) {
+  int number = -1;
+  const char* end = value.data() + value.size();
+  auto result = std::from_chars(value.data(), end, number);
+  if (result.ec != std::errc() || result.ptr != end || number < 0 || number > kMaxMaxRequests) {
+    *error = "--web.max-requests must be a whole number from 0 (no limit) to " +
+             std::to_string(kMaxMaxRequests) + "; got \"" + value + "\"";
+    return false;
+  }
+  flags->max_requests = number;
+  return true;
+}
+
 const std::map<std::string, ValueSetter>& ValueFlags() {
   static const std::map<std::string, ValueSetter> kFlags = {
       {"config.file",
        [](const std::string& v, Flags* f, std::string*) { return f->config_file = v, true; }},
-      {"web.listen-address",
-       [](const std::string& v, Flags* f, std::string*) { return f->listen_address = v, true; }},
+      {"web.listen-address", AddListenAddress},
+      {"web.max-requests", SetMaxRequests},
       {"web.telemetry-path", SetTelemetryPath},
       {"web.config.file",
        [](const std::string& v, Flags* f, std::string*) { return f->web_config_file = v, true; }},
@@ -138,7 +160,12 @@ std::string UsageText() {
              "                              Without it: the default registry ~/.m1nd/registry.\n"
              "  --web.listen-address=ADDR   Address to listen on (default \"") +
          kDefaultListenAddress +
-         "\").\n"
+         "\"). Repeat it to listen on several\n"
+         "                              addresses, one listener each.\n"
+         "  --web.max-requests=N        Scrapes of the metrics served at once; one more\n"
+         "                              gets 503 (default " +
+         std::to_string(kDefaultMaxRequests) +
+         ", 0 = no limit).\n"
          "  --web.telemetry-path=PATH   Path of the metrics (default \"/metrics\").\n"
          "  --web.config.file=FILE      Prometheus-style web config: TLS and basic auth.\n"
          "  --web.disable-exporter-metrics\n"

@@ -14,9 +14,18 @@
 
 namespace scx {
 
+// --web.max-requests: node_exporter's default, and the largest value accepted (each
+// allowed scrape needs an HTTP worker thread of its own).
+inline constexpr int kDefaultMaxRequests = 40;
+inline constexpr int kMaxMaxRequests = 1000;
+
 struct Flags {
   std::string config_file;  // empty: DefaultConfig()
-  std::string listen_address = kDefaultListenAddress;
+  // Every --web.listen-address in order (one listener each); the default alone when
+  // none is given.
+  std::vector<std::string> listen_addresses = {kDefaultListenAddress};
+  bool listen_address_given = false;       // set by the first --web.listen-address
+  int max_requests = kDefaultMaxRequests;  // concurrent scrapes; 0: no limit
   std::string telemetry_path = kDefaultTelemetryPath;
   std::string web_config_file;                             // empty: plain HTTP, no auth
   std::optional<std::chrono::milliseconds> scan_interval;  // wins over the config file
@@ -28,7 +37,8 @@ struct Flags {
   bool version = false;
 };
 
-// Parses argv[1..]. Returns false and sets `error` for an unknown flag or a bad value.
+// Parses argv[1..] into `flags` (which holds the defaults). Returns false and sets
+// `error` for an unknown flag or a bad value.
 bool ParseFlags(const std::vector<std::string>& args, Flags* flags, std::string* error);
 
 // The --help text.

@@ -7,8 +7,10 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "exporter/basic_auth.h"
@@ -25,7 +27,6 @@ constexpr char kAuthenticateHeader[] = "Basic realm=\"skeleton-coherence-exporte
 // civetweb serves a connection on one worker thread for its whole life, so an idle
 // keep-alive connection pins a worker: keep the idle wait short.
 constexpr int kMaxKeepAliveTimeoutMs = 5000;
-constexpr int kMaxPorts = 4;
 
 // civetweb's log messages while mg_start2 runs on this thread (they explain why a
 // port cannot be bound); outside Start they are dropped, never printed.
@@ -54,18 +55,62 @@ bool AcceptsGzip(const mg_request_info& info) {
   return false;
 }
 
-// civetweb's listening_ports value for `address`.
-bool ListeningPorts(const std::string& text, bool tls, std::string* ports, std::string* error) {
-  ListenAddress address;
-  if (!ParseListenAddress(text, &address, error)) return false;
-  if (address.ipv6() && !mg_check_feature(MG_FEATURES_IPV6)) {
-    return Fail(error,
-                "invalid listen address '" + text + "': this civetweb build has no IPv6 support");
+// civetweb's listening_ports value for `addresses`: one listener each, comma-separated.
+bool ListeningPorts(const std::vector<std::string>& addresses, bool tls, std::string* ports,
+                    std::string* error) {
+  if (addresses.empty()) return Fail(error, "no listen address");
+  ports->clear();
+  for (const std::string& text : addresses) {
+    ListenAddress address;
+    if (!ParseListenAddress(text, &address, error)) return false;
+    if (address.ipv6() && !mg_check_feature(MG_FEATURES_IPV6)) {
+      return Fail(error,
+                  "invalid listen address '" + text + "': this civetweb build has no IPv6 support");
+    }
+    if (!ports->empty()) *ports += ",";
+    *ports += (address.host.empty() ? "" : address.host + ":") + std::to_string(address.port) +
+              (tls ? "s" : "");
   }
-  *ports = (address.host.empty() ? "" : address.host + ":") + std::to_string(address.port) +
-           (tls ? "s" : "");
   return true;
 }
+
+// "a, b and c" for messages.
+std::string JoinAddresses(const std::vector<std::string>& addresses) {
+  std::string text;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    if (i > 0) text += i + 1 == addresses.size() ? " and " : ", ";
+    text += addresses[i];
+  }
+  return text;
+}
+
+// Counts a request in flight for as long as it lives; Admitted() is false when the
+// limit was already reached (then it counts nothing).
+class InFlight {
+ public:
+  InFlight(std::atomic<int>* count, int limit) : count_(count) {
+    if (limit <= 0) {
+      count_ = nullptr;
+      return;
+    }
+    if (count_->fetch_add(1) >= limit) {
+      count_->fetch_sub(1);
+      count_ = nullptr;
+      admitted_ = false;
+    }
+  }
+  ~InFlight() {
+    if (count_ != nullptr) count_->fetch_sub(1);
+  }
+  InFlight(const InFlight&) = delete;
+  InFlight& operator=(const InFlight&) = delete;
+
+  bool Admitted() const { return admitted_; }
+
+ private:
+  std::atomic<int>* count_;
+  bool admitted_ = true;
+};
 
 HttpResponse CallHandler(const HttpHandler& handler, const HttpRequest& request) {
   try {
@@ -109,6 +154,8 @@ struct HttpServer::Impl {
   struct Route {
     HttpHandler handler;
     bool allow_post = false;
+    int max_in_flight = 0;  // 0: no limit
+    std::unique_ptr<std::atomic<int>> in_flight = std::make_unique<std::atomic<int>>(0);
   };
 
   // Written by the owner before Start, read by workers while running.
@@ -122,9 +169,16 @@ struct HttpServer::Impl {
   static int OnBeginRequest(mg_connection* conn) {
     auto* impl = static_cast<Impl*>(mg_get_user_data(mg_get_context(conn)));
     const mg_request_info* info = mg_get_request_info(conn);
-    HttpResponse response = impl->Respond(conn, *info);
+    std::optional<InFlight> in_flight;  // counts until the response is sent
+    HttpResponse response = impl->Respond(conn, *info, &in_flight);
     SendResponse(conn, strcmp(info->request_method, "HEAD") == 0, response);
     return response.status;
+  }
+
+  // As the Prometheus client libraries answer beyond MaxRequestsInFlight.
+  static HttpResponse TooManyRequests(int limit) {
+    return TextResponse(503, "Limit of concurrent requests reached (" + std::to_string(limit) +
+                                 "), try again later.\n");
   }
 
   static int OnInitSsl(void* ssl_ctx, void* user_data) {
@@ -132,7 +186,8 @@ struct HttpServer::Impl {
     return ConfigureServerTls(ssl_ctx, impl->web_config, &impl->tls_error) ? 1 : -1;
   }
 
-  HttpResponse Respond(mg_connection* conn, const mg_request_info& info) const {
+  HttpResponse Respond(mg_connection* conn, const mg_request_info& info,
+                       std::optional<InFlight>* in_flight) const {
     if (auth != nullptr && !auth->Check(mg_get_header(conn, "Authorization"))) {
       HttpResponse response = TextResponse(401, "Unauthorized\n");
       response.headers["WWW-Authenticate"] = kAuthenticateHeader;
@@ -152,6 +207,8 @@ struct HttpServer::Impl {
       response.headers["Allow"] = route.allow_post ? "GET, HEAD, POST" : "GET, HEAD";
       return response;
     }
+    in_flight->emplace(route.in_flight.get(), route.max_in_flight);
+    if (!(*in_flight)->Admitted()) return TooManyRequests(route.max_in_flight);
     return CallHandler(route.handler, request);
   }
 
@@ -166,7 +223,8 @@ struct HttpServer::Impl {
     if (web_config.tls_enabled() && !CheckServerTls(options.web_config_file, web_config, error)) {
       return false;
     }
-    if (!ListeningPorts(options.listen_address, web_config.tls_enabled(), listening_ports, error)) {
+    if (!ListeningPorts(options.listen_addresses, web_config.tls_enabled(), listening_ports,
+                        error)) {
       return false;
     }
     auth.reset(web_config.basic_auth_users.empty() ? nullptr
@@ -210,19 +268,20 @@ struct HttpServer::Impl {
     context = mg_start2(&init, &start_error);
     t_start_log = nullptr;
     if (context != nullptr) return true;
-    std::string message = "cannot serve HTTP on " + options.listen_address + ": " + text;
+    std::string message =
+        "cannot serve HTTP on " + JoinAddresses(options.listen_addresses) + ": " + text;
     if (!tls_error.empty()) message += ": " + tls_error;
     if (!log.empty()) message += " (" + log + ")";
     return Fail(error, message);
   }
 
-  // The ports civetweb actually bound; false when there are none.
-  bool ReadBoundPorts() {
-    mg_server_port bound[kMaxPorts] = {};
-    const int count = mg_get_server_ports(context, kMaxPorts, bound);
+  // The ports civetweb actually bound; false unless there is one per address.
+  bool ReadBoundPorts(size_t expected) {
+    std::vector<mg_server_port> bound(expected + 1);
+    const int count = mg_get_server_ports(context, static_cast<int>(bound.size()), bound.data());
     ports.clear();
     for (int i = 0; i < count; ++i) ports.push_back(bound[i].port);
-    return !ports.empty();
+    return ports.size() == expected;
   }
 };
 
@@ -234,6 +293,11 @@ void HttpServer::Handle(const std::string& path, HttpHandler handler, bool allow
   impl_->routes[path] = Impl::Route{std::move(handler), allow_post};
 }
 
+void HttpServer::LimitInFlight(const std::string& path, int max_in_flight) {
+  auto route = impl_->routes.find(path);
+  if (route != impl_->routes.end()) route->second.max_in_flight = std::max(max_in_flight, 0);
+}
+
 bool HttpServer::Start(const HttpServerOptions& options, std::string* error) {
   if (impl_->context != nullptr) return Fail(error, "the HTTP server is already running");
   if (options.num_threads < 1 || options.request_timeout_ms < 1) {
@@ -242,14 +306,17 @@ bool HttpServer::Start(const HttpServerOptions& options, std::string* error) {
   std::string listening_ports;
   if (!impl_->Configure(options, &listening_ports, error)) return false;
   if (!impl_->StartCivetweb(options, listening_ports, error)) return false;
-  if (!impl_->ReadBoundPorts()) {
+  if (!impl_->ReadBoundPorts(options.listen_addresses.size())) {
     Stop();
-    return Fail(error, "cannot serve HTTP on " + options.listen_address + ": no port was bound");
+    return Fail(error, "cannot serve HTTP on " + JoinAddresses(options.listen_addresses) +
+                           ": not every address was bound");
   }
   return true;
 }
 
 int HttpServer::port() const { return impl_->ports.empty() ? 0 : impl_->ports.front(); }
+
+std::vector<int> HttpServer::ports() const { return impl_->ports; }
 
 void HttpServer::Stop() {
   if (impl_->context == nullptr) return;

@@ -39,8 +39,9 @@ HttpResponse TextResponse(int status, std::string body);
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 struct HttpServerOptions {
-  std::string listen_address = kDefaultListenAddress;  // see listen_address.h
-  std::string web_config_file;                         // empty: plain HTTP, no auth
+  // One listener each (see listen_address.h), all serving the same handlers.
+  std::vector<std::string> listen_addresses = {kDefaultListenAddress};
+  std::string web_config_file;  // empty: plain HTTP, no auth
   int num_threads = 4;
   int request_timeout_ms = 10000;
 };
@@ -56,12 +57,23 @@ class HttpServer {
   // `allow_post`. Other methods get 405. Unregistered paths get 404. Call before Start.
   void Handle(const std::string& path, HttpHandler handler, bool allow_post = false);
 
+  // At most `max_in_flight` requests for `path` are handled at once (from the request
+  // to the last byte of the response); one beyond that gets 503 at once. 0 (the
+  // default) means no limit. Call after Handle and before Start. The worker threads
+  // (HttpServerOptions::num_threads) must outnumber the limit for it to be reached
+  // before requests queue.
+  void LimitInFlight(const std::string& path, int max_in_flight);
+
   // Binds and starts the worker threads. Returns false with `error` set when the
   // address cannot be bound or the web config is invalid.
   bool Start(const HttpServerOptions& options, std::string* error);
 
-  // The port actually bound (useful with port 0). 0 before Start.
+  // The port actually bound for the first listen address (useful with port 0). 0
+  // before Start.
   int port() const;
+
+  // The ports bound, one per listen address, in their order. Empty before Start.
+  std::vector<int> ports() const;
 
   // Stops serving and returns at once (see server_sockets.h): idle connections are
   // dropped, requests being handled finish first. Idempotent.

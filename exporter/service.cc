@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "exporter/build_info.h"
 #include "exporter/endpoints.h"
@@ -53,6 +54,21 @@ std::string BoundAddress(const std::string& listen_address, int port) {
   return WithPort(address, port);
 }
 
+// Every listen address, comma-separated, for log lines.
+std::string JoinedAddresses(const Flags& flags) {
+  std::string joined;
+  for (const std::string& address : flags.listen_addresses) {
+    joined += (joined.empty() ? "" : ",") + address;
+  }
+  return joined;
+}
+
+// Worker threads for the HTTP server: enough for `max_requests` scrapes at once (so
+// that one more gets 503 rather than a place in a queue) plus kOtherWorkers for the
+// other endpoints and idle keep-alive connections.
+constexpr int kOtherWorkers = 4;
+int WorkerThreads(int max_requests) { return max_requests + kOtherWorkers; }
+
 class Service {
  public:
   Service(const Flags& flags, const Config& config, Logger* logger)
@@ -65,15 +81,20 @@ class Service {
   int Run() {
     RegisterHandlers();
     HttpServerOptions options;
-    options.listen_address = flags_.listen_address;
+    options.listen_addresses = flags_.listen_addresses;
     options.web_config_file = flags_.web_config_file;
+    options.num_threads = WorkerThreads(flags_.max_requests);
+    server_.LimitInFlight(flags_.telemetry_path, flags_.max_requests);
     std::string error;
     if (!server_.Start(options, &error)) {
       logger_->Error("cannot start the HTTP server",
-                     {{"address", flags_.listen_address}, {"err", error}});
+                     {{"address", JoinedAddresses(flags_)}, {"err", error}});
       return 1;
     }
-    logger_->Info("listening", {{"address", BoundAddress(flags_.listen_address, server_.port())}});
+    const std::vector<int> ports = server_.ports();
+    for (size_t i = 0; i < ports.size() && i < flags_.listen_addresses.size(); ++i) {
+      logger_->Info("listening", {{"address", BoundAddress(flags_.listen_addresses[i], ports[i])}});
+    }
     loop_.Start();
     WaitForStopSignal();
     loop_.Stop();
@@ -194,7 +215,7 @@ int RunService(const Flags& flags, const Config& config) {
   Logger logger(flags.log_level, flags.log_format);
   logger.Info("starting", {{"version", kVersion},
                            {"revision", kRevision},
-                           {"listen_address", flags.listen_address},
+                           {"listen_address", JoinedAddresses(flags)},
                            {"config_file", flags.config_file}});
   LogWatchedSources(config.discovery, &logger);
   Service service(flags, config, &logger);

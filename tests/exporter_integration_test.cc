@@ -206,6 +206,21 @@ TEST_F(ExporterIntegrationTest, DisableExporterMetricsKeepsOnlyTheBrainSeries) {
   EXPECT_FALSE(Contains(text, "process_")) << text;
 }
 
+TEST_F(ExporterIntegrationTest, EveryListenAddressServesTheSameMetrics) {
+  const int second = testing::FindFreePort();
+  ASSERT_GT(second, 0);
+  RestartWith({"--web.listen-address=127.0.0.1:" + std::to_string(second), "--web.max-requests=1"});
+  const std::string first_text = Scrape();
+  EXPECT_TRUE(HasLine(first_text, kIncidentLine)) << first_text;
+  const HttpResult other = HttpGet(second, "/metrics");
+  EXPECT_EQ(other.status, 200) << other.error;
+  EXPECT_TRUE(HasLine(other.body, kIncidentLine)) << other.body;
+  EXPECT_EQ(HttpGet(second, "/-/ready").status, 200);
+  const std::string log = ReadFile(LogPath());
+  EXPECT_TRUE(Contains(log, "msg=listening address=127.0.0.1:" + std::to_string(port_))) << log;
+  EXPECT_TRUE(Contains(log, "msg=listening address=127.0.0.1:" + std::to_string(second))) << log;
+}
+
 TEST_F(ExporterIntegrationTest, FixingTheStoreFlipsToOkWithinAScan) {
   ReplaceFileAtomically(dir_.Join("brains/m1nd/system_blocks.json"),
                         StoreJson("sk_m1nd_candidate", {"sb_m1nd_core"}, 2));

@@ -54,7 +54,8 @@ std::string ErrorOf(std::vector<std::string> args) {
 
 TEST(FlagsTest, Defaults) {
   Flags flags = MustParse({});
-  EXPECT_EQ(flags.listen_address, ":9864");
+  EXPECT_EQ(flags.listen_addresses, std::vector<std::string>{":9864"});
+  EXPECT_EQ(flags.max_requests, 40);
   EXPECT_EQ(flags.telemetry_path, "/metrics");
   EXPECT_EQ(flags.config_file, "");
   EXPECT_FALSE(flags.scan_interval.has_value());
@@ -62,6 +63,27 @@ TEST(FlagsTest, Defaults) {
   EXPECT_EQ(flags.log_format, LogFormat::kLogfmt);
   EXPECT_FALSE(flags.once);
   EXPECT_FALSE(flags.disable_exporter_metrics);
+}
+
+TEST(FlagsTest, ListenAddressIsRepeatableAndReplacesTheDefault) {
+  EXPECT_EQ(MustParse({"--web.listen-address=127.0.0.1:1", "--web.listen-address", "[::1]:2",
+                       "--web.listen-address=:3"})
+                .listen_addresses,
+            (std::vector<std::string>{"127.0.0.1:1", "[::1]:2", ":3"}));
+}
+
+TEST(FlagsTest, MaxRequests) {
+  EXPECT_EQ(MustParse({"--web.max-requests=0"}).max_requests, 0);
+  EXPECT_EQ(MustParse({"--web.max-requests", "7"}).max_requests, 7);
+  EXPECT_EQ(MustParse({"--web.max-requests=1000"}).max_requests, 1000);
+  for (const char* bad : {"-1", "1001", "x", "", "4.5", "10 "}) {
+    Flags flags;
+    std::string error;
+    EXPECT_FALSE(ParseFlags({std::string("--web.max-requests=") + bad}, &flags, &error)) << bad;
+    EXPECT_NE(error.find("--web.max-requests must be a whole number from 0"), std::string::npos)
+        << error;
+  }
+  EXPECT_NE(UsageText().find("--web.max-requests=N"), std::string::npos);
 }
 
 TEST(FlagsTest, DisableExporterMetrics) {
@@ -75,7 +97,7 @@ TEST(FlagsTest, EqualsAndSpaceForms) {
                            "--web.telemetry-path=/m", "--scan.interval=1m", "--log.level=debug",
                            "--log.format", "json", "--web.config.file=w.yml", "--once"});
   EXPECT_EQ(flags.config_file, "/etc/c.yml");
-  EXPECT_EQ(flags.listen_address, "127.0.0.1:1");
+  EXPECT_EQ(flags.listen_addresses, std::vector<std::string>{"127.0.0.1:1"});
   EXPECT_EQ(flags.telemetry_path, "/m");
   EXPECT_EQ(flags.scan_interval, std::chrono::milliseconds(60000));
   EXPECT_EQ(flags.log_level, LogLevel::kDebug);

@@ -35,7 +35,7 @@ using Clock = std::chrono::steady_clock;
 
 HttpServerOptions LocalOptions() {
   HttpServerOptions options;
-  options.listen_address = "127.0.0.1:0";
+  options.listen_addresses = {"127.0.0.1:0"};
   options.num_threads = 4;
   options.request_timeout_ms = 2000;
   return options;
@@ -324,7 +324,7 @@ TEST_F(HttpServerTest, TakenPortFailsWithClearError) {
   const std::string port = std::to_string(ntohs(address.sin_port));
 
   HttpServerOptions options = LocalOptions();
-  options.listen_address = "127.0.0.1:" + port;
+  options.listen_addresses = {"127.0.0.1:" + port};
   std::string error;
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(server_.Start(options, &error));
@@ -338,7 +338,7 @@ TEST_F(HttpServerTest, TakenPortFailsWithClearError) {
 TEST_F(HttpServerTest, InvalidListenAddresses) {
   for (const char* address : {"9864", "127.0.0.1:", "127.0.0.1:http", ":65536", "1.2.3:x"}) {
     HttpServerOptions options = LocalOptions();
-    options.listen_address = address;
+    options.listen_addresses = {address};
     std::string error;
     EXPECT_FALSE(server_.Start(options, &error)) << address;
     EXPECT_NE(error.find(std::string("'") + address + "'"), std::string::npos) << error;
@@ -347,7 +347,7 @@ TEST_F(HttpServerTest, InvalidListenAddresses) {
 
 TEST_F(HttpServerTest, UnbindableHostFails) {
   HttpServerOptions options = LocalOptions();
-  options.listen_address = "192.0.2.1:0";  // TEST-NET-1: not a local address
+  options.listen_addresses = {"192.0.2.1:0"};  // TEST-NET-1: not a local address
   std::string error;
   EXPECT_FALSE(server_.Start(options, &error));
   EXPECT_NE(error.find("192.0.2.1:0"), std::string::npos) << error;
@@ -355,7 +355,7 @@ TEST_F(HttpServerTest, UnbindableHostFails) {
 
 TEST_F(HttpServerTest, AllInterfacesAndRestart) {
   HttpServerOptions options = LocalOptions();
-  options.listen_address = ":0";
+  options.listen_addresses = {":0"};
   StartOrDie(options);
   EXPECT_EQ(HttpGet(server_.port(), "/metrics").status, 200);
   std::string error;

@@ -147,7 +147,7 @@ class HttpServerTlsTest : public ::testing::Test {
                        const std::string& listen_address = "127.0.0.1:0") {
     WriteFile(dir_.Join("web.yml"), yaml);
     HttpServerOptions options;
-    options.listen_address = listen_address;
+    options.listen_addresses = {listen_address};
     options.request_timeout_ms = 2000;
     options.web_config_file = dir_.Join("web.yml");
     return server_.Start(options, error);
@@ -327,7 +327,7 @@ TEST(HttpServerIpv6Test, ListensAndAnswersOnIpv6Loopback) {
     return response;
   });
   HttpServerOptions options;
-  options.listen_address = "[::1]:0";
+  options.listen_addresses = {"[::1]:0"};
   std::string error;
   ASSERT_TRUE(server.Start(options, &error)) << error;
   ASSERT_GT(server.port(), 0);

@@ -200,6 +200,10 @@ TEST(OnceCliTest, UsageErrorsExitTwo) {
   RunResult run = RunExporter("--bogus");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("unknown flag --bogus"), std::string::npos);
+  run = RunExporter("--web.max-requests=-1");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--web.max-requests must be a whole number"), std::string::npos)
+      << run.err;
 }
 
 TEST(OnceCliTest, HelpAndVersion) {
