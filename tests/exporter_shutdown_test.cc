@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -82,7 +83,9 @@ TEST(ExporterShutdownTest, SigtermMidwayThroughA10000BrainFirstScanExitsWithinAS
       << error;
   ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/-/healthy").status == 200; }, kStartupTimeout))
       << ReadFile(dir.Join("exporter.log"));
-  // The first scan is under way: not ready yet.
+  // Let the first scan get well under way (it takes far longer), then check that it
+  // has not finished: not ready yet.
+  std::this_thread::sleep_for(milliseconds(300));
   ASSERT_EQ(HttpGet(port, "/-/ready").status, 503) << "the first scan ended before the test "
                                                       "could stop it; make the stores larger";
 
