@@ -27,6 +27,9 @@ constexpr char kAuthenticateHeader[] = "Basic realm=\"skeleton-coherence-exporte
 // civetweb serves a connection on one worker thread for its whole life, so an idle
 // keep-alive connection pins a worker: keep the idle wait short.
 constexpr int kMaxKeepAliveTimeoutMs = 5000;
+// Connections the kernel may hold before civetweb accepts them (capped by
+// net.core.somaxconn), so that a burst of connections is queued, not refused.
+constexpr char kListenBacklog[] = "4096";
 
 // civetweb's log messages while mg_start2 runs on this thread (they explain why a
 // port cannot be bound); outside Start they are dropped, never printed.
@@ -248,6 +251,8 @@ struct HttpServer::Impl {
                                       "yes",
                                       "keep_alive_timeout_ms",
                                       keep_alive_timeout.c_str(),
+                                      "listen_backlog",
+                                      kListenBacklog,
                                       "tcp_nodelay",
                                       "1",
                                       "enable_directory_listing",

@@ -38,12 +38,22 @@ HttpResponse TextResponse(int status, std::string body);
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
+inline constexpr int kDefaultHttpThreads = 1024;
+inline constexpr int kDefaultRequestTimeoutMs = 5000;
+
 struct HttpServerOptions {
   // One listener each (see listen_address.h), all serving the same handlers.
   std::vector<std::string> listen_addresses = {kDefaultListenAddress};
   std::string web_config_file;  // empty: plain HTTP, no auth
-  int num_threads = 4;
-  int request_timeout_ms = 10000;
+  // civetweb serves each connection on one worker thread for the connection's whole
+  // life, so the number of workers is the number of connections that can be open at
+  // once without a scrape having to wait for one to end: many cheap threads, each
+  // with a small stack (docs/security.md has the measured cost and the limits).
+  int num_threads = kDefaultHttpThreads;
+  // A connection must deliver a complete request header within this time of being
+  // accepted (idle keep-alive connections: of the previous response), or it is
+  // closed. Also bounds the TLS handshake and the sending of a response.
+  int request_timeout_ms = kDefaultRequestTimeoutMs;
 };
 
 class HttpServer {

@@ -4,7 +4,9 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,6 +23,10 @@
 namespace scx {
 
 namespace {
+
+// Descriptors the exporter needs besides one per HTTP connection: listening sockets,
+// the files of one brain being read, logs, and room to spare.
+constexpr rlim_t kDescriptorsBesidesConnections = 128;
 
 constexpr char kMetricsContentType[] = "text/plain; version=0.0.4; charset=utf-8";
 constexpr char kHtmlContentType[] = "text/html; charset=utf-8";
@@ -63,11 +69,15 @@ std::string JoinedAddresses(const Flags& flags) {
   return joined;
 }
 
-// Worker threads for the HTTP server: enough for `max_requests` scrapes at once (so
-// that one more gets 503 rather than a place in a queue) plus kOtherWorkers for the
-// other endpoints and idle keep-alive connections.
+// Worker threads for the HTTP server. civetweb holds a worker for each open
+// connection, idle ones included, so there are many (kDefaultHttpThreads, see
+// docs/security.md): idle and slow clients cannot take them all, and a scrape beyond
+// `max_requests` finds a free worker to get its 503 rather than a place in a queue.
+// At least `max_requests` scrapes at once plus kOtherWorkers for the other endpoints.
 constexpr int kOtherWorkers = 4;
-int WorkerThreads(int max_requests) { return max_requests + kOtherWorkers; }
+int WorkerThreads(int max_requests) {
+  return std::max(kDefaultHttpThreads, max_requests + kOtherWorkers);
+}
 
 class Service {
  public:
@@ -84,6 +94,7 @@ class Service {
     options.listen_addresses = flags_.listen_addresses;
     options.web_config_file = flags_.web_config_file;
     options.num_threads = WorkerThreads(flags_.max_requests);
+    EnsureDescriptorsFor(options.num_threads);
     server_.LimitInFlight(flags_.telemetry_path, flags_.max_requests);
     std::string error;
     if (!server_.Start(options, &error)) {
@@ -104,6 +115,24 @@ class Service {
   }
 
  private:
+  // Every HTTP worker may hold one connection: raise the soft descriptor limit (as Go
+  // programs such as Prometheus do), and warn when even the hard limit is too low.
+  void EnsureDescriptorsFor(int http_threads) {
+    const rlim_t needed = static_cast<rlim_t>(http_threads) + kDescriptorsBesidesConnections;
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
+    const rlim_t wanted = limit.rlim_max == RLIM_INFINITY ? needed : limit.rlim_max;
+    rlimit raised = limit;
+    raised.rlim_cur = wanted;
+    const bool raised_ok = setrlimit(RLIMIT_NOFILE, &raised) == 0;
+    if (raised_ok && wanted >= needed) return;
+    const rlim_t now = raised_ok ? wanted : limit.rlim_cur;
+    logger_->Warn(
+        "descriptor limit below what the HTTP workers need; under a connection flood "
+        "some connections wait or are refused",
+        {{"limit", std::to_string(now)}, {"needed", std::to_string(needed)}});
+  }
+
   void RegisterHandlers() {
     server_.Handle(flags_.telemetry_path, [this](const HttpRequest& r) { return Metrics(r); });
     server_.Handle(kLandingPagePath, [this](const HttpRequest&) { return LandingPage(); });

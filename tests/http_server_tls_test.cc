@@ -148,6 +148,7 @@ class HttpServerTlsTest : public ::testing::Test {
     WriteFile(dir_.Join("web.yml"), yaml);
     HttpServerOptions options;
     options.listen_addresses = {listen_address};
+    options.num_threads = 8;
     options.request_timeout_ms = 2000;
     options.web_config_file = dir_.Join("web.yml");
     return server_.Start(options, error);
