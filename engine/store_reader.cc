@@ -2,10 +2,12 @@
 // close) straight into a padded buffer, then parses it with simdjson's on-demand API.
 //
 // What the parse checks. simdjson's first stage checks the whole file: UTF-8, closed
-// strings, no raw control characters in strings. The walk then visits the root object
-// field by field, the skeleton up to its skeleton_id and every block up to its block_id,
-// and checks the syntax of all it reads. Everything else (membership, sockets, unknown
-// fields, the rest of a block) is skipped by simdjson, which only counts brackets: a
+// strings, no raw control characters in strings. The walk then visits the keys of the
+// root object, of the skeleton and of every block, and reads the values of schema,
+// store_version, skeleton_id and block_id. Keys are matched after decoding escapes, and
+// any of those six keys twice in one object is a parse error, as serde (m1nd's parser)
+// has it. Every other value (membership, sockets, unknown fields) is skipped by
+// simdjson, which only counts brackets: a
 // syntax error inside a skipped value (`[1 2]`, `tru`) goes unreported, and a skipped
 // value may nest to any depth (the skip is a loop, not a recursion). A torn file is
 // always kParse: its brackets cannot balance, the root must close with its last brace
@@ -51,11 +53,18 @@ class StoreWalker {
  private:
   // Records the first syntax error; returns false so callers can `return Syntax(...)`.
   bool Syntax(simdjson::error_code error, const char* where);
+  // A key the verdict relies on appears twice in one object: a parse error, as serde
+  // (m1nd's parser) reports it. Returns false.
+  bool Duplicate(const char* key, const char* where);
+  // The key of `field`, escapes decoded (serde decodes them before matching).
+  bool KeyOf(ondemand::field& field, const char* where, std::string_view* key);
   void SchemaError(std::string message);
 
   bool RootObject();
   bool RootOther(ondemand::json_type type);
   bool ReadField(ondemand::field& field);
+  // Marks a top-level key as seen; false (a duplicate) when it already was.
+  bool Once(bool* seen, const char* key);
   bool ReadSchema(ondemand::value& value);
   bool ReadStoreVersion(ondemand::value& value);
   bool ReadSkeleton(ondemand::value& value);
@@ -70,9 +79,12 @@ class StoreWalker {
   simdjson::error_code syntax_error_ = simdjson::SUCCESS;
   std::string syntax_message_;
   std::string schema_message_;
-  bool saw_schema_ = false;
-  bool saw_skeleton_ = false;
-  bool saw_blocks_ = false;
+  struct {
+    bool schema = false;
+    bool store_version = false;
+    bool skeleton = false;
+    bool blocks = false;
+  } seen_;  // top-level keys met so far
 };
 
 bool StoreWalker::Syntax(simdjson::error_code error, const char* where) {
@@ -84,6 +96,37 @@ bool StoreWalker::Syntax(simdjson::error_code error, const char* where) {
     syntax_message_ += " (near byte " + std::to_string(location - base_) + ")";
   }
   return false;
+}
+
+bool StoreWalker::Duplicate(const char* key, const char* where) {
+  if (syntax_error_ != simdjson::SUCCESS) return false;
+  syntax_error_ = simdjson::UNEXPECTED_ERROR;
+  syntax_message_ = std::string("duplicate field \"") + key + "\" in " + where;
+  const char* location = nullptr;
+  if (doc_->current_location().get(location) == simdjson::SUCCESS) {
+    syntax_message_ += " (near byte " + std::to_string(location - base_) + ")";
+  }
+  return false;
+}
+
+// The length of the key starting at `raw` (just after its opening quote), or npos when
+// it holds an escape. A key is a complete string token: its closing quote ends the scan.
+std::size_t PlainKeyLength(const char* raw) {
+  for (std::size_t length = 0;; ++length) {
+    if (raw[length] == '"') return length;
+    if (raw[length] == '\\') return std::string_view::npos;
+  }
+}
+
+bool StoreWalker::KeyOf(ondemand::field& field, const char* where, std::string_view* key) {
+  const char* raw = field.key().raw();
+  const std::size_t length = PlainKeyLength(raw);
+  if (length != std::string_view::npos) {
+    *key = std::string_view(raw, length);
+    return true;
+  }
+  simdjson::error_code error = field.unescaped_key().get(*key);
+  return error ? Syntax(error, where) : true;
 }
 
 void StoreWalker::SchemaError(std::string message) {
@@ -105,7 +148,6 @@ bool StoreWalker::ReadString(ondemand::value& value, const char* where, bool* is
 }
 
 bool StoreWalker::ReadSchema(ondemand::value& value) {
-  saw_schema_ = true;
   bool is_string = false;
   if (!ReadString(value, "\"schema\"", &is_string, &contents_->schema)) return false;
   if (!is_string) {
@@ -136,7 +178,6 @@ bool StoreWalker::ReadStoreVersion(ondemand::value& value) {
 }
 
 bool StoreWalker::ReadSkeleton(ondemand::value& value) {
-  saw_skeleton_ = true;
   contents_->skeleton_id.clear();
   ondemand::json_type type;
   simdjson::error_code error = value.type().get(type);
@@ -156,18 +197,20 @@ bool StoreWalker::ReadSkeleton(ondemand::value& value) {
   error = value.get_object().get(object);
   if (error) return Syntax(error, "\"skeleton\"");
   bool has_id = false;
+  bool seen_id = false;
   for (auto field_result : object) {
     ondemand::field field;
     error = std::move(field_result).get(field);
     if (error) return Syntax(error, "\"skeleton\"");
-    if (field.key() == "skeleton_id") {
-      if (!ReadString(field.value(), "\"skeleton.skeleton_id\"", &has_id,
-                      &contents_->skeleton_id)) {
-        return false;
-      }
-      if (!has_id) contents_->skeleton_id.clear();
-      break;  // the rest is skipped as a whole
+    std::string_view key;
+    if (!KeyOf(field, "\"skeleton\"", &key)) return false;
+    if (key != "skeleton_id") continue;  // skipped
+    if (seen_id) return Duplicate("skeleton_id", "\"skeleton\"");
+    seen_id = true;
+    if (!ReadString(field.value(), "\"skeleton.skeleton_id\"", &has_id, &contents_->skeleton_id)) {
+      return false;
     }
+    if (!has_id) contents_->skeleton_id.clear();
   }
   if (!has_id) SchemaError("\"skeleton.skeleton_id\" is missing or not a string");
   return true;
@@ -185,16 +228,18 @@ bool StoreWalker::ReadBlock(ondemand::value& value, std::size_t index) {
   error = value.get_object().get(object);
   if (error) return Syntax(error, "\"blocks\"");
   bool has_id = false;
+  bool seen_id = false;
   std::string id;
   for (auto field_result : object) {
     ondemand::field field;
     error = std::move(field_result).get(field);
     if (error) return Syntax(error, "\"blocks\"");
-    if (field.key() == "block_id") {
-      if (!ReadString(field.value(), "\"block_id\"", &has_id, &id)) return false;
-      // The rest of the block is skipped as a whole by the next step of the array.
-      break;
-    }
+    std::string_view key;
+    if (!KeyOf(field, "\"blocks\"", &key)) return false;
+    if (key != "block_id") continue;  // skipped
+    if (seen_id) return Duplicate("block_id", ("blocks[" + std::to_string(index) + "]").c_str());
+    seen_id = true;
+    if (!ReadString(field.value(), "\"block_id\"", &has_id, &id)) return false;
   }
   if (has_id) {
     contents_->block_ids.push_back(std::move(id));
@@ -205,7 +250,6 @@ bool StoreWalker::ReadBlock(ondemand::value& value, std::size_t index) {
 }
 
 bool StoreWalker::ReadBlocks(ondemand::value& value) {
-  saw_blocks_ = true;
   contents_->block_ids.clear();
   ondemand::json_type type;
   simdjson::error_code error = value.type().get(type);
@@ -235,13 +279,21 @@ bool StoreWalker::ReadBlocks(ondemand::value& value) {
 }
 
 bool StoreWalker::ReadField(ondemand::field& field) {
-  // Keys are compared unescaped-as-written: m1nd never escapes these ASCII names.
-  const ondemand::raw_json_string key = field.key();
-  if (key == "schema") return ReadSchema(field.value());
-  if (key == "store_version") return ReadStoreVersion(field.value());
-  if (key == "skeleton") return ReadSkeleton(field.value());
-  if (key == "blocks") return ReadBlocks(field.value());
+  std::string_view key;
+  if (!KeyOf(field, "the document", &key)) return false;
+  if (key == "schema") return Once(&seen_.schema, "schema") && ReadSchema(field.value());
+  if (key == "store_version") {
+    return Once(&seen_.store_version, "store_version") && ReadStoreVersion(field.value());
+  }
+  if (key == "skeleton") return Once(&seen_.skeleton, "skeleton") && ReadSkeleton(field.value());
+  if (key == "blocks") return Once(&seen_.blocks, "blocks") && ReadBlocks(field.value());
   return true;  // unknown: skipped
+}
+
+bool StoreWalker::Once(bool* seen, const char* key) {
+  if (*seen) return Duplicate(key, "the document");
+  *seen = true;
+  return true;
 }
 
 bool StoreWalker::RootObject() {
@@ -255,9 +307,9 @@ bool StoreWalker::RootObject() {
     if (error) return Syntax(error, "the document");
     if (!ReadField(field)) return false;
   }
-  if (!saw_schema_) SchemaError("\"schema\" is missing");
-  if (!saw_skeleton_) SchemaError("\"skeleton\" is missing (m1nd cannot load a store without it)");
-  if (!saw_blocks_) SchemaError("\"blocks\" is missing (m1nd cannot load a store without it)");
+  if (!seen_.schema) SchemaError("\"schema\" is missing");
+  if (!seen_.skeleton) SchemaError("\"skeleton\" is missing (m1nd cannot load a store without it)");
+  if (!seen_.blocks) SchemaError("\"blocks\" is missing (m1nd cannot load a store without it)");
   return true;
 }
 

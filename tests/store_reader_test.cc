@@ -269,6 +269,74 @@ TEST(ParseStoreTest, WrongShapesAreSchemaErrors) {
 
 // --- kParse --------------------------------------------------------------------------
 
+TEST(ParseStoreTest, DuplicateKeysThatTheVerdictReadsAreParseErrors) {
+  const std::string schema = R"("schema":"m1nd-system-block-store-v0")";
+  const std::string skeleton = R"("skeleton":{"skeleton_id":"sk_a_candidate"})";
+  const std::string blocks = R"("blocks":[{"block_id":"sb_a_x"}])";
+  struct Case {
+    std::string json;
+    std::string key;
+  };
+  const Case cases[] = {
+      {"{" + schema + "," + schema + "," + skeleton + "}", "schema"},
+      {"{" + schema + R"(,"store_version":1,"store_version":2})", "store_version"},
+      {"{" + schema + "," + skeleton + "," + skeleton + "}", "skeleton"},
+      {"{" + schema + "," + blocks + "," + blocks + "}", "blocks"},
+      {"{" + schema + R"(,"skeleton":{"skeleton_id":"sk_a","state":"x","skeleton_id":"sk_b"}})",
+       "skeleton_id"},
+      {"{" + schema +
+           R"(,"blocks":[{"block_id":"sb_a_1"},{"block_id":"sb_a_2","block_id":"sb_b"}]})",
+       "block_id"},
+      // Equal once decoded.
+      {"{" + schema + R"(,"skeleton":{"skeleton_id":"sk_a","skeleton\u005fid":"sk_b"}})",
+       "skeleton_id"},
+      {"{" + schema + R"(,"sch\u0065ma":"m1nd-system-block-store-v0"})", "schema"},
+  };
+  for (const Case& c : cases) {
+    std::string message;
+    EXPECT_EQ(StoreError::kParse, Parse(c.json, nullptr, &message)) << c.json;
+    EXPECT_NE(message.find("duplicate field \"" + c.key + "\""), std::string::npos)
+        << c.json << ": " << message;
+  }
+}
+
+TEST(ParseStoreTest, DuplicateKeysTheVerdictDoesNotReadAreSkipped) {
+  StoreContents contents;
+  std::string message;
+  ASSERT_EQ(StoreError::kNone, Parse(R"({"schema":"m1nd-system-block-store-v0","x":1,"x":2,
+                      "skeleton":{"skeleton_id":"sk_a_candidate","state":"a","state":"b"},
+                      "blocks":[{"block_id":"sb_a_1","name":"n","name":"m"}]})",
+                                     &contents, &message))
+      << message;
+  EXPECT_EQ(contents.skeleton_id, "sk_a_candidate");
+  EXPECT_EQ(contents.block_ids, std::vector<std::string>{"sb_a_1"});
+}
+
+TEST(ParseStoreTest, EscapedKeysAreDecodedBeforeMatching) {
+  StoreContents contents;
+  std::string message;
+  ASSERT_EQ(StoreError::kNone,
+            Parse(R"({"sch\u0065ma":"m1nd-system-block-store-v0","store\u005fversion":4,
+                      "sk\u0065leton":{"skeleton\u005fid":"sk_keyvault_candidate"},
+                      "bl\u006fcks":[{"block\u005fid":"sb_keyvault_core"},
+                                     {"\u0062lock_id":"sb_keyvault_cli"}]})",
+                  &contents, &message))
+      << message;
+  EXPECT_EQ(contents.schema, "m1nd-system-block-store-v0");
+  EXPECT_EQ(contents.store_version, 4);
+  EXPECT_EQ(contents.skeleton_id, "sk_keyvault_candidate");
+  EXPECT_EQ(contents.block_ids, (std::vector<std::string>{"sb_keyvault_core", "sb_keyvault_cli"}));
+
+  // An escape that decodes to another name is that other name.
+  ASSERT_EQ(StoreError::kSchema, Parse(R"({"schema":"m1nd-system-block-store-v0",
+                      "skeleton":{"skeleton\u005Fidx":"sk_a"}})",
+                                       &contents, &message));
+  EXPECT_NE(message.find("skeleton_id\" is missing"), std::string::npos) << message;
+  // A bad escape in a key is a parse error.
+  EXPECT_EQ(StoreError::kParse,
+            Parse(R"({"schema":"m1nd-system-block-store-v0","sk\uZZZZ":1})", nullptr, &message));
+}
+
 TEST(ParseStoreTest, EveryTruncationIsAParseError) {
   // A torn write: the file cut at any byte before the closing brace.
   for (const std::string& full : {StoreJson("sk_torn", {"sb_a", "sb_b", "sb_c"}, 4), RichStore()}) {
