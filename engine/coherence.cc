@@ -18,11 +18,6 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-bool SkeletonCarriesSlug(std::string_view skeleton_id, const std::string& expected) {
-  std::string exact = std::string(kSkeletonPrefix) + expected;
-  return skeleton_id == exact || StartsWith(skeleton_id, exact + "_");
-}
-
 Coherence MismatchOf(const std::string& expected, std::string_view skeleton_id,
                      std::string reason) {
   Coherence verdict;
@@ -34,6 +29,11 @@ Coherence MismatchOf(const std::string& expected, std::string_view skeleton_id,
 }
 
 }  // namespace
+
+bool SkeletonCarriesSlug(std::string_view skeleton_id, std::string_view slug) {
+  const std::string exact = std::string(kSkeletonPrefix) + std::string(slug);
+  return skeleton_id == exact || StartsWith(skeleton_id, exact + "_");
+}
 
 std::string FoundSlugOf(std::string_view skeleton_id) {
   if (StartsWith(skeleton_id, kSkeletonPrefix)) {

@@ -25,6 +25,9 @@ struct ServedSkeleton {
   std::vector<std::string> block_ids;
 };
 
+// The skeleton rule: `skeleton_id` is "sk_<slug>" or starts with "sk_<slug>_".
+bool SkeletonCarriesSlug(std::string_view skeleton_id, std::string_view slug);
+
 // The slug a skeleton id names: the text between "sk_" and "_candidate" when it has
 // both, else SanitizeSlug(skeleton_id).
 std::string FoundSlugOf(std::string_view skeleton_id);

@@ -32,6 +32,26 @@ bool SameVerdict(const std::optional<Coherence>& a, const std::optional<Coherenc
          a->found_slug == b->found_slug;
 }
 
+// Whose skeleton each brain serves (a signal beside the verdict).
+void AddProvenance(std::vector<BrainReport>* reports) {
+  std::vector<ServedSkeletonOf> served;
+  served.reserve(reports->size());
+  for (const BrainReport& report : *reports) {
+    ServedSkeletonOf entry;
+    entry.brain = report.brain.name;
+    entry.skeleton_id = report.skeleton_id;
+    if (report.coherence) {
+      entry.expected_slug = report.coherence->expected_slug;
+      entry.mismatch = report.coherence->status == CoherenceStatus::kMismatch;
+    } else {
+      entry.skeleton_id.clear();  // no verdict: nothing to compare
+    }
+    served.push_back(std::move(entry));
+  }
+  std::vector<SkeletonProvenance> provenance = FindSkeletonProvenance(served);
+  for (size_t i = 0; i < reports->size(); ++i) (*reports)[i].provenance = std::move(provenance[i]);
+}
+
 }  // namespace
 
 const char* BrainStateName(BrainState state) {
@@ -117,6 +137,7 @@ BrainReport Scanner::ScanBrain(const Brain& brain) {
     report.has_store_facts = true;
     report.store_version = memory.contents.store_version;
     report.block_count = static_cast<std::int64_t>(memory.contents.block_ids.size());
+    report.skeleton_id = memory.contents.skeleton_id;
   }
   if (error == StoreError::kNone) report.state = StateOfVerdict(report.coherence);
   TrackMismatchSince(&memory, &report);
@@ -171,6 +192,7 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   for (auto it = memory_.begin(); it != memory_.end();) {
     it = live_runtime_dirs.count(it->first) ? std::next(it) : memory_.erase(it);
   }
+  AddProvenance(&result.brains);
 
   result.changes = ChangesSince(states);
   result.stores_parsed = parsed_;

@@ -14,6 +14,7 @@
 
 #include "engine/coherence.h"
 #include "engine/discovery.h"
+#include "engine/skeleton_provenance.h"
 #include "engine/store_reader.h"
 
 namespace scx {
@@ -45,6 +46,10 @@ struct BrainReport {
   bool has_store_facts = false;
   std::int64_t store_version = 0;
   std::int64_t block_count = 0;
+  std::string skeleton_id;  // of the last good read
+  // Whose skeleton it is (owner, sharing, prefix ambiguity): a signal beside the
+  // verdict, computed over the whole scan. Never changes `coherence`.
+  SkeletonProvenance provenance;
   // Scans in which this brain's store could not be read, since it was first seen,
   // by StoreErrorName.
   std::map<std::string, std::uint64_t> read_errors_total;

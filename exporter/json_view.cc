@@ -35,6 +35,20 @@ void AddMismatchSince(const BrainReport& brain, Json* out) {
   if (brain.mismatch_since) (*out)["mismatch_since"] = *brain.mismatch_since;
 }
 
+// Whose skeleton, only what is known: "skeleton_owner" (a mismatch another known
+// brain's slug accepts), "shared_with" (other brains serving the same skeleton id),
+// "prefix_ambiguous" (an Ok held only by the prefix rule).
+void AddProvenance(const BrainReport& brain, Json* out) {
+  const SkeletonProvenance& provenance = brain.provenance;
+  if (!provenance.owner_brain.empty()) (*out)["skeleton_owner"] = provenance.owner_brain;
+  if (!provenance.shared_with.empty()) (*out)["shared_with"] = provenance.shared_with;
+  if (provenance.prefix_ambiguous) {
+    Json ambiguous{{"slug", provenance.ambiguous_slug}};
+    if (!provenance.ambiguous_with.empty()) ambiguous["brain"] = provenance.ambiguous_with;
+    (*out)["prefix_ambiguous"] = ambiguous;
+  }
+}
+
 Json OnceBrain(const BrainReport& brain) {
   Json out;
   out["brain"] = brain.brain.name;
@@ -46,6 +60,7 @@ Json OnceBrain(const BrainReport& brain) {
   if (brain.state == BrainState::kUnreadable) out["store_error"] = StoreErrorJson(brain);
   out["skeleton_coherence"] = CoherenceJson(brain.coherence);
   AddMismatchSince(brain, &out);
+  AddProvenance(brain, &out);
   return out;
 }
 
@@ -75,6 +90,7 @@ Json BrainJson(const BrainReport& brain) {
   out["skeleton_coherence"] = CoherenceJson(brain.coherence);
   out["stale"] = brain.verdict_stale;
   AddMismatchSince(brain, &out);
+  AddProvenance(brain, &out);
   if (brain.state == BrainState::kUnreadable) out["store_error"] = StoreErrorJson(brain);
   if (brain.coherence && brain.coherence->status == CoherenceStatus::kMismatch) {
     out["north"] = NorthJson(*brain.coherence);

@@ -103,6 +103,16 @@ std::string ReadErrorText(const BrainReport& report) {
   return text;
 }
 
+// The found slug of a mismatch, and whose skeleton it is when another known brain's
+// slug accepts it.
+std::string FoundCell(const BrainReport& report) {
+  if (!InMismatch(report)) return Cell("");
+  const std::string& owner = report.provenance.owner_brain;
+  if (owner.empty()) return Cell(report.coherence->found_slug);
+  return "<td>" + HtmlEscape(report.coherence->found_slug) + " <span class=\"owner\">(" +
+         HtmlEscape(owner) + "'s skeleton)</span></td>";
+}
+
 std::string RowClass(const BrainReport& report) {
   if (InMismatch(report)) return report.verdict_stale ? "mismatch stale" : "mismatch";
   return BrainStateName(report.state);
@@ -112,10 +122,10 @@ std::string BrainRow(const BrainReport& report, double now) {
   const bool mismatch = InMismatch(report);
   return "<tr class=\"" + RowClass(report) + "\" data-brain=\"" + HtmlEscape(report.brain.name) +
          "\">" + Cell(report.brain.name, "brain") + StateCell(report) +
-         Cell(mismatch ? report.coherence->expected_slug : "") +
-         Cell(mismatch ? report.coherence->found_slug : "") + SinceCell(report, now) +
-         RunbookCell(report) + Cell(ReadErrorText(report)) + Cell(report.brain.project_root) +
-         Cell(report.brain.runtime_dir) + Cell(BrainSourceName(report.brain.source)) +
+         Cell(mismatch ? report.coherence->expected_slug : "") + FoundCell(report) +
+         SinceCell(report, now) + RunbookCell(report) + Cell(ReadErrorText(report)) +
+         Cell(report.brain.project_root) + Cell(report.brain.runtime_dir) +
+         Cell(BrainSourceName(report.brain.source)) +
          Cell(IdentitySourceName(report.brain.identity_source)) + "</tr>\n";
 }
 

@@ -96,6 +96,39 @@ void AddVerdictFamilies(const ScanResult& scan, std::vector<std::string>* droppe
   out->push_back(since.Take());
 }
 
+// Whose skeleton: signals beside the verdict (engine/skeleton_provenance.h).
+void AddProvenanceFamilies(const ScanResult& scan, std::vector<std::string>* dropped,
+                           std::vector<MetricFamily>* out) {
+  FamilyBuilder owner("skeleton_coherence_foreign_owner",
+                      "On mismatch: the other known brain whose slug the served skeleton "
+                      "carries. Always 1.",
+                      MetricType::Gauge, dropped);
+  FamilyBuilder shared("skeleton_coherence_shared_skeleton_brains",
+                       "Brains (this one included) serving this brain's skeleton id at once, "
+                       "when more than one.",
+                       MetricType::Gauge, dropped);
+  FamilyBuilder ambiguous("skeleton_coherence_prefix_ambiguous",
+                          "1 when the skeleton is accepted only through the prefix rule: it "
+                          "names a longer slug than the brain's own.",
+                          MetricType::Gauge, dropped);
+  for (const BrainReport& report : scan.brains) {
+    const SkeletonProvenance& provenance = report.provenance;
+    const std::string& name = report.brain.name;
+    if (!provenance.owner_brain.empty()) {
+      owner.Add({{"brain", name}, {"owner_brain", provenance.owner_brain}}, 1);
+    }
+    if (!provenance.shared_with.empty()) {
+      shared.Add({{"brain", name}}, static_cast<double>(provenance.shared_with.size() + 1));
+    }
+    if (provenance.prefix_ambiguous) {
+      ambiguous.Add({{"brain", name}, {"ambiguous_slug", provenance.ambiguous_slug}}, 1);
+    }
+  }
+  out->push_back(owner.Take());
+  out->push_back(shared.Take());
+  out->push_back(ambiguous.Take());
+}
+
 void AddBrainFamilies(const ScanResult& scan, std::vector<std::string>* dropped,
                       std::vector<MetricFamily>* out) {
   FamilyBuilder state("skeleton_coherence_brain_state",
@@ -235,6 +268,7 @@ std::vector<MetricFamily> BuildMetricFamilies(const ScanResult& scan, const Expo
                                               std::vector<std::string>* dropped) {
   std::vector<MetricFamily> families;
   AddVerdictFamilies(scan, dropped, &families);
+  AddProvenanceFamilies(scan, dropped, &families);
   AddBrainFamilies(scan, dropped, &families);
   if (stats.exporter_metrics) {
     AddExporterFamilies(scan, stats, dropped, &families);

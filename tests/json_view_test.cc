@@ -117,6 +117,28 @@ TEST(JsonViewTest, MismatchSinceOnlyWhileInMismatch) {
   }
 }
 
+TEST(JsonViewTest, WhoseSkeletonOnlyWhatIsKnown) {
+  BrainReport incident = Report("m1nd", BrainState::kMismatch);
+  incident.provenance.owner_brain = "keyvault";
+  incident.provenance.shared_with = {"keyvault"};
+  BrainReport lib = Report("lib", BrainState::kOk);
+  lib.provenance.prefix_ambiguous = true;
+  lib.provenance.ambiguous_slug = "lib_core";
+  lib.provenance.ambiguous_with = "lib_core";
+  for (const Json& view :
+       {Json::parse(BrainView(incident)), Json::parse(OnceReport({incident}))["brains"][0]}) {
+    EXPECT_EQ(view["skeleton_owner"], "keyvault");
+    EXPECT_EQ(view["shared_with"], Json::array({"keyvault"}));
+    EXPECT_FALSE(view.contains("prefix_ambiguous"));
+    EXPECT_EQ(view["skeleton_coherence"]["found_slug"], "keyvault");  // unchanged
+  }
+  const Json view = Json::parse(BrainView(lib));
+  EXPECT_EQ(view["prefix_ambiguous"], (Json{{"slug", "lib_core"}, {"brain", "lib_core"}}));
+  EXPECT_EQ(view["skeleton_coherence"]["status"], "ok");
+  EXPECT_FALSE(view.contains("skeleton_owner"));
+  EXPECT_FALSE(view.contains("shared_with"));
+}
+
 TEST(BrainsViewTest, ListsEveryBrain) {
   Json view =
       Json::parse(BrainsView({Report("a", BrainState::kOk), Report("b", BrainState::kAbsent)}));

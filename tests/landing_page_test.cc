@@ -185,6 +185,16 @@ TEST(LandingPageTest, MismatchRowHasBothSlugsSinceAndRunbook) {
       << html;
 }
 
+TEST(LandingPageTest, MismatchRowNamesWhoseSkeletonItIs) {
+  BrainReport incident = Incident();
+  incident.provenance.owner_brain = "keyvault";
+  const std::string html = RenderLandingPage(Info(), {incident}, true, 1764468000);
+  EXPECT_TRUE(Contains(html,
+                       "<td>m1nd</td><td>keyvault <span class=\"owner\">(keyvault's "
+                       "skeleton)</span></td>"))
+      << html;
+}
+
 TEST(LandingPageTest, StaleMismatchIsRedAndMarkedStale) {
   BrainReport stale = StaleMismatch("m1nd");
   const std::string html = RenderLandingPage(Info(), {stale}, true);

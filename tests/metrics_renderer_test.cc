@@ -42,6 +42,8 @@ ScanResult SampleScan() {
   incident.store_version = 7;
   incident.block_count = 3;
   incident.mismatch_since = 1767225000.25;
+  incident.provenance.owner_brain = "keyvault";
+  incident.provenance.shared_with = {"keyvault"};
   scan.brains.push_back(incident);
 
   BrainReport healthy = Report("keyvault", BrainState::kOk);
@@ -50,6 +52,7 @@ ScanResult SampleScan() {
   healthy.has_store_facts = true;
   healthy.store_version = 2;
   healthy.block_count = 5;
+  healthy.provenance.shared_with = {"m1nd"};
   scan.brains.push_back(healthy);
 
   scan.brains.push_back(Report("empty", BrainState::kAbsent));
@@ -63,6 +66,8 @@ ScanResult SampleScan() {
   stale.store_version = 4;
   stale.block_count = 1;
   stale.read_errors_total = {{"parse", 2}};
+  stale.provenance.prefix_ambiguous = true;
+  stale.provenance.ambiguous_slug = "torn_core";
   scan.brains.push_back(stale);
   return scan;
 }
@@ -249,11 +254,28 @@ TEST(MetricsRendererTest, ExporterCountersAndGauges) {
       HasLine(text, "skeleton_coherence_exporter_config_reloads_total{result=\"failure\"} 1"));
 }
 
+TEST(MetricsRendererTest, WhoseSkeletonSignals) {
+  const std::string text = Render(SampleScan());
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_foreign_owner{brain=\"m1nd\",owner_brain=\"keyvault\"} 1"))
+      << text;
+  EXPECT_EQ(Samples(text, "skeleton_coherence_foreign_owner").size(), 1u);
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_shared_skeleton_brains{brain=\"m1nd\"} 2"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_shared_skeleton_brains{brain=\"keyvault\"} 2"));
+  EXPECT_EQ(Samples(text, "skeleton_coherence_shared_skeleton_brains").size(), 2u);
+  EXPECT_TRUE(HasLine(
+      text, "skeleton_coherence_prefix_ambiguous{brain=\"torn\",ambiguous_slug=\"torn_core\"} 1"));
+  EXPECT_EQ(Samples(text, "skeleton_coherence_prefix_ambiguous").size(), 1u);
+}
+
 TEST(MetricsRendererTest, FamiliesComeInDocumentOrder) {
   const std::vector<std::string> expected = {
       "skeleton_coherence",
       "skeleton_coherence_stale",
       "skeleton_coherence_mismatch_since_seconds",
+      "skeleton_coherence_foreign_owner",
+      "skeleton_coherence_shared_skeleton_brains",
+      "skeleton_coherence_prefix_ambiguous",
       "skeleton_coherence_brain_state",
       "skeleton_coherence_brain_info",
       "skeleton_coherence_store_version",
@@ -305,12 +327,13 @@ TEST(MetricsRendererTest, DuplicateLabelSetsAreDroppedAndReported) {
 
   std::vector<std::string> dropped;
   const std::string text = RenderMetrics(scan, SampleStats(), &dropped);
-  // The second m1nd's state, stale, mismatch since, store facts and read error series
-  // collide; its verdict and info series differ in a label and stay.
+  // The second m1nd's state, stale, mismatch since, foreign owner, shared skeleton,
+  // store facts and read error series collide; its verdict and info series differ in
+  // a label and stay.
   EXPECT_EQ(Samples(text, "skeleton_coherence_brain_state").size(), 16u);
   EXPECT_EQ(Samples(text, "skeleton_coherence_stale").size(), 3u);
   EXPECT_EQ(Samples(text, "skeleton_coherence_store_version").size(), 3u);
-  EXPECT_EQ(dropped.size(), 4u + 1u + 1u + 2u + 5u);
+  EXPECT_EQ(dropped.size(), 4u + 1u + 1u + 1u + 1u + 2u + 5u);
   EXPECT_NE(std::find(dropped.begin(), dropped.end(),
                       "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"mismatch\"}"),
             dropped.end());

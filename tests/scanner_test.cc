@@ -117,6 +117,29 @@ TEST_F(ScannerTest, StoreWithoutSkeletonIsUnreadableNotEmpty) {
   EXPECT_FALSE(scan.brains[0].coherence.has_value());
 }
 
+// Whose skeleton: a signal beside the verdict that never changes it.
+TEST_F(ScannerTest, TheIncidentNamesTheOwnerWithoutChangingAnyVerdict) {
+  ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_keyvault_candidate", {"sb_keyvault_a"}));
+  ReplaceFileAtomically(AddBrain("keyvault"),
+                        StoreJson("sk_keyvault_candidate", {"sb_keyvault_a"}));
+  ReplaceFileAtomically(AddBrain("lib"), StoreJson("sk_lib_core_candidate", {"sb_lib_a"}));
+  ScanResult scan = scanner_.Scan(config_);
+  const BrainReport& m1nd = Find(scan, "m1nd");
+  EXPECT_EQ(m1nd.skeleton_id, "sk_keyvault_candidate");
+  EXPECT_EQ(m1nd.provenance.owner_brain, "keyvault");
+  EXPECT_EQ(m1nd.provenance.shared_with, std::vector<std::string>{"keyvault"});
+  ASSERT_TRUE(m1nd.coherence.has_value());
+  EXPECT_EQ(m1nd.coherence->status, CoherenceStatus::kMismatch);
+  EXPECT_EQ(m1nd.coherence->found_slug, "keyvault");
+  const BrainReport& lib = Find(scan, "lib");
+  EXPECT_TRUE(lib.provenance.prefix_ambiguous);
+  EXPECT_EQ(lib.provenance.ambiguous_slug, "lib_core");
+  ASSERT_TRUE(lib.coherence.has_value());
+  EXPECT_EQ(lib.coherence->status, CoherenceStatus::kOk);
+  EXPECT_EQ(lib.coherence->found_slug, "lib");
+  EXPECT_EQ(Find(scan, "keyvault").provenance.owner_brain, "");
+}
+
 TEST_F(ScannerTest, UnchangedStoreIsNotReadAgain) {
   ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_m1nd_candidate", kM1ndBlocks));
   EXPECT_EQ(scanner_.Scan(config_).stores_parsed, 1);

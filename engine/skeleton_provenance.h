@@ -1,0 +1,41 @@
+// Whose skeleton a brain serves: a signal beside the verdict, never part of it. For
+// the person woken up by a mismatch: which other brain this exporter knows would
+// accept the foreign skeleton (its owner), which brains serve one skeleton id at once
+// (a copied store), and which healthy verdicts hold only through the prefix rule
+// (`m1nd` serving `sk_m1nd_core_candidate`). Pure logic over one scan's facts.
+#ifndef SCX_ENGINE_SKELETON_PROVENANCE_H_
+#define SCX_ENGINE_SKELETON_PROVENANCE_H_
+
+#include <string>
+#include <vector>
+
+namespace scx {
+
+// What one brain serves, as the provenance rules need it.
+struct ServedSkeletonOf {
+  std::string brain;          // unique name
+  std::string expected_slug;  // the brain's own slug
+  std::string skeleton_id;    // empty: no store read yet (nothing served)
+  bool mismatch = false;      // the verdict is a mismatch
+};
+
+struct SkeletonProvenance {
+  // Mismatch whose skeleton id another known brain's rule accepts: that brain (the
+  // one with the longest slug, then the smallest name). Empty otherwise.
+  std::string owner_brain;
+  // Other brains serving the very same skeleton id; empty when none.
+  std::vector<std::string> shared_with;
+  // An Ok skeleton accepted only through the prefix rule: the id names a longer slug
+  // (`sk_m1nd_core_candidate` for `m1nd`), or another known brain's slug accepts it
+  // more specifically. `ambiguous_slug` is that longer slug.
+  bool prefix_ambiguous = false;
+  std::string ambiguous_slug;
+  std::string ambiguous_with;  // the more specific brain, when one is known
+};
+
+// One result per input, in the same order.
+std::vector<SkeletonProvenance> FindSkeletonProvenance(const std::vector<ServedSkeletonOf>& served);
+
+}  // namespace scx
+
+#endif  // SCX_ENGINE_SKELETON_PROVENANCE_H_
