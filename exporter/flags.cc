@@ -101,7 +101,8 @@ const std::map<std::string, bool Flags::*>& BoolFlags() {
       {"once", &Flags::once},
       {"help", &Flags::help},
       {"version", &Flags::version},
-      {"web.disable-exporter-metrics", &Flags::disable_exporter_metrics}};
+      {"web.disable-exporter-metrics", &Flags::disable_exporter_metrics},
+      {"web.enable-lifecycle", &Flags::enable_lifecycle}};
   return kFlags;
 }
 
@@ -172,6 +173,8 @@ std::string UsageText() {
          "                              Leave out the exporter's own metrics\n"
          "                              (skeleton_coherence_exporter_*, process_*); the\n"
          "                              per-brain metrics stay.\n"
+         "  --web.enable-lifecycle      Allow POST /-/reload (403 without it); SIGHUP\n"
+         "                              reloads either way.\n"
          "  --scan.interval=DURATION    Time between scans; wins over the config file\n"
          "                              (default 15s).\n"
          "  --log.level=LEVEL           debug, info, warn or error (default info).\n"

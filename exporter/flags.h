@@ -32,6 +32,7 @@ struct Flags {
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kLogfmt;
   bool disable_exporter_metrics = false;  // no skeleton_coherence_exporter_*, no process_*
+  bool enable_lifecycle = false;          // POST /-/reload; 403 without it
   bool once = false;
   bool help = false;
   bool version = false;

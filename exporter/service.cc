@@ -1,5 +1,6 @@
 // The long-running exporter: wires the scan loop to the HTTP endpoints and turns
-// signals into a clean stop (SIGTERM, SIGINT) or a config reload (SIGHUP).
+// signals into a clean stop (SIGTERM, SIGINT) or a config reload (SIGHUP). Reloads
+// run on the ConfigReloader's thread, never on an HTTP worker or the signal thread.
 #include "exporter/service.h"
 
 #include <pthread.h>
@@ -7,12 +8,14 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "exporter/build_info.h"
+#include "exporter/config_reloader.h"
 #include "exporter/endpoints.h"
 #include "exporter/http_server.h"
 #include "exporter/listen_address.h"
@@ -31,6 +34,10 @@ constexpr rlim_t kDescriptorsBesidesConnections = 128;
 constexpr char kMetricsContentType[] = "text/plain; version=0.0.4; charset=utf-8";
 constexpr char kHtmlContentType[] = "text/html; charset=utf-8";
 constexpr char kJsonContentType[] = "application/json";
+// How long POST /-/reload waits for the load it started before answering 202.
+constexpr std::chrono::milliseconds kReloadAnswerWait{1000};
+// How long a stop waits for a load in progress before abandoning it.
+constexpr std::chrono::milliseconds kReloadStopGrace{200};
 
 ScanSettings ScanSettingsFrom(const Flags& flags, const Config& config) {
   ScanSettings settings;
@@ -84,8 +91,14 @@ class Service {
   Service(const Flags& flags, const Config& config, Logger* logger)
       : flags_(flags),
         logger_(logger),
-        loop_(ScanSettingsFrom(flags, config), {kVersion, kRevision, flags.telemetry_path},
-              logger) {}
+        loop_(ScanSettingsFrom(flags, config), {kVersion, kRevision, flags.telemetry_path}, logger),
+        reloader_(
+            [config_file = flags.config_file](Config* config, std::string* error) {
+              return config_file.empty() || LoadConfigFile(config_file, config, error);
+            },
+            [this](const std::string& trigger, const Config& config, const ReloadOutcome& outcome) {
+              ApplyReload(trigger, config, outcome);
+            }) {}
 
   // Serves until SIGTERM or SIGINT. The signals must already be blocked.
   int Run() {
@@ -107,7 +120,9 @@ class Service {
       logger_->Info("listening", {{"address", BoundAddress(flags_.listen_addresses[i], ports[i])}});
     }
     loop_.Start();
+    reloader_.Start();
     WaitForStopSignal();
+    reloader_.Stop(kReloadStopGrace);  // a hung load is abandoned, never waited for
     loop_.Stop();
     server_.Stop();  // returns at once, idle connections included (SIGTERM: within 1 s)
     logger_->Info("stopped");
@@ -183,32 +198,43 @@ class Service {
     return response;
   }
 
+  // Prometheus' rules: POST only, and only with --web.enable-lifecycle. The answer
+  // is the result of the load this request started (200 or 500 with the error); 202
+  // when the request joined a queued reload (reloads are at least a second apart) or
+  // the load took longer than kReloadAnswerWait.
   HttpResponse ReloadEndpoint(const HttpRequest& request) {
     if (request.method != "POST") {
       HttpResponse response = TextResponse(405, "Only POST reloads the config.\n");
       response.headers["Allow"] = "POST";
       return response;
     }
-    std::string error;
-    if (!Reload("http", &error)) return TextResponse(500, "Reload failed: " + error + "\n");
-    return TextResponse(200, "Config reloaded.\n");
+    if (!flags_.enable_lifecycle) return TextResponse(403, "Lifecycle API is not enabled.\n");
+    const ConfigReloader::Ticket ticket = reloader_.Request("http");
+    if (ticket.load == 0) return TextResponse(503, "Shutting down.\n");
+    if (ticket.immediate) {
+      const std::optional<ReloadOutcome> outcome =
+          reloader_.WaitFor(ticket.load, kReloadAnswerWait);
+      if (outcome && outcome->success) return TextResponse(200, "Config reloaded.\n");
+      if (outcome) return TextResponse(500, "Reload failed: " + outcome->error + "\n");
+    }
+    return TextResponse(202,
+                        "Reload queued; its result shows in "
+                        "skeleton_coherence_exporter_config_last_reload_successful and the log.\n");
   }
 
-  // Loads the config file again and applies it; on failure the running config stays.
-  bool Reload(const char* trigger, std::string* error) {
-    std::lock_guard<std::mutex> lock(reload_mutex_);
-    Config config = DefaultConfig();
-    if (!flags_.config_file.empty() && !LoadConfigFile(flags_.config_file, &config, error)) {
-      logger_->Error("config reload failed",
-                     {{"trigger", trigger}, {"config_file", flags_.config_file}, {"err", *error}});
+  // On the reloader's thread: a failed load keeps the running config.
+  void ApplyReload(const std::string& trigger, const Config& config, const ReloadOutcome& outcome) {
+    if (!outcome.success) {
+      logger_->Error(
+          "config reload failed",
+          {{"trigger", trigger}, {"config_file", flags_.config_file}, {"err", outcome.error}});
       loop_.RecordConfigReload(false);
-      return false;
+      return;
     }
     loop_.RecordConfigReload(true);
     loop_.RequestReload(ScanSettingsFrom(flags_, config));
     logger_->Info("config reloaded", {{"trigger", trigger}, {"config_file", flags_.config_file}});
     LogWatchedSources(config.discovery, logger_);
-    return true;
   }
 
   void WaitForStopSignal() {
@@ -217,8 +243,7 @@ class Service {
       int signal_number = 0;
       if (sigwait(&signals, &signal_number) != 0) continue;
       if (signal_number == SIGHUP) {
-        std::string error;
-        Reload("SIGHUP", &error);
+        reloader_.Request("SIGHUP");
         continue;
       }
       logger_->Info("stopping", {{"signal", signal_number == SIGINT ? "SIGINT" : "SIGTERM"}});
@@ -229,8 +254,8 @@ class Service {
   const Flags flags_;
   Logger* const logger_;
   ScanLoop loop_;
-  HttpServer server_;  // declared after loop_: destroyed (stopped) first
-  std::mutex reload_mutex_;
+  ConfigReloader reloader_;  // applies to loop_: declared after it, stopped first
+  HttpServer server_;        // declared last: destroyed (stopped) first
 };
 
 }  // namespace

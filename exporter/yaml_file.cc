@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "engine/brain_file.h"
@@ -30,7 +31,76 @@ std::string ReadFailure(const BrainFileResult& result) {
   }
 }
 
+// The column after a line's leading spaces and block "- " / "? " indicators: each
+// indicator opens a collection one column further in.
+std::size_t BlockIndentEnd(const std::string& text, std::size_t pos, std::size_t end) {
+  while (pos < end) {
+    const char c = text[pos];
+    const bool indicator = (c == '-' || c == '?') && (pos + 1 == end || text[pos + 1] == ' ');
+    if (c != ' ' && !indicator) break;
+    ++pos;
+  }
+  return pos;
+}
+
 }  // namespace
+
+int YamlNestingBound(const std::string& text, int* deepest_line) {
+  int best = 0;
+  int best_line = 0;
+  int flow_depth = 0;  // open '[' and '{', across lines
+  int flow_base = 0;   // the block bound of the line where the outermost flow opened
+  char quote = 0;      // the quote character while inside a quoted scalar
+  int line = 1;
+  for (std::size_t start = 0; start < text.size(); ++line) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::size_t pos = start;
+    int bound = flow_depth > 0 ? flow_base + flow_depth : 0;
+    if (quote == 0 && flow_depth == 0) {
+      pos = BlockIndentEnd(text, start, end);
+      bound = static_cast<int>(pos - start) + 2;
+    }
+    char previous = ' ';  // a line starts as if after a space
+    for (; pos < end; ++pos) {
+      const char c = text[pos];
+      if (quote != 0) {
+        if (quote == '"' && c == '\\') {
+          ++pos;  // an escaped character
+        } else if (c == quote && quote == '\'' && pos + 1 < end && text[pos + 1] == '\'') {
+          ++pos;  // '' inside single quotes
+        } else if (c == quote) {
+          quote = 0;
+        }
+        previous = c;
+        continue;
+      }
+      // Where a scalar or a collection may begin: after blanks, and in a flow
+      // collection after its indicators too.
+      const bool token_start = previous == ' ' || previous == '\t' ||
+                               (flow_depth > 0 && (previous == '[' || previous == '{' ||
+                                                   previous == ',' || previous == ':'));
+      if (c == '#' && (previous == ' ' || previous == '\t')) break;  // a comment
+      if ((c == '\'' || c == '"') && token_start) {
+        quote = c;
+      } else if ((c == '[' || c == '{') && (flow_depth > 0 || token_start)) {
+        if (flow_depth == 0) flow_base = bound;
+        ++flow_depth;
+        bound = std::max(bound, flow_base + flow_depth);
+      } else if ((c == ']' || c == '}') && flow_depth > 0) {
+        --flow_depth;
+      }
+      previous = c;
+    }
+    if (bound > best) {
+      best = bound;
+      best_line = line;
+    }
+    start = end + 1;
+  }
+  if (deepest_line != nullptr) *deepest_line = best_line;
+  return best;
+}
 
 bool LoadYamlFile(const std::string& path, YAML::Node* root, std::string* error) {
   std::string text;
@@ -44,6 +114,16 @@ bool LoadYamlFile(const std::string& path, YAML::Node* root, std::string* error)
 
 bool ParseYamlText(const std::string& text, const std::string& file_name, YAML::Node* root,
                    std::string* error) {
+  int deepest_line = 0;
+  if (YamlNestingBound(text, &deepest_line) > kMaxYamlNesting) {
+    YAML::Mark mark;
+    mark.line = deepest_line - 1;
+    *error = YamlError(file_name, mark, "",
+                       "nested too deeply: more than " + std::to_string(kMaxYamlNesting) +
+                           " levels of lists and mappings (indentation counts one level per "
+                           "column)");
+    return false;
+  }
   try {
     *root = YAML::Load(text);
   } catch (const YAML::Exception& e) {

@@ -16,14 +16,28 @@ namespace scx {
 // A config file is a few kilobytes; anything near this is a mistake.
 inline constexpr std::int64_t kMaxYamlFileBytes = std::int64_t{1} << 20;
 
+// Our configs nest four levels at most. yaml-cpp parses by recursion (about 400
+// bytes of stack per level; a ~100 KiB thread stack overflows near 220 levels), so
+// deeper text is refused before yaml-cpp sees it.
+inline constexpr int kMaxYamlNesting = 64;
+
 // Reads and parses `path`. Only a regular file of at most kMaxYamlFileBytes is read:
 // a directory, a FIFO (never waited on), a socket or a device is refused. False with
 // `error` starting with "PATH:" (and the line, for invalid YAML).
 bool LoadYamlFile(const std::string& path, YAML::Node* root, std::string* error);
 
-// Parses YAML text; `file_name` names it in the error.
+// Parses YAML text; `file_name` names it in the error. Text whose nesting may exceed
+// kMaxYamlNesting (see YamlNestingBound) is refused with the first line that does.
 bool ParseYamlText(const std::string& text, const std::string& file_name, YAML::Node* root,
                    std::string* error);
+
+// An upper bound of the nesting depth of YAML `text`, computed from the text alone
+// without recursion: on each line, the open flow brackets ('[', '{') plus the
+// line's block indentation (the column after leading spaces and "- " / "? "
+// indicators) plus 2, since block nesting needs a new column for at least every
+// second level. Quoted scalars and comments are skipped. `deepest_line` (may be
+// null) gets the 1-based line where the bound is highest.
+int YamlNestingBound(const std::string& text, int* deepest_line);
 
 // `path` as written in the file `file_name`: a relative path is taken relative to
 // the file's folder, made absolute. Absolute paths, "~..." (left for discovery to

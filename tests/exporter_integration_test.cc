@@ -1,12 +1,14 @@
 // The real exporter binary over a temporary m1nd layout, scraped over HTTP: the
 // incident series, a fix by atomic rename, a torn store, reloads (SIGHUP and
-// POST /-/reload, bad and good), gzip, 404, promtool on a live scrape, and a clean
-// exit on SIGTERM.
+// POST /-/reload, bad and good, opt-in, coalesced, never blocking), gzip, 404,
+// promtool on a live scrape, and a clean exit on SIGTERM.
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -48,6 +50,9 @@ constexpr milliseconds kScanInterval{200};
 // Generous bounds: every wait ends long before the test timeout, even under ASan.
 constexpr milliseconds kStartupTimeout{10000};
 constexpr milliseconds kChangeTimeout{5000};
+// Reloads start at least this far apart (ConfigReloader::kDefaultMinSpacing); a
+// test that wants the answer of its own reload waits this long after the last one.
+constexpr milliseconds kReloadSpacing{1100};
 
 bool HasLine(const std::string& text, const std::string& line) {
   return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
@@ -143,9 +148,24 @@ class ExporterIntegrationTest : public ::testing::Test {
     return HttpFetch(port_, request);
   }
 
+  // Loads so far, by the reload counters (success + failure).
+  int ReloadCount() {
+    const std::string text = Scrape();
+    int total = 0;
+    for (const char* result : {"success", "failure"}) {
+      const std::string prefix =
+          std::string("skeleton_coherence_exporter_config_reloads_total{result=\"") + result +
+          "\"} ";
+      const std::size_t at = ("\n" + text).find("\n" + prefix);
+      EXPECT_NE(at, std::string::npos) << text;
+      if (at != std::string::npos) total += std::stoi(text.substr(at + prefix.size()));
+    }
+    return total;
+  }
+
   TempDir dir_;
   int port_ = 0;
-  std::vector<std::string> extra_args_;
+  std::vector<std::string> extra_args_ = {"--web.enable-lifecycle"};
   TestProcess exporter_;
 };
 
@@ -263,6 +283,7 @@ TEST_F(ExporterIntegrationTest, BadReloadsKeepServingAndAGoodOneApplies) {
   EXPECT_TRUE(HasLine(text, kIncidentLine));  // the old config still runs
   EXPECT_TRUE(Contains(ReadFile(LogPath()), "level=error msg=\"config reload failed\""));
 
+  std::this_thread::sleep_for(kReloadSpacing);  // else the POST joins a queued reload: 202
   HttpResult reload = PostReload();
   EXPECT_EQ(reload.status, 500);
   EXPECT_TRUE(Contains(reload.body, "config.yml")) << reload.body;
@@ -275,6 +296,7 @@ TEST_F(ExporterIntegrationTest, BadReloadsKeepServingAndAGoodOneApplies) {
 
   // A good config: "empty" is dropped.
   WriteFile(ConfigPath(), ConfigYaml({"m1nd", "keyvault"}));
+  std::this_thread::sleep_for(kReloadSpacing);
   reload = PostReload();
   EXPECT_EQ(reload.status, 200) << reload.body;
   text = ScrapeUntil([](const std::string& t) {
@@ -313,6 +335,82 @@ TEST_F(ExporterIntegrationTest, ReloadOfADirectoryFailsAndKeepsTheBrains) {
       << text;
   EXPECT_TRUE(HasLine(text, kIncidentLine));
   EXPECT_TRUE(HasLine(text, kHealthyLine));
+}
+
+// A FIFO in place of the config is refused at once: the reload never waits for a
+// writer, and the next scrape is served.
+TEST_F(ExporterIntegrationTest, ReloadOfAFifoFailsAtOnce) {
+  ASSERT_EQ(std::rename(ConfigPath().c_str(), dir_.Join("config.yml.saved").c_str()), 0);
+  ASSERT_EQ(mkfifo(ConfigPath().c_str(), 0600), 0);
+  const HttpResult reload = testing::CallWithin(milliseconds(3000), "POST /-/reload of a FIFO",
+                                                [&] { return PostReload(); });
+  EXPECT_EQ(reload.status, 500);
+  EXPECT_TRUE(Contains(reload.body, ConfigPath() + ": cannot read: is a FIFO")) << reload.body;
+  EXPECT_TRUE(HasLine(Scrape(), kIncidentLine));
+}
+
+TEST_F(ExporterIntegrationTest, ReloadOverHttpIsRefusedWithoutEnableLifecycle) {
+  RestartWith({});
+  const HttpResult reload = PostReload();
+  EXPECT_EQ(reload.status, 403);
+  EXPECT_EQ(reload.body, "Lifecycle API is not enabled.\n");
+  exporter_.Signal(SIGHUP);  // SIGHUP reloads either way
+  const std::string text = ScrapeUntil([](const std::string& t) {
+    return HasLine(t, "skeleton_coherence_exporter_config_reloads_total{result=\"success\"} 1");
+  });
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_config_reloads_total{result=\"success\"} 1"))
+      << text;
+}
+
+// 100 POSTs from 4 clients at once: each answered at once (200 for the one that
+// started a load, 202 for those that joined the queued one), and the loads are
+// bounded by the spacing: at most two, plus one per second the burst lasted.
+TEST_F(ExporterIntegrationTest, ABurstOfReloadsIsCoalesced) {
+  const int before = ReloadCount();
+  std::atomic<int> answered{0};
+  std::atomic<int> other{0};
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 4; ++c) {
+    clients.emplace_back([&] {
+      for (int i = 0; i < 25; ++i) {
+        const int status = PostReload().status;
+        (status == 200 || status == 202 ? answered : other)++;
+      }
+    });
+  }
+  for (std::thread& client : clients) client.join();
+  const auto burst_ms =
+      std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_EQ(answered, 100);
+  EXPECT_EQ(other, 0);
+  std::this_thread::sleep_for(kReloadSpacing);  // the queued load runs
+  const int loads = ReloadCount() - before;
+  std::cout << "100 POST /-/reload in " << burst_ms << " ms caused " << loads << " loads\n";
+  RecordProperty("burst_loads", loads);
+  EXPECT_GE(loads, 1);
+  EXPECT_LE(loads, 2 + static_cast<int>(burst_ms / 1000));
+}
+
+// A stop while reloads keep arriving (one running, one queued) still exits within a
+// second.
+TEST_F(ExporterIntegrationTest, SigtermDuringReloadsExitsWithinASecond) {
+  std::atomic<bool> stop_posting{false};
+  std::thread client([&] {
+    while (!stop_posting) PostReload();
+  });
+  exporter_.Signal(SIGHUP);
+  ASSERT_TRUE(WaitFor([&] { return Contains(ReadFile(LogPath()), "msg=\"config reloaded\""); },
+                      kChangeTimeout));
+  const auto signalled_at = std::chrono::steady_clock::now();
+  exporter_.Signal(SIGTERM);
+  const std::optional<int> status = exporter_.WaitForExit(milliseconds(3000));
+  stop_posting = true;
+  client.join();
+  ASSERT_TRUE(status.has_value()) << "still running 3 s after SIGTERM";
+  EXPECT_LT(std::chrono::steady_clock::now() - signalled_at, milliseconds(1000));
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
 }
 
 TEST_F(ExporterIntegrationTest, ReloadNeedsPost) {

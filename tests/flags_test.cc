@@ -92,6 +92,12 @@ TEST(FlagsTest, DisableExporterMetrics) {
   EXPECT_NE(UsageText().find("--web.disable-exporter-metrics"), std::string::npos);
 }
 
+TEST(FlagsTest, EnableLifecycle) {
+  EXPECT_TRUE(MustParse({"--web.enable-lifecycle"}).enable_lifecycle);
+  EXPECT_FALSE(MustParse({"--web.enable-lifecycle=false"}).enable_lifecycle);
+  EXPECT_NE(UsageText().find("--web.enable-lifecycle"), std::string::npos);
+}
+
 TEST(FlagsTest, EqualsAndSpaceForms) {
   Flags flags = MustParse({"--config.file=/etc/c.yml", "--web.listen-address", "127.0.0.1:1",
                            "--web.telemetry-path=/m", "--scan.interval=1m", "--log.level=debug",

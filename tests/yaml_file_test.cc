@@ -1,0 +1,119 @@
+// The YAML loader's nesting bound: deep text is refused by line before yaml-cpp
+// recurses, on a thread whose stack is far too small for yaml-cpp's recursion at
+// that depth (it overflowed a ~100 KiB stack near 220 levels).
+#include "exporter/yaml_file.h"
+
+#include <pthread.h>
+
+#include <functional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "exporter/config.h"
+#include "exporter/web_config.h"
+#include "tests/test_support.h"
+
+namespace scx {
+namespace {
+
+constexpr std::size_t kSmallStack = 128 * 1024;
+constexpr int kDeep = 300;
+
+// Runs `call` on a new thread with a `stack_bytes` stack and waits for it.
+void RunOnSmallStack(std::size_t stack_bytes, const std::function<void()>& call) {
+  pthread_attr_t attributes;
+  ASSERT_EQ(pthread_attr_init(&attributes), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attributes, stack_bytes), 0);
+  pthread_t thread;
+  auto body = [](void* argument) -> void* {
+    (*static_cast<const std::function<void()>*>(argument))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attributes, body, const_cast<std::function<void()>*>(&call)),
+            0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attributes);
+}
+
+std::string FlowNesting(int depth) {
+  return "brains: " + std::string(depth, '[') + std::string(depth, ']') + "\n";
+}
+
+std::string BlockNesting(int depth) {
+  std::string text;
+  for (int level = 0; level < depth; ++level) text += std::string(level, ' ') + "-\n";
+  return text + std::string(depth, ' ') + "x\n";
+}
+
+std::string MappingNesting(int depth) {
+  std::string text;
+  for (int level = 0; level < depth; ++level) text += std::string(level, ' ') + "a:\n";
+  return text + std::string(depth, ' ') + "b: 1\n";
+}
+
+TEST(YamlNestingBoundTest, CountsFlowBracketsAndIndentation) {
+  int line = 0;
+  EXPECT_EQ(YamlNestingBound("a: 1\n", &line), 2);
+  EXPECT_EQ(YamlNestingBound("a:\n  b: [1, {c: [2]}]\n", &line), 2 + 2 + 3);
+  EXPECT_EQ(line, 2);
+  EXPECT_EQ(YamlNestingBound("- - - x\n", &line), 6 + 2);
+  EXPECT_GE(YamlNestingBound(BlockNesting(kDeep), &line), kDeep);
+  EXPECT_GE(YamlNestingBound(MappingNesting(kDeep), &line), kDeep);
+  EXPECT_EQ(line, kDeep + 1);
+  // A multi-line flow collection keeps its depth across lines.
+  EXPECT_EQ(YamlNestingBound("a: [\n [\n  [\n   1]]]\n", &line), 2 + 3);
+  EXPECT_EQ(line, 3);
+}
+
+TEST(YamlNestingBoundTest, SkipsQuotesCommentsAndBracketsInsidePlainScalars) {
+  int line = 0;
+  EXPECT_EQ(YamlNestingBound("a: '[[[[' # [[[[\nb: \"[[\\\"[[\"\nc: x[[[\n", &line), 2);
+  EXPECT_EQ(YamlNestingBound("a: 'it''s [[['\n", &line), 2);
+  // In a flow collection, brackets count without a space ("[[").
+  EXPECT_EQ(YamlNestingBound("a: [[[]]]\n", &line), 2 + 3);
+  // In a flow collection, a quote right after ':' opens a string.
+  EXPECT_EQ(YamlNestingBound("{\"a\":\"[[[[\"}\n", &line), 2 + 1);
+}
+
+TEST(YamlNestingTest, DeepTextIsRefusedByLineOnASmallStack) {
+  for (const std::string& text : {FlowNesting(kDeep), BlockNesting(kDeep), MappingNesting(kDeep)}) {
+    std::string error;
+    bool parsed = true;
+    RunOnSmallStack(kSmallStack, [&] {
+      YAML::Node root;
+      parsed = ParseYamlText(text, "deep.yml", &root, &error);
+    });
+    EXPECT_FALSE(parsed);
+    EXPECT_EQ(error.rfind("deep.yml:", 0), 0u) << error;
+    EXPECT_NE(error.find("nested too deeply: more than 64 levels"), std::string::npos) << error;
+  }
+}
+
+TEST(YamlNestingTest, NestingUpToTheLimitParses) {
+  std::string error;
+  YAML::Node root;
+  EXPECT_TRUE(ParseYamlText(FlowNesting(kMaxYamlNesting - 3), "ok.yml", &root, &error)) << error;
+  EXPECT_FALSE(ParseYamlText(FlowNesting(kMaxYamlNesting - 1), "ok.yml", &root, &error));
+}
+
+TEST(YamlNestingTest, BothConfigLoadersRefuseDeepFiles) {
+  testing::TempDir dir;
+  testing::WriteFile(dir.Join("config.yml"), FlowNesting(kDeep));
+  testing::WriteFile(dir.Join("web.yml"), "basic_auth_users:\n" + FlowNesting(kDeep));
+  std::string config_error;
+  std::string web_error;
+  RunOnSmallStack(kSmallStack, [&] {
+    Config config;
+    WebConfig web_config;
+    EXPECT_FALSE(LoadConfigFile(dir.Join("config.yml"), &config, &config_error));
+    EXPECT_FALSE(LoadWebConfig(dir.Join("web.yml"), &web_config, &web_error));
+  });
+  EXPECT_EQ(config_error, dir.Join("config.yml") +
+                              ":1: nested too deeply: more than 64 levels of lists and mappings "
+                              "(indentation counts one level per column)");
+  EXPECT_EQ(web_error.rfind(dir.Join("web.yml") + ":2: nested too deeply", 0), 0u) << web_error;
+}
+
+}  // namespace
+}  // namespace scx
