@@ -80,6 +80,16 @@ bool SetMaxRequests(const std::string& value, Flags* flags, std::string* error) 
   return true;
 }
 
+bool SetOutput(const std::string& value, Flags* flags, std::string* error) {
+  if (value != "json" && value != "table") {
+    *error = "--output must be json or table; got \"" + value + "\"";
+    return false;
+  }
+  flags->once_output = value == "table" ? OnceOutput::kTable : OnceOutput::kJson;
+  flags->output_given = true;
+  return true;
+}
+
 const std::map<std::string, ValueSetter>& ValueFlags() {
   static const std::map<std::string, ValueSetter> kFlags = {
       {"config.file",
@@ -92,6 +102,7 @@ const std::map<std::string, ValueSetter>& ValueFlags() {
       {"scan.interval", SetScanInterval},
       {"log.level", SetLogLevel},
       {"log.format", SetLogFormat},
+      {"output", SetOutput},
   };
   return kFlags;
 }
@@ -158,7 +169,8 @@ std::string UsageText() {
              "\n"
              "Flags:\n"
              "  --config.file=FILE          YAML config (static brains, registries, globs).\n"
-             "                              Without it: the default registry ~/.m1nd/registry.\n"
+             "                              Without it: m1nd's registry, $M1ND_REGISTRY_DIR\n"
+             "                              or else ~/.m1nd/registry.\n"
              "  --web.listen-address=ADDR   Address to listen on (default \"") +
          kDefaultListenAddress +
          "\"). Repeat it to listen on several\n"
@@ -181,6 +193,8 @@ std::string UsageText() {
          "  --log.format=FORMAT         logfmt or json (default logfmt).\n"
          "  --once                      Scan once, print the verdicts as JSON and exit:\n"
          "                              0 no mismatch, 1 a mismatch, 2 usage or config error.\n"
+         "  --output=FORMAT             With --once: json (default) or table (aligned\n"
+         "                              columns for people, worst first).\n"
          "  -h, --help                  Show this help and exit.\n"
          "  --version                   Show the version and exit.\n";
 }

@@ -19,6 +19,9 @@ namespace scx {
 inline constexpr int kDefaultMaxRequests = 40;
 inline constexpr int kMaxMaxRequests = 1000;
 
+// What --once prints: JSON (the default, for programs) or an aligned table for people.
+enum class OnceOutput { kJson, kTable };
+
 struct Flags {
   std::string config_file;  // empty: DefaultConfig()
   // Every --web.listen-address in order (one listener each); the default alone when
@@ -34,6 +37,8 @@ struct Flags {
   bool disable_exporter_metrics = false;  // no skeleton_coherence_exporter_*, no process_*
   bool enable_lifecycle = false;          // POST /-/reload; 403 without it
   bool once = false;
+  OnceOutput once_output = OnceOutput::kJson;  // --output; only with --once
+  bool output_given = false;
   bool help = false;
   bool version = false;
 };

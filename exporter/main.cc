@@ -1,6 +1,9 @@
 // skeleton-coherence-exporter: parses flags, loads the config, then either scans once
 // (--once) or runs the exporter service.
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -11,6 +14,7 @@
 #include "exporter/json_view.h"
 #include "exporter/logger.h"
 #include "exporter/service.h"
+#include "exporter/table_view.h"
 #include "exporter/watched_sources.h"
 
 namespace scx {
@@ -20,8 +24,14 @@ constexpr int kExitOk = 0;
 constexpr int kExitMismatch = 1;
 constexpr int kExitUsage = 2;
 
+// Colour only for a person at a terminal, and never when NO_COLOR is set.
+bool StdoutWantsColor() {
+  const char* no_color = std::getenv("NO_COLOR");
+  return isatty(STDOUT_FILENO) == 1 && (no_color == nullptr || *no_color == '\0');
+}
+
 // Scans once, prints the report on stdout, and reports problems on stderr.
-int RunOnce(const Config& config, Logger* logger) {
+int RunOnce(const Config& config, OnceOutput output, Logger* logger) {
   StoreReaderOptions options;
   options.max_bytes = config.max_store_bytes;
   LogWatchedSources(config.discovery, logger);
@@ -47,7 +57,9 @@ int RunOnce(const Config& config, Logger* logger) {
     }
     mismatch = mismatch || brain.state == BrainState::kMismatch;
   }
-  std::string report = OnceReport(scan.brains);
+  const std::string report = output == OnceOutput::kTable
+                                 ? OnceTable(scan.brains, StdoutWantsColor())
+                                 : OnceReport(scan.brains);
   std::fwrite(report.data(), 1, report.size(), stdout);
   std::fflush(stdout);
   return mismatch ? kExitMismatch : kExitOk;
@@ -68,6 +80,10 @@ int Main(int argc, char** argv) {
     std::printf("skeleton-coherence-exporter, version %s (revision %s)\n", kVersion, kRevision);
     return kExitOk;
   }
+  if (flags.output_given && !flags.once) {
+    std::fprintf(stderr, "skeleton-coherence-exporter: --output goes with --once\n");
+    return kExitUsage;
+  }
   Config config = DefaultConfig();
   if (!flags.config_file.empty() && !LoadConfigFile(flags.config_file, &config, &error)) {
     std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
@@ -75,7 +91,7 @@ int Main(int argc, char** argv) {
   }
   if (flags.once) {
     Logger logger(flags.log_level, flags.log_format);
-    return RunOnce(config, &logger);
+    return RunOnce(config, flags.once_output, &logger);
   }
   return RunService(flags, config);
 }

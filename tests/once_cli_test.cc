@@ -94,6 +94,25 @@ TEST(OnceCliTest, ExamplesShowTheIncidentAndExitOne) {
   EXPECT_NE(run.err.find("msg=watching"), std::string::npos) << run.err;
 }
 
+TEST(OnceCliTest, TableForPeopleWorstFirstWithoutColourWhenPiped) {
+  RunResult run = RunExporter("--config.file='" + std::string(SCX_SOURCE_DIR) +
+                              "/examples/config.yml' --once --output=table");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_EQ(run.out.rfind("BRAIN", 0), 0u) << run.out;
+  const std::string second_line = run.out.substr(run.out.find('\n') + 1);
+  EXPECT_EQ(second_line.rfind("m1nd ", 0), 0u) << run.out;
+  EXPECT_NE(second_line.find("mismatch  m1nd      keyvault  keyvault"), std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.out.find('\x1b'), std::string::npos);  // stdout is a file here
+}
+
+TEST(OnceCliTest, OutputFlagIsCheckedAndGoesWithOnce) {
+  EXPECT_EQ(RunExporter("--once --output=xml").exit_code, 2);
+  RunResult run = RunExporter("--output=table");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--output goes with --once"), std::string::npos) << run.err;
+}
+
 // Without a config file the registry is m1nd's own default: $M1ND_REGISTRY_DIR first.
 TEST(OnceCliTest, DefaultRegistryFollowsM1ndRegistryDir) {
   TempDir home;

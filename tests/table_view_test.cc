@@ -1,0 +1,83 @@
+// Tests of the --once table: order, alignment, bounded and printable cells, colour.
+#include "exporter/table_view.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace scx {
+namespace {
+
+BrainReport Report(const std::string& name, BrainState state) {
+  BrainReport report;
+  report.brain.name = name;
+  report.state = state;
+  if (state == BrainState::kOk || state == BrainState::kMismatch) {
+    Coherence verdict;
+    verdict.status = state == BrainState::kOk ? CoherenceStatus::kOk : CoherenceStatus::kMismatch;
+    verdict.expected_slug = name;
+    verdict.found_slug = state == BrainState::kOk ? name : "keyvault";
+    if (state == BrainState::kMismatch) verdict.reason = "skeleton_id is foreign";
+    report.coherence = verdict;
+  }
+  return report;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(OnceTableTest, WorstFirstThenByNameWithAlignedColumns) {
+  BrainReport incident = Report("m1nd", BrainState::kMismatch);
+  incident.provenance.owner_brain = "keyvault";
+  BrainReport torn = Report("torn", BrainState::kUnreadable);
+  torn.read_error = StoreError::kParse;
+  torn.read_error_message = "unexpected end";
+  const std::string text = OnceTable(
+      {Report("alpha", BrainState::kOk), Report("notes", BrainState::kAbsent), torn, incident},
+      /*color=*/false);
+  const std::vector<std::string> lines = Lines(text);
+  ASSERT_EQ(5u, lines.size()) << text;
+  EXPECT_EQ(0u, lines[0].find("BRAIN"));
+  EXPECT_EQ(0u, lines[1].find("m1nd "));
+  EXPECT_EQ(0u, lines[2].find("torn "));
+  EXPECT_EQ(0u, lines[3].find("notes "));
+  EXPECT_EQ(0u, lines[4].find("alpha "));
+  // Every column starts at the same offset on every line.
+  const std::size_t state_at = lines[0].find("STATE");
+  const std::size_t owner_at = lines[0].find("OWNER");
+  EXPECT_EQ(state_at, lines[1].find("mismatch"));
+  EXPECT_EQ(state_at, lines[2].find("unreadable"));
+  EXPECT_EQ(owner_at, lines[1].find("keyvault  skeleton_id is foreign"));
+  EXPECT_NE(std::string::npos, lines[2].find("parse: unexpected end"));
+  EXPECT_NE(std::string::npos, lines[3].find("no store yet"));
+  EXPECT_EQ(std::string::npos, text.find('\x1b'));
+}
+
+TEST(OnceTableTest, ValuesFromDiskArePrintableAndBounded) {
+  BrainReport hostile = Report("m1nd", BrainState::kMismatch);
+  hostile.coherence->found_slug = std::string(10000, 'k') + "\n\x1b[2J";
+  hostile.coherence->reason = "line one\nline two\r\x07";
+  const std::string text = OnceTable({hostile}, /*color=*/false);
+  const std::vector<std::string> lines = Lines(text);
+  ASSERT_EQ(2u, lines.size()) << text;
+  EXPECT_EQ(std::string::npos, text.find('\x1b'));
+  EXPECT_EQ(std::string::npos, text.find('\x07'));
+  EXPECT_NE(std::string::npos, lines[1].find(std::string(kTableCellMaxChars - 3, 'k') + "..."));
+  EXPECT_EQ(std::string::npos, lines[1].find(std::string(kTableCellMaxChars, 'k')));
+  EXPECT_NE(std::string::npos, lines[1].find("line one line two"));
+}
+
+TEST(OnceTableTest, ColourOnlyWhenAsked) {
+  const std::string text = OnceTable({Report("m1nd", BrainState::kMismatch)}, /*color=*/true);
+  EXPECT_NE(std::string::npos, text.find("\x1b[1;31mmismatch")) << text;
+  EXPECT_NE(std::string::npos, text.find("\x1b[0m"));
+}
+
+}  // namespace
+}  // namespace scx
