@@ -1,5 +1,5 @@
-// Basic auth: base64, the header parser, bcrypt through libcrypt, and the cache of
-// verified credentials keyed by a salted SHA-256.
+// Basic auth: base64, the header parser, bcrypt through libcrypt, the cache of
+// verified credentials keyed by a salted SHA-256, and the bcrypt gate.
 #include "exporter/basic_auth.h"
 
 #include <crypt.h>
@@ -8,6 +8,8 @@
 #include <openssl/rand.h>
 #include <strings.h>
 
+#include <algorithm>
+#include <cctype>
 #include <memory>
 #include <utility>
 
@@ -69,6 +71,44 @@ bool ParseBasicAuthorization(const char* header, std::string* user, std::string*
   return true;
 }
 
+int BcryptCost(const std::string& hash) {
+  // "$2a$", "$2b$" or "$2y$", then two digits and '$'.
+  if (hash.size() < 7 || hash.compare(0, 2, "$2") != 0 ||
+      std::string("aby").find(hash[2]) == std::string::npos || hash[3] != '$' || hash[6] != '$' ||
+      !std::isdigit(static_cast<unsigned char>(hash[4])) ||
+      !std::isdigit(static_cast<unsigned char>(hash[5]))) {
+    return -1;
+  }
+  const int cost = (hash[4] - '0') * 10 + (hash[5] - '0');
+  return cost >= 4 && cost <= 31 ? cost : -1;
+}
+
+namespace {
+
+// A random bcrypt setting of `cost` and a checksum bcrypt never produces: its
+// 31-character checksum carries 184 bits, so the last character is one of every
+// fourth of the alphabet, and '/' is never one.
+std::string UnmatchableHashOfCost(int cost) {
+  char setting[CRYPT_GENSALT_OUTPUT_SIZE];
+  if (crypt_gensalt_rn("$2b$", cost, nullptr, 0, setting, sizeof(setting)) == nullptr) return "";
+  return std::string(setting) + std::string(30, '.') + "/";
+}
+
+}  // namespace
+
+std::string UnmatchableBcryptHash(int cost) {
+  // Make sure, cheaply (cost 4), that libcrypt computes a full bcrypt for such a hash
+  // (the time an unknown user must cost) rather than refusing it at once.
+  const std::string probe = UnmatchableHashOfCost(4);
+  auto data = std::make_unique<crypt_data>();
+  const char* computed = crypt_rn("", probe.c_str(), data.get(), static_cast<int>(sizeof(*data)));
+  if (probe.empty() || computed == nullptr ||
+      std::string(computed).compare(0, 29, probe, 0, 29) != 0) {
+    return "";
+  }
+  return UnmatchableHashOfCost(cost);
+}
+
 bool BcryptMatches(const std::string& password, const std::string& hash) {
   auto data = std::make_unique<crypt_data>();
   const char* computed =
@@ -106,21 +146,70 @@ std::size_t VerifiedCredentials::size() const {
   return keys_.size();
 }
 
-BasicAuth::BasicAuth(std::map<std::string, std::string> users, Verifier verify,
-                     std::size_t cache_capacity)
-    : users_(std::move(users)), verify_(std::move(verify)), cache_(cache_capacity) {}
+bool BcryptGate::TryEnter() {
+  int in_use = in_use_.load();
+  while (in_use < slots_) {
+    if (in_use_.compare_exchange_weak(in_use, in_use + 1)) return true;
+  }
+  return false;
+}
 
-bool BasicAuth::Check(const char* authorization) {
+void BcryptGate::Leave() { in_use_.fetch_sub(1); }
+
+namespace {
+
+// The hash unknown users are checked against: as costly as the costliest user's.
+std::string DummyHash(const std::map<std::string, std::string>& users) {
+  int cost = -1;
+  std::string costliest;
+  for (const auto& [user, hash] : users) {
+    if (costliest.empty() || BcryptCost(hash) > cost) {
+      cost = BcryptCost(hash);
+      costliest = hash;
+    }
+  }
+  const std::string dummy = UnmatchableBcryptHash(cost > 0 ? cost : BasicAuth::kFallbackBcryptCost);
+  // Without a random salt, a user's own hash costs the same; Check still denies
+  // an unknown user whose password happens to match it.
+  return dummy.empty() ? costliest : dummy;
+}
+
+// Holds a BcryptGate slot taken by TryEnter until it goes out of scope.
+class GateSlot {
+ public:
+  explicit GateSlot(BcryptGate* gate) : gate_(gate) {}
+  ~GateSlot() { gate_->Leave(); }
+  GateSlot(const GateSlot&) = delete;
+  GateSlot& operator=(const GateSlot&) = delete;
+
+ private:
+  BcryptGate* const gate_;
+};
+
+}  // namespace
+
+BasicAuth::BasicAuth(std::map<std::string, std::string> users, Verifier verify,
+                     std::size_t cache_capacity, int bcrypt_slots)
+    : users_(std::move(users)),
+      verify_(std::move(verify)),
+      dummy_hash_(DummyHash(users_)),
+      cache_(cache_capacity),
+      gate_(bcrypt_slots) {}
+
+AuthResult BasicAuth::Check(const char* authorization) {
   std::string user, password;
-  if (!ParseBasicAuthorization(authorization, &user, &password)) return false;
-  if (cache_.Contains(user, password)) return true;
+  if (!ParseBasicAuthorization(authorization, &user, &password)) return AuthResult::kDenied;
+  if (password.size() > kMaxBcryptPasswordBytes) return AuthResult::kDenied;
+  // Before the gate: a scrape with cached credentials never waits behind bcrypt.
+  if (cache_.Contains(user, password)) return AuthResult::kAllowed;
+  if (!gate_.TryEnter()) return AuthResult::kBusy;
+  GateSlot slot(&gate_);
   const auto it = users_.find(user);
   const bool known = it != users_.end();
-  // An unknown user pays the verifier too, against the first user's hash.
-  const bool match = verify_(password, known ? it->second : users_.begin()->second);
-  if (!known || !match) return false;
+  const bool match = verify_(password, known ? it->second : dummy_hash_);
+  if (!known || !match) return AuthResult::kDenied;
   cache_.Insert(user, password);
-  return true;
+  return AuthResult::kAllowed;
 }
 
 }  // namespace scx

@@ -191,7 +191,15 @@ struct HttpServer::Impl {
 
   HttpResponse Respond(mg_connection* conn, const mg_request_info& info,
                        std::optional<InFlight>* in_flight) const {
-    if (auth != nullptr && !auth->Check(mg_get_header(conn, "Authorization"))) {
+    const AuthResult auth_result =
+        auth != nullptr ? auth->Check(mg_get_header(conn, "Authorization")) : AuthResult::kAllowed;
+    if (auth_result == AuthResult::kBusy) {
+      // Every bcrypt slot is taken (a flood of wrong passwords, most likely).
+      HttpResponse response = TextResponse(429, "Too Many Requests: retry later\n");
+      response.headers["Retry-After"] = "1";
+      return response;
+    }
+    if (auth_result == AuthResult::kDenied) {
       HttpResponse response = TextResponse(401, "Unauthorized\n");
       response.headers["WWW-Authenticate"] = kAuthenticateHeader;
       return response;

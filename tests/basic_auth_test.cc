@@ -1,14 +1,22 @@
-// Tests for basic auth: base64, the Authorization header parser, bcrypt, and the
-// cache of verified credentials (checked by counting verifier calls, not by time).
+// Tests for basic auth: base64, the Authorization header parser, bcrypt, the cache
+// of verified credentials, the bcrypt gate, the dummy hash for unknown users and the
+// 72-byte limit (checked by counting and blocking verifier calls, not by time).
 #include "exporter/basic_auth.h"
 
 #include <crypt.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "tests/http_client.h"
+#include "tests/test_process.h"
+#include "tests/test_support.h"
 
 namespace scx {
 namespace {
@@ -54,17 +62,53 @@ TEST(ParseBasicAuthorization, RefusesOtherValues) {
   }
 }
 
-TEST(BcryptMatches, MatchesOnlyTheHashedPassword) {
+// A bcrypt hash of `password` made with libcrypt.
+std::string Bcrypt(const std::string& password, int cost = 4) {
   char salt[CRYPT_GENSALT_OUTPUT_SIZE];
-  ASSERT_NE(crypt_gensalt_rn("$2b$", 4, nullptr, 0, salt, sizeof(salt)), nullptr);
+  if (crypt_gensalt_rn("$2b$", cost, nullptr, 0, salt, sizeof(salt)) == nullptr) return "";
   auto data = std::make_unique<crypt_data>();
-  const char* computed = crypt_rn("secret", salt, data.get(), sizeof(*data));
-  ASSERT_NE(computed, nullptr);
-  const std::string hash = computed;
+  const char* computed = crypt_rn(password.c_str(), salt, data.get(), sizeof(*data));
+  return computed == nullptr ? "" : computed;
+}
+
+TEST(BcryptMatches, MatchesOnlyTheHashedPassword) {
+  const std::string hash = Bcrypt("secret");
+  ASSERT_EQ(hash.size(), 60u);
   EXPECT_TRUE(BcryptMatches("secret", hash));
   EXPECT_FALSE(BcryptMatches("Secret", hash));
   EXPECT_FALSE(BcryptMatches("secret", hash.substr(0, 59)));
   EXPECT_FALSE(BcryptMatches("secret", "not a hash"));
+}
+
+TEST(BcryptCost, ReadsTheCostOfEachVariant) {
+  EXPECT_EQ(BcryptCost("$2y$10$mDwo.lAisC94iLAyP81MCesa29IzH37oigHC/42V2pdJlUprsJPze"), 10);
+  EXPECT_EQ(BcryptCost("$2a$04$x"), 4);
+  EXPECT_EQ(BcryptCost("$2b$31$x"), 31);
+  for (const char* bad :
+       {"", "$2y$1", "$2x$10$", "$1$10$", "$2y$03$", "$2y$32$", "$2y$1a$", "hash-of-x"}) {
+    EXPECT_EQ(BcryptCost(bad), -1) << bad;
+  }
+}
+
+TEST(UnmatchableBcryptHash, HasTheCostAndMatchesNothing) {
+  const std::string hash = UnmatchableBcryptHash(5);
+  ASSERT_EQ(hash.size(), 60u) << hash;
+  EXPECT_EQ(BcryptCost(hash), 5);
+  for (const char* password : {"", "secret", "................................"}) {
+    EXPECT_FALSE(BcryptMatches(password, hash)) << password;
+  }
+  EXPECT_NE(UnmatchableBcryptHash(5), hash);  // a fresh random salt each time
+}
+
+TEST(BcryptGate, TurnsAwayBeyondItsSlots) {
+  BcryptGate gate(2);
+  EXPECT_TRUE(gate.TryEnter());
+  EXPECT_TRUE(gate.TryEnter());
+  EXPECT_FALSE(gate.TryEnter());
+  EXPECT_EQ(gate.in_use(), 2);
+  gate.Leave();
+  EXPECT_TRUE(gate.TryEnter());
+  EXPECT_FALSE(gate.TryEnter());
 }
 
 TEST(VerifiedCredentials, RemembersExactlyWhatWasInserted) {
@@ -107,7 +151,7 @@ class BasicAuthTest : public ::testing::Test {
               }) {}
 
   bool Check(const std::string& user, const std::string& password) {
-    return auth_.Check(BasicAuthorization(user, password).c_str());
+    return auth_.Check(BasicAuthorization(user, password).c_str()) == AuthResult::kAllowed;
   }
 
   int verifier_calls_ = 0;
@@ -141,9 +185,121 @@ TEST_F(BasicAuthTest, UnknownUsersPayTheVerifierAndFail) {
 }
 
 TEST_F(BasicAuthTest, MalformedHeadersFailWithoutVerifying) {
-  EXPECT_FALSE(auth_.Check(nullptr));
-  EXPECT_FALSE(auth_.Check("Bearer abc"));
+  EXPECT_EQ(auth_.Check(nullptr), AuthResult::kDenied);
+  EXPECT_EQ(auth_.Check("Bearer abc"), AuthResult::kDenied);
   EXPECT_EQ(verifier_calls_, 0);
+}
+
+TEST_F(BasicAuthTest, PasswordsOver72BytesAreRefusedWithoutVerifying) {
+  EXPECT_FALSE(Check("alice", std::string(73, 'w')));
+  EXPECT_EQ(verifier_calls_, 0);
+}
+
+// With real bcrypt: a password that shares its first 72 bytes with the right one is
+// refused, not accepted as bcrypt alone would.
+TEST(BasicAuthBcryptTest, SeventyTwoBytesAreTheLimit) {
+  const std::string password(72, 'p');
+  BasicAuth auth({{"alice", Bcrypt(password)}});
+  EXPECT_TRUE(BcryptMatches(password + "extra", Bcrypt(password)));  // what bcrypt does
+  EXPECT_EQ(auth.Check(BasicAuthorization("alice", password + "extra").c_str()),
+            AuthResult::kDenied);
+  EXPECT_EQ(auth.Check(BasicAuthorization("alice", password).c_str()), AuthResult::kAllowed);
+}
+
+TEST(BasicAuthDummyHashTest, UnknownUsersAreCheckedAgainstTheHighestCost) {
+  std::vector<std::string> hashes_seen;
+  const std::string cheap = "$2y$04$" + std::string(53, 'a');
+  const std::string dear = "$2y$06$" + std::string(53, 'b');
+  BasicAuth auth({{"alice", cheap}, {"bob", dear}, {"carol", cheap}},
+                 [&](const std::string&, const std::string& hash) {
+                   hashes_seen.push_back(hash);
+                   return false;
+                 });
+  EXPECT_EQ(BcryptCost(auth.dummy_hash()), 6);
+  EXPECT_EQ(auth.Check(BasicAuthorization("mallory", "x").c_str()), AuthResult::kDenied);
+  EXPECT_EQ(auth.Check(BasicAuthorization("alice", "x").c_str()), AuthResult::kDenied);
+  ASSERT_EQ(hashes_seen.size(), 2u);
+  EXPECT_EQ(hashes_seen[0], auth.dummy_hash());  // not a user's own hash
+  EXPECT_NE(hashes_seen[0], cheap);
+  EXPECT_NE(hashes_seen[0], dear);
+  EXPECT_EQ(hashes_seen[1], cheap);
+}
+
+// Verifier calls wait at a door the test opens; two slots.
+class BasicAuthGateTest : public ::testing::Test {
+ protected:
+  BasicAuthGateTest()
+      : auth_(
+            {{"alice", "hash-of-wonderland"}},
+            [this](const std::string& password, const std::string& hash) {
+              std::unique_lock<std::mutex> lock(mutex_);
+              ++waiting_;
+              changed_.notify_all();
+              changed_.wait(lock, [this] { return open_; });
+              return hash == "hash-of-" + password;
+            },
+            BasicAuth::kDefaultCacheCapacity, 2) {}
+
+  ~BasicAuthGateTest() override {
+    Open();
+    for (std::thread& thread : threads_) thread.join();
+  }
+
+  void Open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+
+  // Starts `count` wrong-password checks and waits until all of them hold a slot.
+  void FillTheSlots(int count) {
+    for (int i = 0; i < count; ++i) {
+      threads_.emplace_back([this] {
+        EXPECT_EQ(auth_.Check(BasicAuthorization("alice", "wrong").c_str()), AuthResult::kDenied);
+      });
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    ASSERT_TRUE(
+        changed_.wait_for(lock, std::chrono::seconds(5), [&] { return waiting_ == count; }));
+  }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int waiting_ = 0;
+  bool open_ = false;
+  std::vector<std::thread> threads_;
+  BasicAuth auth_;
+};
+
+TEST_F(BasicAuthGateTest, CachedCredentialsNeverWaitForBcrypt) {
+  Open();
+  ASSERT_EQ(auth_.Check(BasicAuthorization("alice", "wonderland").c_str()), AuthResult::kAllowed);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = false;
+    waiting_ = 0;
+  }
+  FillTheSlots(2);
+  const AuthResult cached = testing::CallWithin(std::chrono::seconds(5), "a cached check", [&] {
+    return auth_.Check(BasicAuthorization("alice", "wonderland").c_str());
+  });
+  EXPECT_EQ(cached, AuthResult::kAllowed);
+}
+
+TEST_F(BasicAuthGateTest, BeyondTheSlotsChecksAreTurnedAwayAtOnce) {
+  FillTheSlots(2);
+  for (const char* user : {"alice", "mallory"}) {  // known or not: the same answer
+    const AuthResult result = testing::CallWithin(std::chrono::seconds(5), "a third check", [&] {
+      return auth_.Check(BasicAuthorization(user, "guess").c_str());
+    });
+    EXPECT_EQ(result, AuthResult::kBusy) << user;
+  }
+  // An uncached right password too: it is not known to be right before bcrypt.
+  EXPECT_EQ(auth_.Check(BasicAuthorization("alice", "wonderland").c_str()), AuthResult::kBusy);
+  Open();
+  for (std::thread& thread : threads_) thread.join();
+  threads_.clear();
+  EXPECT_EQ(auth_.Check(BasicAuthorization("alice", "wonderland").c_str()), AuthResult::kAllowed);
 }
 
 }  // namespace
