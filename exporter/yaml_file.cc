@@ -1,10 +1,13 @@
 // Reading, parsing and error formatting for the YAML config files.
 #include "exporter/yaml_file.h"
 
+#include <pthread.h>
 #include <sys/stat.h>
+#include <yaml-cpp/depthguard.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 
 #include "engine/brain_file.h"
 
@@ -41,6 +44,55 @@ std::size_t BlockIndentEnd(const std::string& text, std::size_t pos, std::size_t
     ++pos;
   }
   return pos;
+}
+
+// yaml-cpp stops at its own depth guard (about 500 levels) with DeepRecursion, which
+// needs about 512 KiB of stack; the parse gets a thread with room to spare, so that
+// text the nesting bound misjudges cannot overflow the caller's stack (an HTTP
+// worker's is ~100 KiB).
+constexpr std::size_t kParseStackBytes = std::size_t{8} << 20;
+
+// Runs `call` on a new thread with a `stack_bytes` stack and waits for it. False
+// (`call` not run) when no such thread could be made.
+bool RunOnOwnStack(std::size_t stack_bytes, const std::function<void()>& call) {
+  pthread_attr_t attributes;
+  if (pthread_attr_init(&attributes) != 0) return false;
+  pthread_t thread;
+  const bool created = pthread_attr_setstacksize(&attributes, stack_bytes) == 0 &&
+                       pthread_create(
+                           &thread, &attributes,
+                           [](void* argument) -> void* {
+                             (*static_cast<const std::function<void()>*>(argument))();
+                             return nullptr;
+                           },
+                           const_cast<std::function<void()>*>(&call)) == 0;
+  pthread_attr_destroy(&attributes);
+  if (created) pthread_join(thread, nullptr);
+  return created;
+}
+
+std::string TooDeep(const std::string& file_name, const YAML::Mark& mark) {
+  return YamlError(file_name, mark, "",
+                   "nested too deeply: more than " + std::to_string(kMaxYamlNesting) +
+                       " levels of lists and mappings (indentation counts one level per "
+                       "column)");
+}
+
+// YAML::Load, with its exceptions turned into `error`. Never throws.
+bool LoadYamlText(const std::string& text, const std::string& file_name, YAML::Node* root,
+                  std::string* error) {
+  try {
+    *root = YAML::Load(text);
+    return true;
+  } catch (const YAML::DeepRecursion& e) {
+    *error = YamlError(file_name, e.mark, "", "nested too deeply for the YAML parser");
+  } catch (const YAML::Exception& e) {
+    *error = YamlError(file_name, e.mark, "", "invalid YAML: " + e.msg);
+  } catch (const std::exception& e) {
+    *error =
+        YamlError(file_name, YAML::Mark::null_mark(), "", std::string("cannot parse: ") + e.what());
+  }
+  return false;
 }
 
 }  // namespace
@@ -118,19 +170,13 @@ bool ParseYamlText(const std::string& text, const std::string& file_name, YAML::
   if (YamlNestingBound(text, &deepest_line) > kMaxYamlNesting) {
     YAML::Mark mark;
     mark.line = deepest_line - 1;
-    *error = YamlError(file_name, mark, "",
-                       "nested too deeply: more than " + std::to_string(kMaxYamlNesting) +
-                           " levels of lists and mappings (indentation counts one level per "
-                           "column)");
+    *error = TooDeep(file_name, mark);
     return false;
   }
-  try {
-    *root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    *error = YamlError(file_name, e.mark, "", "invalid YAML: " + e.msg);
-    return false;
-  }
-  return true;
+  bool parsed = false;
+  const std::function<void()> parse = [&] { parsed = LoadYamlText(text, file_name, root, error); };
+  if (!RunOnOwnStack(kParseStackBytes, parse)) parse();  // no thread: the caller's stack
+  return parsed;
 }
 
 std::string ResolveYamlPath(const std::string& file_name, const std::string& path) {

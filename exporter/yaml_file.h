@@ -28,6 +28,9 @@ bool LoadYamlFile(const std::string& path, YAML::Node* root, std::string* error)
 
 // Parses YAML text; `file_name` names it in the error. Text whose nesting may exceed
 // kMaxYamlNesting (see YamlNestingBound) is refused with the first line that does.
+// The parse itself runs on a thread of its own with an 8 MiB stack, where yaml-cpp's
+// own depth guard (about 500 levels) ends text the bound misjudges with an error,
+// whatever the caller's stack.
 bool ParseYamlText(const std::string& text, const std::string& file_name, YAML::Node* root,
                    std::string* error);
 
