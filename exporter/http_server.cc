@@ -163,6 +163,21 @@ struct HttpServer::Impl {
 
   // Written by the owner before Start, read by workers while running.
   std::map<std::string, Route> routes;
+  std::map<std::string, Route> prefix_routes;  // by prefix
+
+  // The exact route for `path`, else the one with the longest prefix of it; null if none.
+  const Route* FindRoute(const std::string& path) const {
+    if (auto it = routes.find(path); it != routes.end()) return &it->second;
+    const Route* found = nullptr;
+    std::size_t longest = 0;
+    for (const auto& [prefix, route] : prefix_routes) {
+      if (path.compare(0, prefix.size(), prefix) == 0 && prefix.size() >= longest) {
+        found = &route;
+        longest = prefix.size();
+      }
+    }
+    return found;
+  }
   WebConfig web_config;
   std::unique_ptr<BasicAuth> auth;  // null: no authentication
   std::string tls_error;            // why OnInitSsl failed; written during Start
@@ -209,9 +224,9 @@ struct HttpServer::Impl {
     request.path = info.local_uri != nullptr ? info.local_uri : "";
     request.query = info.query_string != nullptr ? info.query_string : "";
     request.accepts_gzip = AcceptsGzip(info);
-    auto it = routes.find(request.path);
-    if (it == routes.end()) return TextResponse(404, "Not Found\n");
-    const Route& route = it->second;
+    const Route* found = FindRoute(request.path);
+    if (found == nullptr) return TextResponse(404, "Not Found\n");
+    const Route& route = *found;
     if (request.method != "GET" && request.method != "HEAD" &&
         !(route.allow_post && request.method == "POST")) {
       HttpResponse response = TextResponse(405, "Method Not Allowed\n");
@@ -304,6 +319,10 @@ HttpServer::~HttpServer() { Stop(); }
 
 void HttpServer::Handle(const std::string& path, HttpHandler handler, bool allow_post) {
   impl_->routes[path] = Impl::Route{std::move(handler), allow_post};
+}
+
+void HttpServer::HandlePrefix(const std::string& prefix, HttpHandler handler) {
+  impl_->prefix_routes[prefix].handler = std::move(handler);
 }
 
 void HttpServer::LimitInFlight(const std::string& path, int max_in_flight) {

@@ -72,6 +72,10 @@ class HttpServer {
   // default) means no limit. Call after Handle and before Start. The worker threads
   // (HttpServerOptions::num_threads) must outnumber the limit for it to be reached
   // before requests queue.
+  // Registers `handler` (GET and HEAD) for every path that starts with `prefix` and
+  // has no exact route; the longest matching prefix wins. Call before Start.
+  void HandlePrefix(const std::string& prefix, HttpHandler handler);
+
   void LimitInFlight(const std::string& path, int max_in_flight);
 
   // Binds and starts the worker threads. Returns false with `error` set when the

@@ -113,6 +113,35 @@ std::string OnceReport(const std::vector<BrainReport>& brains) {
 
 std::string BrainView(const BrainReport& brain) { return Dump(BrainJson(brain)); }
 
+std::string BrainDetailView(const BrainReport& brain, double scanned_at) {
+  Json out = BrainJson(brain);
+  out["scanned_at"] = scanned_at;
+  if (!out["present"].get<bool>()) out["honest"] = kNoSkeletonYet;
+  return Dump(out);
+}
+
+std::string BrainNorthView(const BrainReport& brain) {
+  Json out;
+  out["brain"] = brain.brain.name;
+  Json gaps = Json::array();
+  if (!brain.coherence) {
+    out["map"] = Json{{"coherence", nullptr}};
+  } else if (brain.coherence->status == CoherenceStatus::kOk) {
+    out["map"] = Json{{"coherence", "ok"}};
+  } else {
+    const Coherence& verdict = *brain.coherence;
+    out["map"] = Json{{"coherence", "mismatch"}};
+    gaps.push_back("Skeleton coherence sickness: serving brain expects slug `" +
+                   verdict.expected_slug + "`, but the SystemBlock store carries `" +
+                   verdict.found_slug + "` \u2014 signal only; reads and writes remain available.");
+    out["north"] = NorthJson(verdict);
+  }
+  out["honest_gaps"] = gaps;
+  return Dump(out);
+}
+
+std::string JsonError(const std::string& message) { return Dump(Json{{"error", message}}); }
+
 std::string BrainsView(const std::vector<BrainReport>& brains) {
   Json list = Json::array();
   for (const BrainReport& brain : brains) list.push_back(BrainJson(brain));

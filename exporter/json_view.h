@@ -24,6 +24,21 @@ std::string OnceReport(const std::vector<BrainReport>& brains);
 // "skeleton_coherence":{...}|null,"north":{"skeleton_coherence":{"status":"sick",...}}}.
 std::string BrainView(const BrainReport& brain);
 
+// m1nd's honesty line for a brain without a store.
+inline constexpr char kNoSkeletonYet[] = "no skeleton yet \u2014 import a seed or run a scan";
+
+// GET /api/v1/brains/{brain}: BrainView plus "scanned_at" (Unix time of the scan that
+// read it) and, without a store, m1nd's "honest" line.
+std::string BrainDetailView(const BrainReport& brain, double scanned_at);
+
+// GET /api/v1/brains/{brain}/north: Surface B. Always {"brain","map":{"coherence"},
+// "honest_gaps":[...]}; on mismatch also the spec's "north" sick object, and m1nd's
+// sickness sentence in honest_gaps. "coherence" is "ok", "mismatch" or null.
+std::string BrainNorthView(const BrainReport& brain);
+
+// {"error": message}, for 404 and 503 answers.
+std::string JsonError(const std::string& message);
+
 // {"brains":[BrainView...]} for every brain.
 std::string BrainsView(const std::vector<BrainReport>& brains);
 

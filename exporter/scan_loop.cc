@@ -191,6 +191,7 @@ void ScanLoop::Publish() {
   if (stats.exporter_metrics) ReadProcess(&stats);
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->scan_number = stats.scans_total;
+  snapshot->scanned_at = stats.last_scan_timestamp_seconds;
   snapshot->brains = last_result_.brains;
   std::vector<std::string> dropped;
   snapshot->metrics_text = RenderMetrics(last_result_, stats, &dropped);

@@ -54,6 +54,7 @@ struct ScanSettings {
 // Everything served from one completed scan. Never modified once published.
 struct Snapshot {
   std::uint64_t scan_number = 0;  // 0: no scan has completed yet
+  double scanned_at = 0;          // Unix time at which that scan completed
   std::vector<BrainReport> brains;
   std::string metrics_text;  // Prometheus text format
   std::string metrics_gzip;  // metrics_text gzip-compressed; empty if compression failed

@@ -12,12 +12,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exporter/build_info.h"
 #include "exporter/config_reloader.h"
 #include "exporter/endpoints.h"
 #include "exporter/http_server.h"
+#include "exporter/json_view.h"
 #include "exporter/listen_address.h"
 #include "exporter/logger.h"
 #include "exporter/scan_loop.h"
@@ -152,6 +154,8 @@ class Service {
     server_.Handle(flags_.telemetry_path, [this](const HttpRequest& r) { return Metrics(r); });
     server_.Handle(kLandingPagePath, [this](const HttpRequest&) { return LandingPage(); });
     server_.Handle(kBrainsApiPath, [this](const HttpRequest&) { return Brains(); });
+    server_.HandlePrefix(std::string(kBrainsApiPath) + "/",
+                         [this](const HttpRequest& r) { return OneBrain(r); });
     server_.Handle(kHealthyPath, [](const HttpRequest&) { return TextResponse(200, "Healthy"); });
     server_.Handle(kReadyPath, [this](const HttpRequest&) {
       return loop_.ready() ? TextResponse(200, "Ready") : TextResponse(503, "Not ready");
@@ -196,6 +200,44 @@ class Service {
       response.body = snapshot->brains_json;
     }
     return response;
+  }
+
+  // GET /api/v1/brains/{brain} and /api/v1/brains/{brain}/north. The name is matched
+  // exactly against the brains of the last scan (never used as a path); a brain
+  // literally named "x/north" wins over the north view of "x".
+  HttpResponse OneBrain(const HttpRequest& request) const {
+    static constexpr std::string_view kNorthSuffix = "/north";
+    const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
+    HttpResponse response;
+    response.content_type = kJsonContentType;
+    if (snapshot->scan_number == 0) {
+      response.status = 503;
+      response.body = JsonError("the first scan has not completed yet");
+      return response;
+    }
+    const std::string name = request.path.substr(std::string_view(kBrainsApiPath).size() + 1);
+    if (const BrainReport* brain = FindBrain(*snapshot, name)) {
+      response.body = BrainDetailView(*brain, snapshot->scanned_at);
+      return response;
+    }
+    if (name.size() > kNorthSuffix.size() &&
+        name.compare(name.size() - kNorthSuffix.size(), kNorthSuffix.size(), kNorthSuffix) == 0) {
+      const std::string base = name.substr(0, name.size() - kNorthSuffix.size());
+      if (const BrainReport* brain = FindBrain(*snapshot, base)) {
+        response.body = BrainNorthView(*brain);
+        return response;
+      }
+    }
+    response.status = 404;
+    response.body = JsonError("no brain named \"" + name + "\"");
+    return response;
+  }
+
+  static const BrainReport* FindBrain(const Snapshot& snapshot, const std::string& name) {
+    for (const BrainReport& brain : snapshot.brains) {
+      if (brain.brain.name == name) return &brain;
+    }
+    return nullptr;
   }
 
   // Prometheus' rules: POST only, and only with --web.enable-lifecycle. The answer

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "exporter/gzip.h"
 #include "tests/http_client.h"
@@ -28,6 +29,7 @@
 namespace scx {
 namespace {
 
+using Json = nlohmann::json;
 using std::chrono::milliseconds;
 using testing::HttpFetch;
 using testing::HttpGet;
@@ -417,6 +419,44 @@ TEST_F(ExporterIntegrationTest, SigtermDuringReloadsExitsWithinASecond) {
   ASSERT_TRUE(status.has_value()) << "still running 3 s after SIGTERM";
   EXPECT_LT(std::chrono::steady_clock::now() - signalled_at, milliseconds(1000));
   EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
+}
+
+// Per-brain surfaces: Surface A at /api/v1/brains/{brain}, Surface B at .../north, a
+// JSON 404 for a name that is no brain (names are matched, never used as paths).
+TEST_F(ExporterIntegrationTest, EachBrainHasItsOwnSurfaces) {
+  HttpResult one = HttpGet(port_, "/api/v1/brains/m1nd");
+  ASSERT_EQ(one.status, 200) << one.error << one.body;
+  EXPECT_EQ(one.Header("Content-Type"), "application/json");
+  const Json brain = Json::parse(one.body);
+  EXPECT_EQ(brain["skeleton_coherence"]["status"], "mismatch");
+  EXPECT_EQ(brain["skeleton_coherence"]["found_slug"], "keyvault");
+  EXPECT_EQ(brain["skeleton_owner"], "keyvault");
+  EXPECT_GT(brain["scanned_at"].get<double>(), 1.7e9);
+
+  const Json north = Json::parse(HttpGet(port_, "/api/v1/brains/m1nd/north").body);
+  EXPECT_EQ(north["map"]["coherence"], "mismatch");
+  EXPECT_EQ(north["north"]["skeleton_coherence"]["status"], "sick");
+  ASSERT_EQ(north["honest_gaps"].size(), 1u);
+  EXPECT_NE(north["honest_gaps"][0].get<std::string>().find(
+                "serving brain expects slug `m1nd`, but the SystemBlock store carries `keyvault`"),
+            std::string::npos);
+
+  const Json healthy = Json::parse(HttpGet(port_, "/api/v1/brains/keyvault/north").body);
+  EXPECT_EQ(healthy["map"]["coherence"], "ok");
+  EXPECT_TRUE(healthy["honest_gaps"].empty());
+  EXPECT_FALSE(healthy.contains("north"));
+
+  const Json empty = Json::parse(HttpGet(port_, "/api/v1/brains/empty").body);
+  EXPECT_TRUE(empty["skeleton_coherence"].is_null());
+  EXPECT_EQ(empty["honest"], "no skeleton yet \u2014 import a seed or run a scan");
+
+  for (const char* path : {"/api/v1/brains/nope", "/api/v1/brains/m1nd/south", "/api/v1/brains/"}) {
+    HttpResult missing = HttpGet(port_, path);
+    EXPECT_EQ(missing.status, 404) << path;
+    EXPECT_TRUE(Json::parse(missing.body).contains("error")) << path << ": " << missing.body;
+  }
+  // civetweb decodes and normalises the path first: this one leaves /api/v1/brains/.
+  EXPECT_EQ(HttpGet(port_, "/api/v1/brains/%2e%2e%2fm1nd").status, 404);
 }
 
 TEST_F(ExporterIntegrationTest, ReloadNeedsPost) {

@@ -171,6 +171,19 @@ TEST_F(HttpServerTest, UnknownPathIs404) {
   }
 }
 
+TEST_F(HttpServerTest, PrefixRoutesLongestFirstAndExactRoutesWin) {
+  server_.Handle("/api/v1/brains", [](const HttpRequest&) { return TextResponse(200, "list"); });
+  server_.HandlePrefix("/api/v1/",
+                       [](const HttpRequest& r) { return TextResponse(200, "short " + r.path); });
+  server_.HandlePrefix("/api/v1/brains/",
+                       [](const HttpRequest& r) { return TextResponse(200, "long " + r.path); });
+  StartOrDie();
+  EXPECT_EQ(HttpGet(server_.port(), "/api/v1/brains").body, "list");
+  EXPECT_EQ(HttpGet(server_.port(), "/api/v1/brains/m1nd").body, "long /api/v1/brains/m1nd");
+  EXPECT_EQ(HttpGet(server_.port(), "/api/v1/other").body, "short /api/v1/other");
+  EXPECT_EQ(HttpGet(server_.port(), "/api/v2/x").status, 404);
+}
+
 TEST_F(HttpServerTest, OtherMethodsAre405WithAllow) {
   StartOrDie();
   for (const char* method : {"POST", "PUT", "DELETE", "OPTIONS"}) {
