@@ -2,9 +2,12 @@
 # The systemd unit as `cmake --install` installs it: `systemd-analyze verify` must print
 # nothing, `systemd-analyze security` must rate it at most MAX_EXPOSURE, and the
 # settings a reviewer expects of a read-only watcher must be there.
-# Usage: systemd_unit_test.sh BUILD_DIR. Exit 77 (skipped) without systemd-analyze.
+# TasksMax and LimitNOFILE must leave room for the HTTP server's worker threads.
+# Usage: systemd_unit_test.sh BUILD_DIR SOURCE_DIR. Exit 77 (skipped) without
+# systemd-analyze.
 set -euo pipefail
 build_dir=$(cd "$1" && pwd)
+source_dir=$(cd "$2" && pwd)
 max_exposure=2.0
 
 if ! command -v systemd-analyze >/dev/null; then
@@ -31,6 +34,12 @@ for setting in \
   grep -qxF "$setting" "$unit" || fail "the unit lacks '$setting'"
 done
 grep -q "^MemoryMax=[0-9]" "$unit" || fail "the unit sets no MemoryMax"
+workers=$(sed -n 's/.*kDefaultHttpThreads = \([0-9]*\);.*/\1/p' "$source_dir/exporter/http_server.h")
+[ -n "$workers" ] || fail "kDefaultHttpThreads not found in exporter/http_server.h"
+tasks=$(sed -n 's/^TasksMax=//p' "$unit")
+files=$(sed -n 's/^LimitNOFILE=//p' "$unit")
+[ "${tasks:-0}" -ge $((workers + 64)) ] || fail "TasksMax=$tasks leaves no room for $workers HTTP workers"
+[ "${files:-0}" -ge $((workers + 128)) ] || fail "LimitNOFILE=$files leaves no room for $workers HTTP workers"
 
 # verify exits 0 on many problems (an unparsable value is "ignored"): any output fails.
 verify_output=$(systemd-analyze verify "$unit" 2>&1) || fail "systemd-analyze verify: $verify_output"
