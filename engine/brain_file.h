@@ -1,6 +1,8 @@
 // Reading a brain's files read-only, non-blocking, regular files only, size-capped;
 // never writes, locks or keeps anything open. Shared by the store reader (the block
 // store) and discovery (registry entries and manifests).
+//
+// Thread-safety: the functions share no state; a BrainFileBuffer belongs to its caller.
 #ifndef SCX_ENGINE_BRAIN_FILE_H_
 #define SCX_ENGINE_BRAIN_FILE_H_
 

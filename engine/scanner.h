@@ -2,6 +2,9 @@
 // verdict. Keeps what it needs between scans (last good verdict per brain, read error
 // counts) so that an unreadable store never turns a known verdict into nothing.
 // Knows nothing about HTTP or Prometheus.
+//
+// Thread-safety: a Scanner is not thread-safe; one thread uses it (the scan loop's).
+// The result types are plain values.
 #ifndef SCX_ENGINE_SCANNER_H_
 #define SCX_ENGINE_SCANNER_H_
 

@@ -1,6 +1,9 @@
 // Reads a brain's system block store (`system_blocks.json`) without ever blocking,
 // writing or holding it: regular files only, read-only and non-blocking, size-capped.
 // Extracts just what the verdict needs; every failure is a typed error, never a throw.
+//
+// Thread-safety: the functions may be called from several threads at once; each
+// thread keeps its own reusable parser and buffer (thread_local).
 #ifndef SCX_ENGINE_STORE_READER_H_
 #define SCX_ENGINE_STORE_READER_H_
 

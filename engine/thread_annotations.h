@@ -17,6 +17,8 @@
 #define SCX_SCOPED_CAPABILITY SCX_THREAD_ANNOTATION(scoped_lockable)
 // A member read or written only with `mu` held.
 #define SCX_GUARDED_BY(mu) SCX_THREAD_ANNOTATION(guarded_by(mu))
+// A pointer member whose pointee is used only with `mu` held.
+#define SCX_PT_GUARDED_BY(mu) SCX_THREAD_ANNOTATION(pt_guarded_by(mu))
 // A function the caller must call with `...` held.
 #define SCX_REQUIRES(...) SCX_THREAD_ANNOTATION(requires_capability(__VA_ARGS__))
 // A function the caller must call without `...` held (it takes it).

@@ -15,7 +15,6 @@
 
 #include "exporter/basic_auth.h"
 #include "exporter/http_headers.h"
-#include "exporter/server_sockets.h"
 #include "exporter/tls_setup.h"
 #include "exporter/web_config.h"
 
@@ -352,7 +351,6 @@ std::vector<int> HttpServer::ports() const { return impl_->ports; }
 
 void HttpServer::Stop() {
   if (impl_->context == nullptr) return;
-  ShutDownServerSockets(impl_->ports);
   mg_stop(impl_->context);
   impl_->context = nullptr;
   impl_->ports.clear();

@@ -89,8 +89,9 @@ class HttpServer {
   // The ports bound, one per listen address, in their order. Empty before Start.
   std::vector<int> ports() const;
 
-  // Stops serving and returns at once (see server_sockets.h): idle connections are
-  // dropped, requests being handled finish first. Idempotent.
+  // Stops serving: requests being handled finish, idle connections are dropped.
+  // Returns within civetweb's poll slice (SOCKET_TIMEOUT_QUANTUM, 200 ms in the
+  // build scripts/install-deps.sh makes). Idempotent.
   void Stop();
 
  private:

@@ -135,7 +135,7 @@ void Logger::Log(LogLevel level, std::string_view message, const LogFields& fiel
   if (!Enabled(level)) return;
   const std::string line = FormatLogLine(
       format_, FormatLogTimestamp(std::chrono::system_clock::now()), level, message, fields);
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   std::fwrite(line.data(), 1, line.size(), out_);
   std::fflush(out_);
 }

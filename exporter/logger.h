@@ -1,17 +1,20 @@
 // Structured logging to stderr: one line per event, logfmt (default) or JSON, with
 // a UTC timestamp, a level, a message and key/value fields. Lines below the
-// configured level are dropped. Safe to use from several threads.
+// configured level are dropped.
+//
+// Thread-safety: the functions are pure; a Logger may be used from several threads
+// at once (each line is written and flushed whole under its mutex).
 #ifndef SCX_EXPORTER_LOGGER_H_
 #define SCX_EXPORTER_LOGGER_H_
 
 #include <chrono>
 #include <cstdio>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "engine/mutex.h"
 #include "exporter/log_options.h"
 
 namespace scx {
@@ -64,8 +67,8 @@ class Logger {
  private:
   const LogLevel level_;
   const LogFormat format_;
-  std::FILE* const out_;
-  std::mutex mutex_;  // keeps lines whole when threads log at once
+  Mutex mutex_;  // keeps lines whole when threads log at once
+  std::FILE* const out_ SCX_PT_GUARDED_BY(mutex_);
 };
 
 }  // namespace scx

@@ -1,13 +1,9 @@
-// The scan thread and the snapshots it publishes.
+// The scan thread: when to scan, what to count, and publishing the snapshots.
 #include "exporter/scan_loop.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <exception>
 #include <utility>
-
-#include "exporter/gzip.h"
-#include "exporter/json_view.h"
 
 namespace scx {
 
@@ -17,22 +13,25 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration duration) { return std::chrono::duration<double>(duration).count(); }
 
-std::string FormatSeconds(double seconds) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.6f", seconds);
-  return buffer;
-}
-
 double UnixTimeNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-bool IsAlarming(const std::optional<BrainState>& state) {
-  return state == BrainState::kMismatch || state == BrainState::kUnreadable;
+std::uint64_t NonNegative(std::int64_t count) {
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(count, 0));
 }
 
-std::string ProblemKey(const DiscoveryProblem& problem) {
-  return problem.source + '\n' + problem.path + '\n' + problem.message;
+// Adds one completed scan to `stats`.
+void CountScan(const ScanResult& result, Clock::duration duration, ExporterStats* stats) {
+  ++stats->scans_total;
+  stats->last_scan_duration_seconds = Seconds(duration);
+  stats->last_scan_timestamp_seconds = UnixTimeNow();
+  stats->last_scan_success = result.problems.empty();
+  for (const DiscoveryProblem& problem : result.problems) {
+    ++stats->discovery_errors_total[problem.source];
+  }
+  stats->stores_parsed_total += NonNegative(result.stores_parsed);
+  stats->stores_unchanged_total += NonNegative(result.stores_unchanged);
 }
 
 }  // namespace
@@ -41,13 +40,13 @@ ScanLoop::ScanLoop(const ScanSettings& settings, const LandingPageInfo& page_inf
     : page_info_(page_info),
       logger_(logger),
       settings_(settings),
-      scanner_(std::make_unique<Scanner>(settings.store_options)) {
+      snapshot_(InitialSnapshot(page_info)),
+      scanner_(std::make_unique<Scanner>(settings.store_options)),
+      scan_log_(logger) {
+  MutexLock lock(&mutex_);
   stats_.version = page_info.version;
   stats_.revision = page_info.revision;
   stats_.scan_interval_seconds = Seconds(settings.interval);
-  auto initial = std::make_shared<Snapshot>();
-  initial->landing_page = RenderLandingPage(page_info_, {}, /*scanned=*/false);
-  snapshot_ = std::move(initial);
 }
 
 ScanLoop::~ScanLoop() { Stop(); }
@@ -60,70 +59,86 @@ void ScanLoop::Start() {
 void ScanLoop::Stop() {
   scan_stop_ = true;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     stop_ = true;
   }
-  wake_.notify_all();
+  wake_.NotifyAll();
   if (thread_.joinable()) thread_.join();
 }
 
 void ScanLoop::RequestReload(const ScanSettings& settings) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     pending_settings_ = settings;
   }
-  wake_.notify_all();
+  wake_.NotifyAll();
 }
 
 void ScanLoop::RecordConfigReload(bool success) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (success) {
       ++stats_.config_reloads_success_total;
     } else {
       ++stats_.config_reloads_failure_total;
     }
     stats_.config_last_reload_successful = success;
-    rerender_requested_ = true;
+    render_requested_ = true;
   }
-  wake_.notify_all();
+  wake_.NotifyAll();
 }
 
 bool ScanLoop::ready() const { return snapshot()->scan_number > 0; }
 
 std::shared_ptr<const Snapshot> ScanLoop::snapshot() const {
-  std::lock_guard<std::mutex> lock(snapshot_mutex_);
+  MutexLock lock(&snapshot_mutex_);
   return snapshot_;
 }
 
 std::shared_ptr<const Snapshot> ScanLoop::WaitForSnapshotAfter(
     std::uint64_t scan_number, std::chrono::milliseconds timeout) const {
-  std::unique_lock<std::mutex> lock(snapshot_mutex_);
-  snapshot_published_.wait_for(lock, timeout, [&] { return snapshot_->scan_number > scan_number; });
+  const Clock::time_point deadline = Clock::now() + timeout;
+  MutexLock lock(&snapshot_mutex_);
+  while (snapshot_->scan_number <= scan_number &&
+         snapshot_published_.WaitUntil(&snapshot_mutex_, deadline)) {
+  }
   return snapshot_;
 }
 
 void ScanLoop::Run() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!stop_) {
-    ApplyPendingSettings();
-    const std::chrono::milliseconds interval = settings_.interval;
-    lock.unlock();
-    const Clock::time_point started = Clock::now();
-    ScanOnce();
-    const Clock::time_point next_scan = std::max(started + interval, Clock::now());
-    lock.lock();
-    while (!ShouldStopWaiting()) {
-      if (rerender_requested_) {
-        rerender_requested_ = false;
-        lock.unlock();
-        if (snapshot()->scan_number > 0) Publish();
-        lock.lock();
-        continue;
+  Clock::time_point next_scan = Clock::now();
+  ScanSettings settings;
+  for (;;) {
+    switch (WaitForWork(next_scan, &settings)) {
+      case Work::kStop:
+        return;
+      case Work::kRender:
+        if (scanned_) Publish();
+        break;
+      case Work::kScan: {
+        const Clock::time_point started = Clock::now();
+        ScanOnce(settings.discovery);
+        next_scan = std::max(started + settings.interval, Clock::now());
+        break;
       }
-      if (wake_.wait_until(lock, next_scan) == std::cv_status::timeout) break;
     }
   }
+}
+
+ScanLoop::Work ScanLoop::WaitForWork(Clock::time_point next_scan, ScanSettings* settings) {
+  MutexLock lock(&mutex_);
+  while (!stop_ && !pending_settings_ && !render_requested_ && Clock::now() < next_scan) {
+    wake_.WaitUntil(&mutex_, next_scan);
+  }
+  if (stop_) return Work::kStop;
+  if (!pending_settings_ && Clock::now() < next_scan) {
+    render_requested_ = false;
+    return Work::kRender;
+  }
+  ApplyPendingSettings();
+  render_requested_ = false;  // the scan publishes anyway
+  *settings = settings_;
+  return Work::kScan;
 }
 
 void ScanLoop::ApplyPendingSettings() {
@@ -139,12 +154,7 @@ void ScanLoop::ApplyPendingSettings() {
   stats_.scan_interval_seconds = Seconds(settings_.interval);
 }
 
-void ScanLoop::ScanOnce() {
-  DiscoveryConfig discovery;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    discovery = settings_.discovery;
-  }
+void ScanLoop::ScanOnce(const DiscoveryConfig& discovery) {
   const Clock::time_point started = Clock::now();
   ScanResult result;
   try {
@@ -160,60 +170,31 @@ void ScanLoop::ScanOnce() {
     return;
   }
   const Clock::duration duration = Clock::now() - started;
-  LogScan(result, duration);
-  RecordScan(result, duration);
-  last_result_ = std::move(result);
-  Publish();
-}
-
-void ScanLoop::RecordScan(const ScanResult& result, Clock::duration duration) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  ++stats_.scans_total;
-  stats_.last_scan_duration_seconds = Seconds(duration);
-  stats_.last_scan_timestamp_seconds = UnixTimeNow();
-  stats_.last_scan_success = result.problems.empty();
-  for (const DiscoveryProblem& problem : result.problems) {
-    ++stats_.discovery_errors_total[problem.source];
+  scan_log_.LogScan(result, Seconds(duration));
+  {
+    MutexLock lock(&mutex_);
+    CountScan(result, duration, &stats_);
   }
-  stats_.stores_parsed_total +=
-      static_cast<std::uint64_t>(std::max<std::int64_t>(result.stores_parsed, 0));
-  stats_.stores_unchanged_total +=
-      static_cast<std::uint64_t>(std::max<std::int64_t>(result.stores_unchanged, 0));
+  last_result_ = std::move(result);
+  scanned_ = true;
+  Publish();
 }
 
 void ScanLoop::Publish() {
   ExporterStats stats;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     stats = stats_;
     stats.exporter_metrics = settings_.exporter_metrics;
   }
   if (stats.exporter_metrics) ReadProcess(&stats);
-  auto snapshot = std::make_shared<Snapshot>();
-  snapshot->scan_number = stats.scans_total;
-  snapshot->scanned_at = stats.last_scan_timestamp_seconds;
-  snapshot->brains = last_result_.brains;
-  std::vector<std::string> dropped;
-  snapshot->metrics_text = RenderMetrics(last_result_, stats, &dropped);
-  for (const std::string& series : dropped) {
-    logger_->Error("duplicate series dropped from the metrics", {{"series", series}});
-  }
-  if (!GzipCompress(snapshot->metrics_text, &snapshot->metrics_gzip)) {
-    logger_->Error("gzip compression of the metrics failed");
-  }
-  try {
-    snapshot->brains_json = BrainsView(snapshot->brains);
-  } catch (const std::exception& e) {
-    logger_->Error("rendering the JSON view failed", {{"err", e.what()}});
-    snapshot->brains_json = "{\"brains\":[],\"error\":\"rendering failed\"}";
-  }
-  snapshot->landing_page = RenderLandingPage(page_info_, snapshot->brains, /*scanned=*/true,
-                                             stats.last_scan_timestamp_seconds);
+  std::shared_ptr<const Snapshot> snapshot =
+      RenderSnapshot(last_result_, stats, page_info_, logger_);
   {
-    std::lock_guard<std::mutex> lock(snapshot_mutex_);
+    MutexLock lock(&snapshot_mutex_);
     snapshot_ = std::move(snapshot);
   }
-  snapshot_published_.notify_all();
+  snapshot_published_.NotifyAll();
 }
 
 void ScanLoop::ReadProcess(ExporterStats* stats) {
@@ -226,100 +207,6 @@ void ScanLoop::ReadProcess(ExporterStats* stats) {
     logger_->Warn("process metrics unavailable", {{"err", error}});
     process_error_logged_ = true;
   }
-}
-
-void ScanLoop::LogScan(const ScanResult& result, Clock::duration duration) {
-  for (const StateChange& change : result.changes) LogChange(change);
-  LogProblems(result.problems);
-  LogNotices(result.notices);
-  LogCollisions(result.name_collisions);
-  if (result.brains.empty()) {
-    // Watching nothing looks healthy from outside; say it on every scan.
-    logger_->Warn("no brains found: nothing is watched",
-                  {{"problems", std::to_string(result.problems.size())}});
-  }
-  if (!logger_->Enabled(LogLevel::kDebug)) return;
-  std::int64_t counts[4] = {0, 0, 0, 0};
-  for (const BrainReport& report : result.brains) ++counts[static_cast<int>(report.state)];
-  logger_->Debug("scan completed",
-                 {{"brains", std::to_string(result.brains.size())},
-                  {"ok", std::to_string(counts[static_cast<int>(BrainState::kOk)])},
-                  {"mismatch", std::to_string(counts[static_cast<int>(BrainState::kMismatch)])},
-                  {"absent", std::to_string(counts[static_cast<int>(BrainState::kAbsent)])},
-                  {"unreadable", std::to_string(counts[static_cast<int>(BrainState::kUnreadable)])},
-                  {"problems", std::to_string(result.problems.size())},
-                  {"stores_parsed", std::to_string(result.stores_parsed)},
-                  {"stores_unchanged", std::to_string(result.stores_unchanged)},
-                  {"duration_seconds", FormatSeconds(Seconds(duration))}});
-}
-
-void ScanLoop::LogChange(const StateChange& change) {
-  LogFields fields = {{"brain", change.brain}};
-  if (change.from) fields.emplace_back("from", BrainStateName(*change.from));
-  if (change.to) fields.emplace_back("to", BrainStateName(*change.to));
-  if (change.coherence) {
-    fields.emplace_back("expected_slug", change.coherence->expected_slug);
-    if (change.coherence->status == CoherenceStatus::kMismatch) {
-      fields.emplace_back("found_slug", change.coherence->found_slug);
-      if (!change.coherence->reason.empty()) {
-        fields.emplace_back("detail", change.coherence->reason);
-      }
-    }
-  }
-  if (change.to == BrainState::kUnreadable) {
-    fields.emplace_back("reason", change.read_error);
-    fields.emplace_back("err", change.read_error_message);
-  }
-  const char* message = !change.from ? "brain discovered"
-                        : !change.to ? "brain gone"
-                                     : "brain state changed";
-  logger_->Log(IsAlarming(change.to) ? LogLevel::kWarn : LogLevel::kInfo, message, fields);
-}
-
-void ScanLoop::LogProblems(const std::vector<DiscoveryProblem>& problems) {
-  std::set<std::string> current;
-  std::set<std::string> still_warned;
-  for (const DiscoveryProblem& problem : problems) {
-    const std::string key = ProblemKey(problem);
-    current.insert(key);
-    LogLevel level = LogLevel::kDebug;
-    if (warned_problems_.count(key) != 0) {
-      still_warned.insert(key);
-    } else if (!problem.transient || previous_problems_.count(key) != 0) {
-      level = LogLevel::kWarn;
-      still_warned.insert(key);
-    }
-    logger_->Log(level, "discovery problem",
-                 {{"source", problem.source},
-                  {"path", problem.path},
-                  {"err", problem.message},
-                  {"transient", problem.transient ? "true" : "false"}});
-  }
-  previous_problems_ = std::move(current);
-  warned_problems_ = std::move(still_warned);
-}
-
-void ScanLoop::LogNotices(const std::vector<DiscoveryNotice>& notices) {
-  std::set<std::string> current;
-  for (const DiscoveryNotice& notice : notices) {
-    const std::string key = notice.path + '\n' + notice.message;
-    current.insert(key);
-    const bool seen = warned_notices_.count(key) != 0;
-    logger_->Log(seen ? LogLevel::kDebug : LogLevel::kWarn, "discovery notice",
-                 {{"path", notice.path}, {"detail", notice.message}});
-  }
-  warned_notices_ = std::move(current);
-}
-
-void ScanLoop::LogCollisions(const std::vector<std::string>& collisions) {
-  std::set<std::string> current;
-  for (const std::string& collision : collisions) {
-    current.insert(collision);
-    const bool seen = warned_collisions_.count(collision) != 0;
-    logger_->Log(seen ? LogLevel::kDebug : LogLevel::kWarn, "brain name collision",
-                 {{"detail", collision}});
-  }
-  warned_collisions_ = std::move(current);
 }
 
 }  // namespace scx

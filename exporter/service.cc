@@ -126,7 +126,7 @@ class Service {
     WaitForStopSignal();
     reloader_.Stop(kReloadStopGrace);  // a hung load is abandoned, never waited for
     loop_.Stop();
-    server_.Stop();  // returns at once, idle connections included (SIGTERM: within 1 s)
+    server_.Stop();  // within civetweb's 200 ms poll slice, idle connections included
     logger_->Info("stopped");
     return 0;
   }

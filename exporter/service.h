@@ -1,5 +1,8 @@
 // The long-running exporter: scan loop on its own thread, HTTP endpoints, signals
 // (SIGTERM/SIGINT stop, SIGHUP reloads) and logging.
+//
+// Thread-safety: RunService is called once, from the main thread, before any other
+// thread exists (it blocks the stop and reload signals for every thread it starts).
 #ifndef SCX_EXPORTER_SERVICE_H_
 #define SCX_EXPORTER_SERVICE_H_
 

@@ -64,7 +64,10 @@ civetweb_options=(
   -DCIVETWEB_ENABLE_SSL=ON
   -DCIVETWEB_ENABLE_SSL_DYNAMIC_LOADING=OFF  # link libssl.so.3, never dlopen it
   -DCIVETWEB_SSL_OPENSSL_API_1_1=OFF
-  -DCMAKE_C_FLAGS=-DOPENSSL_API_3_0
+  # civetweb's threads poll in slices of SOCKET_TIMEOUT_QUANTUM ms and notice a stop
+  # only between slices (2000 by default): 200 lets SIGTERM end the exporter well
+  # within a second even with idle keep-alive connections open.
+  "-DCMAKE_C_FLAGS=-DOPENSSL_API_3_0 -DSOCKET_TIMEOUT_QUANTUM=200"
   -DCIVETWEB_ENABLE_IPV6=ON
   -DCIVETWEB_SERVE_NO_FILES=ON
   -DCIVETWEB_DISABLE_CGI=ON

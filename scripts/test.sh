@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Every test: installs what is missing, checks formatting, builds and runs the whole
-# suite (unit, integration, promtool, end-to-end) and then the unit and integration
-# tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# suite (unit, integration, promtool, end-to-end), then the unit and integration
+# tests again under AddressSanitizer + UndefinedBehaviorSanitizer and under
+# ThreadSanitizer, and checks the lock annotations with clang's -Wthread-safety.
+# Warnings are errors in every build here (SCX_WERROR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -12,12 +14,22 @@ clang-format --dry-run -Werror "${sources[@]}"
 
 echo "== build (RelWithDebInfo) =="
 ./scripts/build.sh build -DSCX_WERROR=ON
+echo "== build (clang -Wthread-safety: libraries and binary only) =="
+./scripts/build.sh build-clang -DSCX_WERROR=ON -DCMAKE_BUILD_TYPE=None \
+  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS=-Wthread-safety \
+  -DSCX_BUILD_TESTS=OFF -DSCX_BUILD_BENCH=OFF
 echo "== build (ASan + UBSan) =="
 ./scripts/build.sh build-asan -DSCX_WERROR=ON -DSCX_SANITIZE=ON -DSCX_BUILD_BENCH=OFF
+echo "== build (ThreadSanitizer) =="
+./scripts/build.sh build-tsan -DSCX_WERROR=ON -DSCX_TSAN=ON -DSCX_BUILD_BENCH=OFF
 
 echo "== tests under ASan + UBSan (end-to-end runs once, below) =="
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j2 --label-exclude e2e
+
+echo "== tests under ThreadSanitizer (end-to-end runs once, below) =="
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp" \
+  ctest --test-dir build-tsan --output-on-failure -j2 --label-exclude e2e
 
 echo "== all tests =="
 ctest --test-dir build --output-on-failure -j2

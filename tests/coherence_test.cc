@@ -3,11 +3,24 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace scx {
 namespace {
 
 ServedSkeleton Skeleton(std::string id, std::vector<std::string> blocks) {
   return ServedSkeleton{std::move(id), std::move(blocks)};
+}
+
+// The verdict's status; empty (and so unequal to any status) when there is no verdict.
+std::optional<CoherenceStatus> StatusOf(const std::string& project_root,
+                                        const std::string& display_name,
+                                        const ServedSkeleton& served) {
+  const std::optional<Coherence> verdict = CheckCoherence(project_root, display_name, &served);
+  if (!verdict) return std::nullopt;
+  return verdict->status;
 }
 
 // RED battery case 1: the incident.
@@ -63,13 +76,14 @@ TEST(CoherenceTest, RatifiedSkeletonWithSlugPrefixIsOk) {
 
 TEST(CoherenceTest, BareSkeletonIdIsOk) {
   ServedSkeleton served = Skeleton("sk_m1nd", {});
-  EXPECT_EQ(CheckCoherence("/home/u/m1nd", "", &served)->status, CoherenceStatus::kOk);
+  EXPECT_EQ(StatusOf("/home/u/m1nd", "", served), CoherenceStatus::kOk);
 }
 
 TEST(CoherenceTest, SlugPrefixWithoutSeparatorIsMismatch) {
   // "sk_m1ndx_candidate" starts with "sk_m1nd" but not with "sk_m1nd_".
   ServedSkeleton served = Skeleton("sk_m1ndx_candidate", {});
   auto verdict = CheckCoherence("/home/u/m1nd", "", &served);
+  ASSERT_TRUE(verdict.has_value());
   EXPECT_EQ(verdict->status, CoherenceStatus::kMismatch);
   EXPECT_EQ(verdict->found_slug, "m1ndx");
 }
@@ -77,6 +91,7 @@ TEST(CoherenceTest, SlugPrefixWithoutSeparatorIsMismatch) {
 TEST(CoherenceTest, DisplayNameWinsOverProjectRoot) {
   ServedSkeleton served = Skeleton("sk_key_vault_candidate", {"sb_key_vault_core_00000000"});
   auto verdict = CheckCoherence("/home/u/m1nd", "Key Vault", &served);
+  ASSERT_TRUE(verdict.has_value());
   EXPECT_EQ(verdict->status, CoherenceStatus::kOk);
   EXPECT_EQ(verdict->expected_slug, "key_vault");
 }
@@ -84,6 +99,7 @@ TEST(CoherenceTest, DisplayNameWinsOverProjectRoot) {
 TEST(CoherenceTest, EmptyDisplayNameFallsBackToBasename) {
   ServedSkeleton served = Skeleton("sk_keyvault_candidate", {});
   auto verdict = CheckCoherence("/home/u/m1nd/", "", &served);
+  ASSERT_TRUE(verdict.has_value());
   EXPECT_EQ(verdict->status, CoherenceStatus::kMismatch);
   EXPECT_EQ(verdict->expected_slug, "m1nd");
 }
@@ -104,19 +120,20 @@ TEST(CoherenceTest, FirstForeignBlockIsNamedInTheReason) {
 
 TEST(CoherenceTest, BlockNeedsTheSeparatorAfterTheSlug) {
   ServedSkeleton served = Skeleton("sk_m1nd_candidate", {"sb_m1ndcore_1a2b3c4d"});
-  EXPECT_EQ(CheckCoherence("/home/u/m1nd", "", &served)->status, CoherenceStatus::kMismatch);
+  EXPECT_EQ(StatusOf("/home/u/m1nd", "", served), CoherenceStatus::kMismatch);
 }
 
 TEST(CoherenceTest, SkeletonIsCheckedBeforeBlocks) {
   ServedSkeleton served = Skeleton("sk_keyvault_candidate", {"sb_other_a_00000000"});
   auto verdict = CheckCoherence("/home/u/m1nd", "", &served);
+  ASSERT_TRUE(verdict.has_value());
   EXPECT_NE(verdict->reason.find("skeleton_id"), std::string::npos);
   EXPECT_EQ(verdict->reason.find("sb_other"), std::string::npos);
 }
 
 TEST(CoherenceTest, IdentityWithoutAlphanumericsExpectsRepo) {
   ServedSkeleton served = Skeleton("sk_repo_candidate", {"sb_repo_core_00000000"});
-  EXPECT_EQ(CheckCoherence("/", "", &served)->status, CoherenceStatus::kOk);
+  EXPECT_EQ(StatusOf("/", "", served), CoherenceStatus::kOk);
 }
 
 TEST(FoundSlugOfTest, CandidateIdsGiveTheTextBetween) {

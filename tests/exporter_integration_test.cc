@@ -516,7 +516,7 @@ TEST_F(ExporterIntegrationTest, SigtermExitsZeroWithinASecond) {
 
 // Prometheus keeps its scrape connection open between scrapes; a client may also
 // connect and send nothing. Neither may hold up the exit (civetweb alone would wait
-// up to 2 s for each, see exporter/server_sockets.h).
+// up to 2 s for each with its default poll slice; see scripts/install-deps.sh).
 TEST_F(ExporterIntegrationTest, SigtermExitsWithinASecondWithOpenConnections) {
   const int silent = testing::ConnectLocal(port_);
   ASSERT_GE(silent, 0);

@@ -2,9 +2,8 @@
 // contents, fast stop, reloads, interval, and what gets logged.
 #include "exporter/scan_loop.h"
 
-#include <stdio.h>
-
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -28,26 +27,20 @@ constexpr char kIncidentLine[] =
 constexpr milliseconds kLongWait{10000};
 constexpr milliseconds kHour{3600 * 1000};
 
-// Captures log lines in memory.
+// Captures log lines in a file. The logger writes and flushes each line under its
+// own lock; text() reads the file through its own descriptor, so reading while the
+// scan thread logs shares no memory with the writer.
 class CapturedLog {
  public:
   explicit CapturedLog(LogLevel level)
-      : file_(open_memstream(&buffer_, &size_)), logger_(level, LogFormat::kLogfmt, file_) {}
-  ~CapturedLog() {
-    std::fclose(file_);
-    free(buffer_);
-  }
+      : file_(std::fopen(dir_.Join("log").c_str(), "w")),
+        logger_(level, LogFormat::kLogfmt, file_) {}
+  ~CapturedLog() { std::fclose(file_); }
   Logger* logger() { return &logger_; }
-  std::string text() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::fflush(file_);
-    return std::string(buffer_, size_);
-  }
+  std::string text() const { return testing::ReadFile(dir_.Join("log")); }
 
  private:
-  std::mutex mutex_;
-  char* buffer_ = nullptr;
-  size_t size_ = 0;
+  TempDir dir_;
   std::FILE* file_;
   Logger logger_;
 };
@@ -134,9 +127,14 @@ TEST_F(ScanLoopTest, StopIsFastEvenWithALongInterval) {
   loop.Stop();  // idempotent
 }
 
-TEST_F(ScanLoopTest, StopWithoutStart) {
+TEST_F(ScanLoopTest, AStoppedLoopNeverScans) {
   ScanLoop loop(Settings(kHour), Info(), log_.logger());
+  loop.Stop();  // before Start: returns at once
+  loop.Start();
   loop.Stop();
+  EXPECT_EQ(loop.WaitForSnapshotAfter(0, milliseconds(200))->scan_number, 0u);
+  EXPECT_FALSE(loop.ready());
+  EXPECT_EQ(log_.text(), "");
 }
 
 TEST_F(ScanLoopTest, ReloadAppliesAndScansAtOnce) {

@@ -1,0 +1,126 @@
+// De-duplicated logging of scan results.
+#include "exporter/scan_log.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <utility>
+
+namespace scx {
+
+namespace {
+
+std::string FormatSeconds(double seconds) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.6f", seconds);
+  return buffer;
+}
+
+bool IsAlarming(const std::optional<BrainState>& state) {
+  return state == BrainState::kMismatch || state == BrainState::kUnreadable;
+}
+
+std::string ProblemKey(const DiscoveryProblem& problem) {
+  return problem.source + '\n' + problem.path + '\n' + problem.message;
+}
+
+}  // namespace
+
+void ScanLog::LogScan(const ScanResult& result, double duration_seconds) {
+  for (const StateChange& change : result.changes) LogChange(change);
+  LogProblems(result.problems);
+  LogNotices(result.notices);
+  LogCollisions(result.name_collisions);
+  if (result.brains.empty()) {
+    // Watching nothing looks healthy from outside; say it on every scan.
+    logger_->Warn("no brains found: nothing is watched",
+                  {{"problems", std::to_string(result.problems.size())}});
+  }
+  if (logger_->Enabled(LogLevel::kDebug)) LogSummary(result, duration_seconds);
+}
+
+void ScanLog::LogSummary(const ScanResult& result, double duration_seconds) {
+  std::int64_t counts[4] = {0, 0, 0, 0};
+  for (const BrainReport& report : result.brains) ++counts[static_cast<int>(report.state)];
+  logger_->Debug("scan completed",
+                 {{"brains", std::to_string(result.brains.size())},
+                  {"ok", std::to_string(counts[static_cast<int>(BrainState::kOk)])},
+                  {"mismatch", std::to_string(counts[static_cast<int>(BrainState::kMismatch)])},
+                  {"absent", std::to_string(counts[static_cast<int>(BrainState::kAbsent)])},
+                  {"unreadable", std::to_string(counts[static_cast<int>(BrainState::kUnreadable)])},
+                  {"problems", std::to_string(result.problems.size())},
+                  {"stores_parsed", std::to_string(result.stores_parsed)},
+                  {"stores_unchanged", std::to_string(result.stores_unchanged)},
+                  {"duration_seconds", FormatSeconds(duration_seconds)}});
+}
+
+void ScanLog::LogChange(const StateChange& change) {
+  LogFields fields = {{"brain", change.brain}};
+  if (change.from) fields.emplace_back("from", BrainStateName(*change.from));
+  if (change.to) fields.emplace_back("to", BrainStateName(*change.to));
+  if (change.coherence) {
+    fields.emplace_back("expected_slug", change.coherence->expected_slug);
+    if (change.coherence->status == CoherenceStatus::kMismatch) {
+      fields.emplace_back("found_slug", change.coherence->found_slug);
+      if (!change.coherence->reason.empty()) {
+        fields.emplace_back("detail", change.coherence->reason);
+      }
+    }
+  }
+  if (change.to == BrainState::kUnreadable) {
+    fields.emplace_back("reason", change.read_error);
+    fields.emplace_back("err", change.read_error_message);
+  }
+  const char* message = !change.from ? "brain discovered"
+                        : !change.to ? "brain gone"
+                                     : "brain state changed";
+  logger_->Log(IsAlarming(change.to) ? LogLevel::kWarn : LogLevel::kInfo, message, fields);
+}
+
+void ScanLog::LogProblems(const std::vector<DiscoveryProblem>& problems) {
+  std::set<std::string> current;
+  std::set<std::string> still_warned;
+  for (const DiscoveryProblem& problem : problems) {
+    const std::string key = ProblemKey(problem);
+    current.insert(key);
+    LogLevel level = LogLevel::kDebug;
+    if (warned_problems_.count(key) != 0) {
+      still_warned.insert(key);
+    } else if (!problem.transient || previous_problems_.count(key) != 0) {
+      level = LogLevel::kWarn;
+      still_warned.insert(key);
+    }
+    logger_->Log(level, "discovery problem",
+                 {{"source", problem.source},
+                  {"path", problem.path},
+                  {"err", problem.message},
+                  {"transient", problem.transient ? "true" : "false"}});
+  }
+  previous_problems_ = std::move(current);
+  warned_problems_ = std::move(still_warned);
+}
+
+void ScanLog::LogNotices(const std::vector<DiscoveryNotice>& notices) {
+  std::set<std::string> current;
+  for (const DiscoveryNotice& notice : notices) {
+    const std::string key = notice.path + '\n' + notice.message;
+    current.insert(key);
+    const bool seen = warned_notices_.count(key) != 0;
+    logger_->Log(seen ? LogLevel::kDebug : LogLevel::kWarn, "discovery notice",
+                 {{"path", notice.path}, {"detail", notice.message}});
+  }
+  warned_notices_ = std::move(current);
+}
+
+void ScanLog::LogCollisions(const std::vector<std::string>& collisions) {
+  std::set<std::string> current;
+  for (const std::string& collision : collisions) {
+    current.insert(collision);
+    const bool seen = warned_collisions_.count(collision) != 0;
+    logger_->Log(seen ? LogLevel::kDebug : LogLevel::kWarn, "brain name collision",
+                 {{"detail", collision}});
+  }
+  warned_collisions_ = std::move(current);
+}
+
+}  // namespace scx

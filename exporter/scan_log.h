@@ -1,0 +1,47 @@
+// The log lines a scan produces, de-duplicated across scans: one line per brain state
+// change (new, gone, or a different state; warn when the new state is mismatch or
+// unreadable, info otherwise), one line per discovery problem and per name
+// collision (warn when first seen, debug while it persists; a transient problem is
+// logged at debug until it is still there on the next scan, then at warn), one warn
+// line per discovery notice while it persists (debug after the first), a warn line
+// on every scan that finds no brain at all, and a debug summary per scan.
+//
+// Thread-safety: not thread-safe; the scan thread owns it. The Logger it writes to is.
+#ifndef SCX_EXPORTER_SCAN_LOG_H_
+#define SCX_EXPORTER_SCAN_LOG_H_
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/scanner.h"
+#include "exporter/logger.h"
+
+namespace scx {
+
+class ScanLog {
+ public:
+  // `logger` must outlive this object.
+  explicit ScanLog(Logger* logger) : logger_(logger) {}
+
+  // Logs what `result` shows that earlier scans did not. `duration_seconds` goes
+  // into the debug summary.
+  void LogScan(const ScanResult& result, double duration_seconds);
+
+ private:
+  void LogChange(const StateChange& change);
+  void LogProblems(const std::vector<DiscoveryProblem>& problems);
+  void LogNotices(const std::vector<DiscoveryNotice>& notices);
+  void LogCollisions(const std::vector<std::string>& collisions);
+  void LogSummary(const ScanResult& result, double duration_seconds);
+
+  Logger* const logger_;
+  std::set<std::string> previous_problems_;  // every problem of the last scan
+  std::set<std::string> warned_problems_;    // logged at warn and still present
+  std::set<std::string> warned_notices_;
+  std::set<std::string> warned_collisions_;
+};
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_SCAN_LOG_H_
