@@ -104,6 +104,7 @@ BrainReport Scanner::ScanBrain(const Brain& brain) {
         memory.stamp = read.stamp;
         memory.contents = std::move(read.contents);
         memory.contents_mtime_ns = read.stamp.mtime_ns;
+        memory.verdict_identity.clear();  // new contents: a new verdict
         memory.failed_content = false;
       } else if (IsContentError(error)) {
         memory.failed_content = true;
@@ -119,6 +120,7 @@ BrainReport Scanner::ScanBrain(const Brain& brain) {
     memory.has_good_read = false;
     memory.failed_content = false;
     memory.contents = StoreContents();
+    memory.verdict_identity.clear();
     report.store = "absent";
     report.state = BrainState::kAbsent;
   } else if (error != StoreError::kNone) {
@@ -132,7 +134,7 @@ BrainReport Scanner::ScanBrain(const Brain& brain) {
   }
 
   if (memory.has_good_read) {
-    report.coherence = VerdictOf(brain, memory.contents);
+    report.coherence = CachedVerdict(brain, &memory);
     report.verdict_stale = report.coherence.has_value() && error != StoreError::kNone;
     report.has_store_facts = true;
     report.store_version = memory.contents.store_version;
@@ -143,6 +145,16 @@ BrainReport Scanner::ScanBrain(const Brain& brain) {
   TrackMismatchSince(&memory, &report);
   report.read_errors_total = memory.read_errors_total;
   return report;
+}
+
+const std::optional<Coherence>& Scanner::CachedVerdict(const Brain& brain, Memory* memory) {
+  std::string identity = brain.project_root + '\0' + brain.display_name;
+  if (memory->verdict_identity != identity) {
+    memory->verdict = VerdictOf(brain, memory->contents);
+    memory->verdict_identity = std::move(identity);
+    ++verdicts_computed_;
+  }
+  return memory->verdict;
 }
 
 void Scanner::TrackMismatchSince(Memory* memory, BrainReport* report) {
@@ -173,6 +185,7 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   result.name_collisions = std::move(discovery.name_collisions);
   parsed_ = 0;
   unchanged_ = 0;
+  verdicts_computed_ = 0;
 
   std::set<std::string> live_runtime_dirs;
   std::map<std::string, Previous> states;
@@ -197,6 +210,7 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   result.changes = ChangesSince(states);
   result.stores_parsed = parsed_;
   result.stores_unchanged = unchanged_;
+  result.verdicts_computed = verdicts_computed_;
   previous_brains_ = std::move(discovery.brains);
   previous_ = std::move(states);
   return result;

@@ -76,6 +76,9 @@ struct ScanResult {
   std::vector<StateChange> changes;
   std::int64_t stores_parsed = 0;     // stores read and parsed this scan
   std::int64_t stores_unchanged = 0;  // stores skipped: stamp unchanged
+  // Verdicts worked out this scan (block by block). A store read this scan, or one
+  // whose brain's identity changed, needs one; an unchanged store reuses its verdict.
+  std::int64_t verdicts_computed = 0;
   // The scan was stopped before it finished: the result is incomplete and must not
   // be published. The scanner's view of the previous scan is left as it was.
   bool stopped = false;
@@ -105,6 +108,10 @@ class Scanner {
     FileStamp stamp;                     // of the last good read
     StoreContents contents;              // of the last good read
     std::int64_t contents_mtime_ns = 0;  // of the last good read; kept by SetOptions
+    // The verdict of `contents` for the identity it was worked out for
+    // (project_root + '\0' + display_name); empty key: none cached.
+    std::string verdict_identity;
+    std::optional<Coherence> verdict;
     // The last read that failed for its content (parse, schema, too large): an
     // unchanged file is not read again.
     bool failed_content = false;
@@ -130,6 +137,10 @@ class Scanner {
   // names another foreign slug and resetting it when there is no mismatch.
   static void TrackMismatchSince(Memory* memory, BrainReport* report);
 
+  // The verdict of the last good read for `brain`, worked out again only when the
+  // read or the brain's identity is new.
+  const std::optional<Coherence>& CachedVerdict(const Brain& brain, Memory* memory);
+
   std::vector<StateChange> ChangesSince(const std::map<std::string, Previous>& now) const;
 
   StoreReaderOptions options_;
@@ -138,6 +149,7 @@ class Scanner {
   std::map<std::string, Previous> previous_;  // by brain name
   std::int64_t parsed_ = 0;
   std::int64_t unchanged_ = 0;
+  std::int64_t verdicts_computed_ = 0;
 };
 
 }  // namespace scx

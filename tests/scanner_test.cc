@@ -268,7 +268,30 @@ TEST_F(ScannerTest, IdentityChangeIsAppliedWithoutReread) {
   config_.static_brains[0].display_name = "keyvault";
   ScanResult scan = scanner_.Scan(config_);
   EXPECT_EQ(scan.stores_parsed, 0);
+  EXPECT_EQ(scan.verdicts_computed, 1);  // the identity is new: its verdict too
   EXPECT_EQ(scan.brains[0].state, BrainState::kOk);
+}
+
+TEST_F(ScannerTest, UnchangedStoreReusesItsVerdict) {
+  ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  ReplaceFileAtomically(AddBrain("keyvault"), StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  ScanResult first = scanner_.Scan(config_);
+  EXPECT_EQ(first.verdicts_computed, 2);
+  for (int i = 0; i < 3; ++i) {
+    ScanResult again = scanner_.Scan(config_);
+    EXPECT_EQ(again.stores_parsed, 0);
+    EXPECT_EQ(again.verdicts_computed, 0);  // a stat per store, no block re-checked
+    EXPECT_EQ(Find(again, "m1nd").state, BrainState::kMismatch);
+    ASSERT_TRUE(Find(again, "m1nd").coherence.has_value());
+    EXPECT_EQ(Find(again, "m1nd").coherence->found_slug, "keyvault");
+    EXPECT_EQ(Find(again, "keyvault").state, BrainState::kOk);
+  }
+  // A new file is a new verdict.
+  ReplaceFileAtomically(dir_.Join("rt-m1nd/system_blocks.json"),
+                        StoreJson("sk_m1nd_candidate", kM1ndBlocks));
+  ScanResult changed = scanner_.Scan(config_);
+  EXPECT_EQ(changed.verdicts_computed, 1);
+  EXPECT_EQ(Find(changed, "m1nd").state, BrainState::kOk);
 }
 
 TEST_F(ScannerTest, NewOptionsRereadEveryStoreAndKeepTheLastVerdict) {
