@@ -2,7 +2,8 @@
 # Every test: installs what is missing, checks formatting, builds and runs the whole
 # suite (unit, integration, promtool, end-to-end), then the unit and integration
 # tests again under AddressSanitizer + UndefinedBehaviorSanitizer and under
-# ThreadSanitizer, and checks the lock annotations with clang's -Wthread-safety.
+# ThreadSanitizer, checks the lock annotations with clang's -Wthread-safety, and
+# fuzzes each parser for a minute (scripts/fuzz.sh).
 # Warnings are errors in every build here (SCX_WERROR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,3 +34,6 @@ TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/ts
 
 echo "== all tests =="
 ctest --test-dir build --output-on-failure -j2
+
+echo "== fuzz (libFuzzer, 60 s per target) =="
+./scripts/fuzz.sh 60
