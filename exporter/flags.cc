@@ -110,6 +110,7 @@ const std::map<std::string, ValueSetter>& ValueFlags() {
 const std::map<std::string, bool Flags::*>& BoolFlags() {
   static const std::map<std::string, bool Flags::*> kFlags = {
       {"once", &Flags::once},
+      {"scan.watch", &Flags::scan_watch},
       {"help", &Flags::help},
       {"version", &Flags::version},
       {"web.disable-exporter-metrics", &Flags::disable_exporter_metrics},
@@ -189,6 +190,8 @@ std::string UsageText() {
          "                              reloads either way.\n"
          "  --scan.interval=DURATION    Time between scans; wins over the config file\n"
          "                              (default 15s).\n"
+         "  --scan.watch=BOOL           Rescan at once when a watched brain file changes\n"
+         "                              (inotify; default true). The timer still scans.\n"
          "  --log.level=LEVEL           debug, info, warn or error (default info).\n"
          "  --log.format=FORMAT         logfmt or json (default logfmt).\n"
          "  --once                      Scan once, print the verdicts as JSON and exit:\n"

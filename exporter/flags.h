@@ -36,6 +36,7 @@ struct Flags {
   LogFormat log_format = LogFormat::kLogfmt;
   bool disable_exporter_metrics = false;  // no skeleton_coherence_exporter_*, no process_*
   bool enable_lifecycle = false;          // POST /-/reload; 403 without it
+  bool scan_watch = true;                 // --scan.watch: instant detection with inotify
   bool once = false;
   OnceOutput once_output = OnceOutput::kJson;  // --output; only with --once
   bool output_given = false;

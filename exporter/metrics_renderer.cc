@@ -242,6 +242,16 @@ void AddExporterFamilies(const ScanResult& scan, const ExporterStats& stats,
   reloads.Add({{"result", "success"}}, static_cast<double>(stats.config_reloads_success_total));
   reloads.Add({{"result", "failure"}}, static_cast<double>(stats.config_reloads_failure_total));
   out->push_back(reloads.Take());
+
+  out->push_back(Single("skeleton_coherence_exporter_watched_dirs",
+                        "Folders watched with inotify after the last scan (0: timer only).",
+                        MetricType::Gauge, static_cast<double>(stats.watched_dirs)));
+  out->push_back(Single("skeleton_coherence_exporter_watch_limited",
+                        "1 when a watch limit left some folders to the timer scan alone.",
+                        MetricType::Gauge, Bool(stats.watch_limited)));
+  out->push_back(Single("skeleton_coherence_exporter_watch_triggered_scans_total",
+                        "Scans started at once by a change seen with inotify.", MetricType::Counter,
+                        static_cast<double>(stats.watch_triggered_scans_total)));
 }
 
 // The process collector of the Prometheus client libraries: same names, types and help.

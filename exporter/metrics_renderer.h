@@ -37,6 +37,11 @@ struct ExporterStats {
   std::uint64_t config_reloads_success_total = 0;
   std::uint64_t config_reloads_failure_total = 0;
   bool config_last_reload_successful = true;
+  // Instant detection (exporter/change_watcher.h): folders watched after the last
+  // scan, whether a limit left some to the timer, and scans started by a change.
+  std::uint64_t watched_dirs = 0;
+  bool watch_limited = false;
+  std::uint64_t watch_triggered_scans_total = 0;
   // False with --web.disable-exporter-metrics: neither the skeleton_coherence_exporter_*
   // families nor the process_* ones are rendered; the per-brain families stay.
   bool exporter_metrics = true;

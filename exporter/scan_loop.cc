@@ -127,11 +127,15 @@ void ScanLoop::Run() {
 
 ScanLoop::Work ScanLoop::WaitForWork(Clock::time_point next_scan, ScanSettings* settings) {
   MutexLock lock(&mutex_);
-  while (!stop_ && !pending_settings_ && !render_requested_ && Clock::now() < next_scan) {
+  while (!stop_ && !pending_settings_ && !render_requested_ && !scan_requested_ &&
+         Clock::now() < next_scan) {
     wake_.WaitUntil(&mutex_, next_scan);
   }
   if (stop_) return Work::kStop;
-  if (!pending_settings_ && Clock::now() < next_scan) {
+  if (scan_requested_) {
+    scan_requested_ = false;
+    ++stats_.watch_triggered_scans_total;
+  } else if (!pending_settings_ && Clock::now() < next_scan) {
     render_requested_ = false;
     return Work::kRender;
   }
@@ -175,9 +179,34 @@ void ScanLoop::ScanOnce(const DiscoveryConfig& discovery) {
     MutexLock lock(&mutex_);
     CountScan(result, duration, &stats_);
   }
+  UpdateWatches(result, discovery);
   last_result_ = std::move(result);
   scanned_ = true;
   Publish();
+}
+
+void ScanLoop::RequestScan() {
+  {
+    MutexLock lock(&mutex_);
+    scan_requested_ = true;
+  }
+  wake_.NotifyAll();
+}
+
+void ScanLoop::SetChangeWatcher(ChangeWatcher* watcher) { watcher_ = watcher; }
+
+void ScanLoop::UpdateWatches(const ScanResult& result, const DiscoveryConfig& discovery) {
+  if (watcher_ == nullptr) return;
+  watcher_->SetDirs(DirsToWatch(result, discovery));
+  const bool limited = watcher_->limited();
+  if (limited && !warned_watch_limit_) {
+    logger_->Warn("not every brain folder can be watched; the rest waits for the timer scan",
+                  {{"watched", std::to_string(watcher_->watched())}});
+  }
+  warned_watch_limit_ = limited;
+  MutexLock lock(&mutex_);
+  stats_.watched_dirs = watcher_->watched();
+  stats_.watch_limited = limited;
 }
 
 void ScanLoop::Publish() {

@@ -26,6 +26,7 @@
 
 #include "engine/mutex.h"
 #include "engine/scanner.h"
+#include "exporter/change_watcher.h"
 #include "exporter/landing_page.h"
 #include "exporter/logger.h"
 #include "exporter/metrics_renderer.h"
@@ -65,6 +66,13 @@ class ScanLoop {
   // read error counts are kept.
   void RequestReload(const ScanSettings& settings) SCX_EXCLUDES(mutex_);
 
+  // Starts a scan at once (one already requested or running counts). Thread-safe.
+  void RequestScan() SCX_EXCLUDES(mutex_);
+
+  // After each scan, tells `watcher` (null: none) which folders to watch, and reports
+  // its state in the metrics. Call before Start; it must outlive the loop's thread.
+  void SetChangeWatcher(ChangeWatcher* watcher);
+
   // Counts a config reload by result and sets config_last_reload_successful; the
   // published metrics show it right away (re-rendered from the last scan).
   void RecordConfigReload(bool success) SCX_EXCLUDES(mutex_);
@@ -103,6 +111,7 @@ class ScanLoop {
   CondVar wake_;
   bool stop_ SCX_GUARDED_BY(mutex_) = false;
   bool render_requested_ SCX_GUARDED_BY(mutex_) = false;
+  bool scan_requested_ SCX_GUARDED_BY(mutex_) = false;  // by RequestScan
   ScanSettings settings_ SCX_GUARDED_BY(mutex_);
   std::optional<ScanSettings> pending_settings_ SCX_GUARDED_BY(mutex_);
   ExporterStats stats_ SCX_GUARDED_BY(mutex_);
@@ -120,6 +129,10 @@ class ScanLoop {
   bool scanned_ = false;  // last_result_ holds a completed scan
   ScanLog scan_log_;
   bool process_error_logged_ = false;
+  ChangeWatcher* watcher_ = nullptr;  // set before Start
+  bool warned_watch_limit_ = false;
+  void UpdateWatches(const ScanResult& result, const DiscoveryConfig& discovery)
+      SCX_EXCLUDES(mutex_);
 
   std::thread thread_;
 };

@@ -94,6 +94,7 @@ class Service {
       : flags_(flags),
         logger_(logger),
         loop_(ScanSettingsFrom(flags, config), {kVersion, kRevision, flags.telemetry_path}, logger),
+        watcher_(ChangeWatcher::Options(), [this] { loop_.RequestScan(); }),
         reloader_(
             [config_file = flags.config_file](Config* config, std::string* error) {
               return config_file.empty() || LoadConfigFile(config_file, config, error);
@@ -121,10 +122,12 @@ class Service {
     for (size_t i = 0; i < ports.size() && i < flags_.listen_addresses.size(); ++i) {
       logger_->Info("listening", {{"address", BoundAddress(flags_.listen_addresses[i], ports[i])}});
     }
+    StartChangeWatcher();
     loop_.Start();
     reloader_.Start();
     WaitForStopSignal();
     reloader_.Stop(kReloadStopGrace);  // a hung load is abandoned, never waited for
+    watcher_.Stop();
     loop_.Stop();
     server_.Stop();  // within civetweb's 200 ms poll slice, idle connections included
     logger_->Info("stopped");
@@ -132,6 +135,17 @@ class Service {
   }
 
  private:
+  // Instant detection, unless --scan.watch=false; without inotify the timer alone scans.
+  void StartChangeWatcher() {
+    if (!flags_.scan_watch) return;
+    std::string error;
+    if (!watcher_.Start(&error)) {
+      logger_->Warn("instant detection is off: only the timer scans", {{"err", error}});
+      return;
+    }
+    loop_.SetChangeWatcher(&watcher_);
+  }
+
   // Every HTTP worker may hold one connection: raise the soft descriptor limit (as Go
   // programs such as Prometheus do), and warn when even the hard limit is too low.
   void EnsureDescriptorsFor(int http_threads) {
@@ -296,6 +310,7 @@ class Service {
   const Flags flags_;
   Logger* const logger_;
   ScanLoop loop_;
+  ChangeWatcher watcher_;    // calls loop_: declared after it, stopped first
   ConfigReloader reloader_;  // applies to loop_: declared after it, stopped first
   HttpServer server_;        // declared last: destroyed (stopped) first
 };

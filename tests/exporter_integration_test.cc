@@ -261,6 +261,35 @@ TEST_F(ExporterIntegrationTest, FixingTheStoreFlipsToOkWithinAScan) {
   EXPECT_LT(std::chrono::steady_clock::now() - fixed_at, kScanInterval * 10);
 }
 
+// Instant detection: with a one-minute timer, a store renamed into place still shows
+// within a second or so, because inotify starts a scan at once.
+TEST_F(ExporterIntegrationTest, AChangeShowsAtOnceWithALongInterval) {
+  RestartWith({"--scan.interval=60s"});
+  EXPECT_TRUE(HasLine(Scrape(), "skeleton_coherence_exporter_watch_limited 0"));
+  ReplaceFileAtomically(dir_.Join("brains/m1nd/system_blocks.json"),
+                        StoreJson("sk_m1nd_candidate", {"sb_m1nd_core"}, 2));
+  const auto fixed_at = std::chrono::steady_clock::now();
+  const std::string text = ScrapeUntil([](const std::string& t) { return HasLine(t, kFixedLine); });
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - fixed_at).count();
+  std::cout << "write-to-metric with a 60 s scan interval: " << seconds << " s\n";
+  EXPECT_TRUE(HasLine(text, kFixedLine)) << text;
+  EXPECT_LT(seconds, 10.0);  // the timer alone would take up to 60 s
+  EXPECT_FALSE(HasLine(text, "skeleton_coherence_exporter_watched_dirs 0")) << text;
+  EXPECT_FALSE(HasLine(text, "skeleton_coherence_exporter_watch_triggered_scans_total 0"));
+}
+
+// Without the watches only the timer sees it: the check above can fail.
+TEST_F(ExporterIntegrationTest, WithoutWatchesOnlyTheTimerSeesAChange) {
+  RestartWith({"--scan.interval=60s", "--scan.watch=false"});
+  ReplaceFileAtomically(dir_.Join("brains/m1nd/system_blocks.json"),
+                        StoreJson("sk_m1nd_candidate", {"sb_m1nd_core"}, 2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const std::string text = Scrape();
+  EXPECT_TRUE(HasLine(text, kIncidentLine)) << text;
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_watched_dirs 0")) << text;
+}
+
 TEST_F(ExporterIntegrationTest, TornStoreKeepsTheLastVerdictAsStale) {
   WriteFile(dir_.Join("brains/keyvault/system_blocks.json"), "{\"schema\": \"m1nd-system-blo");
   const std::string text = ScrapeUntil([](const std::string& t) {

@@ -293,6 +293,9 @@ TEST(MetricsRendererTest, FamiliesComeInDocumentOrder) {
       "skeleton_coherence_exporter_stores_unchanged_total",
       "skeleton_coherence_exporter_config_last_reload_successful",
       "skeleton_coherence_exporter_config_reloads_total",
+      "skeleton_coherence_exporter_watched_dirs",
+      "skeleton_coherence_exporter_watch_limited",
+      "skeleton_coherence_exporter_watch_triggered_scans_total",
   };
   std::vector<std::string> names;
   for (const auto& family : BuildMetricFamilies(SampleScan(), SampleStats(), nullptr)) {
