@@ -294,7 +294,7 @@ class Walk {
   // cannot be read or parsed; a missing file is an empty list.
   bool ReadIngestRoots(const std::string& dir, std::vector<std::string>* roots);
   void ReadInstance(const std::string& registry, const std::string& name);
-  void Problem(const char* source, const std::string& path, const std::string& message,
+  void Problem(DiscoveryProblemSource source, const std::string& path, const std::string& message,
                bool transient = false);
 
   const std::atomic<bool>* const stop_;  // may be null
@@ -309,8 +309,8 @@ class Walk {
   std::vector<std::string> project_entries_;  // runtime dirs of "project" entries
 };
 
-void Walk::Problem(const char* source, const std::string& path, const std::string& message,
-                   bool transient) {
+void Walk::Problem(DiscoveryProblemSource source, const std::string& path,
+                   const std::string& message, bool transient) {
   problems_.push_back(DiscoveryProblem{source, path, message, transient});
 }
 
@@ -352,18 +352,19 @@ void Walk::ScanRegistry(const std::string& registry, bool is_default) {
   struct stat info;
   if (stat(folder.c_str(), &info) != 0) {
     if (!is_default) {
-      Problem("registry", folder,
+      Problem(DiscoveryProblemSource::kRegistry, folder,
               errno == ENOENT ? "no such folder" : "cannot stat folder: " + ErrnoText(errno));
     }
     return;
   }
-  if (!S_ISDIR(info.st_mode)) return Problem("registry", folder, "not a folder");
+  if (!S_ISDIR(info.st_mode))
+    return Problem(DiscoveryProblemSource::kRegistry, folder, "not a folder");
   std::string instances = JoinPath(folder, kInstancesDir);
   std::vector<std::string> names;
   std::string error;
   // A registry without an instances/ folder has no instance yet.
   ReadStatus status = ListDir(instances, &names, &error);
-  if (status == ReadStatus::kError) Problem("registry", instances, error);
+  if (status == ReadStatus::kError) Problem(DiscoveryProblemSource::kRegistry, instances, error);
   if (status != ReadStatus::kOk) return;
   for (const std::string& name : names) {
     if (Stopped()) return;
@@ -377,11 +378,11 @@ void Walk::ReadInstance(const std::string& registry, const std::string& name) {
   std::string text, error;
   ReadStatus status = ReadSmallFile(path, &text, &error);
   if (status == ReadStatus::kMissing) return;  // removed since the listing
-  if (status == ReadStatus::kError) return Problem("instance", path, error);
+  if (status == ReadStatus::kError) return Problem(DiscoveryProblemSource::kInstance, path, error);
   Instance instance;
   bool transient = false;
   if (!ParseInstance(text, &instance, &error, &transient)) {
-    return Problem("instance", path, error, transient);
+    return Problem(DiscoveryProblemSource::kInstance, path, error, transient);
   }
   if (instance.kind == InstanceKind::kProject) {
     // The workspace root of a project entry is its project-brains/<hex> folder.
@@ -415,12 +416,12 @@ bool Walk::ReadIngestRoots(const std::string& dir, std::vector<std::string>* roo
   ReadStatus status = ReadSmallFile(path, &text, &error);
   if (status == ReadStatus::kMissing) return true;
   if (status == ReadStatus::kError) {
-    Problem("ingest_roots", path, error);
+    Problem(DiscoveryProblemSource::kIngestRoots, path, error);
     return false;
   }
   if (!ParseIngestRoots(text, roots, &error)) {
     // Possibly caught mid-write: retried next scan.
-    Problem("ingest_roots", path, error, /*transient=*/true);
+    Problem(DiscoveryProblemSource::kIngestRoots, path, error, /*transient=*/true);
     return false;
   }
   return true;
@@ -466,7 +467,7 @@ void Walk::AddProjectBrains() {
     std::vector<std::string> names;
     std::string error;
     ReadStatus status = ListDir(folder, &names, &error);
-    if (status == ReadStatus::kError) Problem("registry", folder, error);
+    if (status == ReadStatus::kError) Problem(DiscoveryProblemSource::kRegistry, folder, error);
     if (status != ReadStatus::kOk) continue;
     for (const std::string& name : names) {
       if (Stopped()) return;
@@ -485,7 +486,7 @@ void Walk::AddProjectBrains() {
 }
 
 void Walk::ScanGlob(const std::string& pattern) {
-  if (pattern.empty()) return Problem("glob", pattern, "empty pattern");
+  if (pattern.empty()) return Problem(DiscoveryProblemSource::kGlob, pattern, "empty pattern");
   glob_t matches;
   int result = glob(pattern.c_str(), GLOB_TILDE | GLOB_ONLYDIR, nullptr, &matches);
   if (result == 0) {
@@ -495,11 +496,12 @@ void Walk::ScanGlob(const std::string& pattern) {
       if (IsDirectory(dir)) AddManifestBrain(dir, BrainSource::kGlob, MissingManifest::kProblem);
     }
   } else if (result == GLOB_NOSPACE) {
-    Problem("glob", pattern, "out of memory");
+    Problem(DiscoveryProblemSource::kGlob, pattern, "out of memory");
   } else if (result == GLOB_ABORTED) {
-    Problem("glob", pattern, "read error");
+    Problem(DiscoveryProblemSource::kGlob, pattern, "read error");
   } else if (result != GLOB_NOMATCH) {
-    Problem("glob", pattern, "glob failed with code " + std::to_string(result));
+    Problem(DiscoveryProblemSource::kGlob, pattern,
+            "glob failed with code " + std::to_string(result));
   }
   globfree(&matches);
 }
@@ -514,17 +516,17 @@ void Walk::AddManifestBrain(const std::string& dir, BrainSource source, MissingM
     // Not a brain folder (runtime-jobs/, a brain being born): nothing to watch.
     claimed_.insert(key);
     if (missing == MissingManifest::kProblem) {
-      Problem("manifest", path, std::string("no ") + kProjectBrainManifest);
+      Problem(DiscoveryProblemSource::kManifest, path, std::string("no ") + kProjectBrainManifest);
     }
     return;
   }
   if (status == ReadStatus::kError) {
     claimed_.insert(key);
-    return Problem("manifest", path, error);
+    return Problem(DiscoveryProblemSource::kManifest, path, error);
   }
   if (!ParseManifest(text, &project_root, &error)) {
     // Possibly caught half written: keep last scan's brain until the next scan.
-    Problem("manifest", path, error, /*transient=*/true);
+    Problem(DiscoveryProblemSource::kManifest, path, error, /*transient=*/true);
     return CarryOver(key);
   }
   Brain brain;
@@ -549,20 +551,6 @@ Discovery Walk::Finish(const std::vector<Brain>& previous) {
 }
 
 }  // namespace
-
-const char* BrainSourceName(BrainSource source) {
-  switch (source) {
-    case BrainSource::kStatic:
-      return "static";
-    case BrainSource::kRegistryOwner:
-      return "registry_owner";
-    case BrainSource::kRegistryProject:
-      return "registry_project";
-    case BrainSource::kGlob:
-      return "glob";
-  }
-  return "unknown";
-}
 
 std::string DefaultRegistry() {
   const char* moved = getenv(kRegistryDirVariable);

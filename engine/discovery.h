@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/owner_identity.h"
+#include "engine/vocabulary.h"
 
 namespace scx {
 
@@ -43,8 +44,29 @@ std::string DefaultRegistry();
 
 enum class BrainSource { kStatic, kRegistryOwner, kRegistryProject, kGlob };
 
-// "static", "registry_owner", "registry_project", "glob".
-const char* BrainSourceName(BrainSource source);
+inline constexpr Term<BrainSource> kBrainSources[] = {
+    {BrainSource::kStatic, "static"},
+    {BrainSource::kRegistryOwner, "registry_owner"},
+    {BrainSource::kRegistryProject, "registry_project"},
+    {BrainSource::kGlob, "glob"},
+};
+
+inline const char* BrainSourceName(BrainSource source) { return NameOf(kBrainSources, source); }
+
+// What discovery was reading when it met a problem.
+enum class DiscoveryProblemSource { kRegistry, kInstance, kIngestRoots, kManifest, kGlob };
+
+inline constexpr Term<DiscoveryProblemSource> kDiscoveryProblemSources[] = {
+    {DiscoveryProblemSource::kRegistry, "registry"},
+    {DiscoveryProblemSource::kInstance, "instance"},
+    {DiscoveryProblemSource::kIngestRoots, "ingest_roots"},
+    {DiscoveryProblemSource::kManifest, "manifest"},
+    {DiscoveryProblemSource::kGlob, "glob"},
+};
+
+inline const char* DiscoveryProblemSourceName(DiscoveryProblemSource source) {
+  return NameOf(kDiscoveryProblemSources, source);
+}
 
 struct Brain {
   std::string name;  // unique within one discovery; the `brain` label
@@ -60,7 +82,7 @@ struct Brain {
 // Something discovery could not read. `transient` problems (a manifest caught half
 // written) are retried next scan; their brain is carried over from the previous scan.
 struct DiscoveryProblem {
-  std::string source;  // "registry", "instance", "ingest_roots", "manifest" or "glob"
+  DiscoveryProblemSource source = DiscoveryProblemSource::kRegistry;
   std::string path;
   std::string message;
   bool transient = false;

@@ -22,26 +22,6 @@ std::string_view LastComponent(std::string_view path) {
 
 }  // namespace
 
-const char* IdentitySourceName(IdentitySource source) {
-  switch (source) {
-    case IdentitySource::kConfigDisplayName:
-      return "display_name";
-    case IdentitySource::kConfigProjectRoot:
-      return "project_root";
-    case IdentitySource::kManifest:
-      return "manifest";
-    case IdentitySource::kIngestRoot:
-      return "ingest_root";
-    case IdentitySource::kWorkspaceRoot:
-      return "workspace_root";
-    case IdentitySource::kAnyIngestRoot:
-      return "first_ingest_root";
-    case IdentitySource::kSidecarWorkspace:
-      return "sidecar_workspace_root";
-  }
-  return "unknown";
-}
-
 bool IsMemorySidecar(std::string_view path) {
   return EndsWith(path, kLightMemorySuffix) || LastComponent(path) == kAgentMemoryDir;
 }

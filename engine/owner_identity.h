@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/vocabulary.h"
+
 namespace scx {
 
 // The file in which m1nd keeps the roots it ingested, beside its graph snapshot.
@@ -27,9 +29,19 @@ enum class IdentitySource {
   kSidecarWorkspace,   // owner, rule 4: workspace_root although it is a sidecar
 };
 
-// "display_name", "project_root", "manifest", "ingest_root", "workspace_root",
-// "first_ingest_root", "sidecar_workspace_root".
-const char* IdentitySourceName(IdentitySource source);
+inline constexpr Term<IdentitySource> kIdentitySources[] = {
+    {IdentitySource::kConfigDisplayName, "display_name"},
+    {IdentitySource::kConfigProjectRoot, "project_root"},
+    {IdentitySource::kManifest, "manifest"},
+    {IdentitySource::kIngestRoot, "ingest_root"},
+    {IdentitySource::kWorkspaceRoot, "workspace_root"},
+    {IdentitySource::kAnyIngestRoot, "first_ingest_root"},
+    {IdentitySource::kSidecarWorkspace, "sidecar_workspace_root"},
+};
+
+inline const char* IdentitySourceName(IdentitySource source) {
+  return NameOf(kIdentitySources, source);
+}
 
 // A memory sidecar: a path ending in ".light.md", or whose last component (trailing
 // '/' ignored) is "agent-memory". m1nd never names a brain after one if it can help it.

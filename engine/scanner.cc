@@ -54,20 +54,6 @@ void AddProvenance(std::vector<BrainReport>* reports) {
 
 }  // namespace
 
-const char* BrainStateName(BrainState state) {
-  switch (state) {
-    case BrainState::kOk:
-      return "ok";
-    case BrainState::kMismatch:
-      return "mismatch";
-    case BrainState::kAbsent:
-      return "absent";
-    case BrainState::kUnreadable:
-      return "unreadable";
-  }
-  return "unknown";
-}
-
 Scanner::Scanner(StoreReaderOptions options) : options_(options) {}
 
 void Scanner::SetOptions(const StoreReaderOptions& options) {
@@ -121,16 +107,16 @@ BrainReport Scanner::ScanBrain(const Brain& brain) {
     memory.failed_content = false;
     memory.contents = StoreContents();
     memory.verdict_identity.clear();
-    report.store = "absent";
+    report.store = StorePresence::kAbsent;
     report.state = BrainState::kAbsent;
   } else if (error != StoreError::kNone) {
-    ++memory.read_errors_total[StoreErrorName(error)];
-    report.store = "unreadable";
+    ++memory.read_errors_total[error];
+    report.store = StorePresence::kUnreadable;
     report.state = BrainState::kUnreadable;
     report.read_error = error;
     report.read_error_message = message;
   } else {
-    report.store = "present";
+    report.store = StorePresence::kPresent;
   }
 
   if (memory.has_good_read) {
@@ -198,7 +184,7 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
     BrainReport report = ScanBrain(brain);
     states[brain.name] =
         Previous{report.state, report.coherence,
-                 report.state == BrainState::kUnreadable ? StoreErrorName(report.read_error) : "",
+                 report.state == BrainState::kUnreadable ? report.read_error : StoreError::kNone,
                  report.read_error_message};
     result.brains.push_back(std::move(report));
   }

@@ -19,6 +19,7 @@
 #include "engine/discovery.h"
 #include "engine/skeleton_provenance.h"
 #include "engine/store_reader.h"
+#include "engine/vocabulary.h"
 
 namespace scx {
 
@@ -26,16 +27,34 @@ namespace scx {
 // verdict. A store m1nd could not load (no skeleton, say) is kUnreadable.
 enum class BrainState { kOk, kMismatch, kAbsent, kUnreadable };
 
-// "ok", "mismatch", "absent", "unreadable".
-const char* BrainStateName(BrainState state);
+inline constexpr Term<BrainState> kBrainStates[] = {
+    {BrainState::kOk, "ok"},
+    {BrainState::kMismatch, "mismatch"},
+    {BrainState::kAbsent, "absent"},
+    {BrainState::kUnreadable, "unreadable"},
+};
+
+inline const char* BrainStateName(BrainState state) { return NameOf(kBrainStates, state); }
+
+// The store file as a scan found it.
+enum class StorePresence { kPresent, kAbsent, kUnreadable };
+
+inline constexpr Term<StorePresence> kStorePresences[] = {
+    {StorePresence::kPresent, "present"},
+    {StorePresence::kAbsent, "absent"},
+    {StorePresence::kUnreadable, "unreadable"},
+};
+
+inline const char* StorePresenceName(StorePresence presence) {
+  return NameOf(kStorePresences, presence);
+}
 
 // What the latest scan knows about one brain.
 struct BrainReport {
   Brain brain;
   BrainState state = BrainState::kAbsent;
-  // The file as found this scan: "present", "absent" or "unreadable".
-  const char* store = "absent";
-  StoreError read_error = StoreError::kNone;  // this scan's error, if unreadable
+  StorePresence store = StorePresence::kAbsent;  // the file as found this scan
+  StoreError read_error = StoreError::kNone;     // this scan's error, if unreadable
   std::string read_error_message;
   // The verdict to export: this scan's, or the last good one when the store is
   // unreadable now (then verdict_stale is true). Empty: nothing to export.
@@ -54,17 +73,17 @@ struct BrainReport {
   // verdict, computed over the whole scan. Never changes `coherence`.
   SkeletonProvenance provenance;
   // Scans in which this brain's store could not be read, since it was first seen,
-  // by StoreErrorName.
-  std::map<std::string, std::uint64_t> read_errors_total;
+  // by reason (IsReadError values only).
+  std::map<StoreError, std::uint64_t> read_errors_total;
 };
 
 // A brain whose state differs from the previous scan (or that is new or gone).
 struct StateChange {
   std::string brain;
-  std::optional<BrainState> from;      // empty: first seen
-  std::optional<BrainState> to;        // empty: gone
-  std::optional<Coherence> coherence;  // the verdict after the change, if any
-  std::string read_error;              // StoreErrorName when `to` is kUnreadable
+  std::optional<BrainState> from;             // empty: first seen
+  std::optional<BrainState> to;               // empty: gone
+  std::optional<Coherence> coherence;         // the verdict after the change, if any
+  StoreError read_error = StoreError::kNone;  // when `to` is kUnreadable
   std::string read_error_message;
 };
 
@@ -118,7 +137,7 @@ class Scanner {
     FileStamp failed_stamp;
     StoreError failed_error = StoreError::kNone;
     std::string failed_message;
-    std::map<std::string, std::uint64_t> read_errors_total;
+    std::map<StoreError, std::uint64_t> read_errors_total;
     // The mismatch verdict being served ("expected\nfound"; empty when none) and the
     // store's mtime at the first read that showed it.
     std::string mismatch_key;
@@ -129,7 +148,7 @@ class Scanner {
   struct Previous {
     BrainState state = BrainState::kAbsent;
     std::optional<Coherence> coherence;
-    std::string read_error;
+    StoreError read_error = StoreError::kNone;
     std::string read_error_message;
   };
 

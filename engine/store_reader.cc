@@ -474,26 +474,6 @@ class PaddedBuffer final : public BrainFileBuffer {
 
 }  // namespace
 
-const char* StoreErrorName(StoreError error) {
-  switch (error) {
-    case StoreError::kNone:
-      return "none";
-    case StoreError::kAbsent:
-      return "absent";
-    case StoreError::kIo:
-      return "io";
-    case StoreError::kTooLarge:
-      return "too_large";
-    case StoreError::kNotRegular:
-      return "not_regular";
-    case StoreError::kParse:
-      return "parse";
-    case StoreError::kSchema:
-      return "schema";
-  }
-  return "unknown";
-}
-
 StoreError StatStore(const std::string& path, FileStamp* stamp, std::string* message) {
   std::string ignored;
   if (message == nullptr) message = &ignored;

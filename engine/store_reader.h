@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/vocabulary.h"
+
 namespace scx {
 
 inline constexpr char kStoreFileName[] = "system_blocks.json";
@@ -27,8 +29,23 @@ enum class StoreError {
   kSchema,      // valid JSON of the wrong shape or schema
 };
 
-// "absent", "io", "too_large", "not_regular", "parse", "schema" ("none" for kNone).
-const char* StoreErrorName(StoreError error);
+inline constexpr Term<StoreError> kStoreErrors[] = {
+    {StoreError::kNone, "none"},
+    {StoreError::kAbsent, "absent"},
+    {StoreError::kIo, "io"},
+    {StoreError::kTooLarge, "too_large"},
+    {StoreError::kNotRegular, "not_regular"},
+    {StoreError::kParse, "parse"},
+    {StoreError::kSchema, "schema"},
+};
+
+inline const char* StoreErrorName(StoreError error) { return NameOf(kStoreErrors, error); }
+
+// True for the errors that make a store unreadable: the `reason` label values of
+// skeleton_coherence_store_read_errors_total (not kNone, not kAbsent).
+constexpr bool IsReadError(StoreError error) {
+  return error != StoreError::kNone && error != StoreError::kAbsent;
+}
 
 // What change detection compares. m1nd replaces the store by rename, so every write
 // changes the inode.

@@ -56,7 +56,7 @@ Json OnceBrain(const BrainReport& brain) {
   out["runtime_dir"] = brain.brain.runtime_dir;
   out["source"] = BrainSourceName(brain.brain.source);
   out["identity_source"] = IdentitySourceName(brain.brain.identity_source);
-  out["store"] = brain.store;
+  out["store"] = StorePresenceName(brain.store);
   if (brain.state == BrainState::kUnreadable) out["store_error"] = StoreErrorJson(brain);
   out["skeleton_coherence"] = CoherenceJson(brain.coherence);
   AddMismatchSince(brain, &out);
@@ -82,7 +82,7 @@ Json BrainJson(const BrainReport& brain) {
   out["source"] = BrainSourceName(brain.brain.source);
   out["identity_source"] = IdentitySourceName(brain.brain.identity_source);
   out["state"] = BrainStateName(brain.state);
-  out["present"] = std::string(brain.store) != "absent";
+  out["present"] = brain.store != StorePresence::kAbsent;
   if (brain.has_store_facts) {
     out["store_version"] = brain.store_version;
     out["block_count"] = brain.block_count;

@@ -147,11 +147,19 @@ std::string Plural(size_t count, const char* one, const char* many) {
 // "41 brains: 1 mismatch, 0 unreadable, 0 absent, 40 ok" (a stale mismatch counts
 // as a mismatch, not as unreadable).
 std::string Counts(const std::vector<BrainReport>& brains) {
-  size_t counts[4] = {0, 0, 0, 0};
-  for (const BrainReport& report : brains) ++counts[Severity(report)];
-  return Plural(brains.size(), "brain", "brains") + ": " + std::to_string(counts[0]) +
-         " mismatch, " + std::to_string(counts[1]) + " unreadable, " + std::to_string(counts[2]) +
-         " absent, " + std::to_string(counts[3]) + " ok";
+  std::vector<Term<BrainState>> states(std::begin(kBrainStates), std::end(kBrainStates));
+  std::stable_sort(states.begin(), states.end(), [](const auto& a, const auto& b) {
+    return StateSeverity(a.value) < StateSeverity(b.value);
+  });
+  std::string text = Plural(brains.size(), "brain", "brains") + ":";
+  for (const Term<BrainState>& state : states) {
+    size_t count = 0;
+    for (const BrainReport& report : brains) {
+      count += Severity(report) == StateSeverity(state.value) ? 1 : 0;
+    }
+    text += (&state == &states.front() ? " " : ", ") + std::to_string(count) + " " + state.name;
+  }
+  return text;
 }
 
 std::string Banner(const char* color, const std::string& headline, const std::string& detail) {
@@ -251,10 +259,9 @@ std::string FormatUtc(double unix_seconds) {
   return buffer;
 }
 
-int Severity(const BrainReport& brain) {
-  if (InMismatch(brain)) return 0;
-  switch (brain.state) {
-    case BrainState::kMismatch:  // not without a mismatch verdict; kept for safety
+int StateSeverity(BrainState state) {
+  switch (state) {
+    case BrainState::kMismatch:
       return 0;
     case BrainState::kUnreadable:
       return 1;
@@ -264,6 +271,10 @@ int Severity(const BrainReport& brain) {
       return 3;
   }
   return 3;
+}
+
+int Severity(const BrainReport& brain) {
+  return InMismatch(brain) ? StateSeverity(BrainState::kMismatch) : StateSeverity(brain.state);
 }
 
 std::vector<BrainReport> WorstFirst(std::vector<BrainReport> brains) {

@@ -44,8 +44,12 @@ std::string FormatAge(double seconds);
 // Unix time as "2026-11-30 02:00:00 UTC".
 std::string FormatUtc(double unix_seconds);
 
-// How bad a brain is, for the order of the table: 0 mismatch (a stale one
-// included), 1 unreadable, 2 absent, 3 ok.
+// How bad a state is, for the order of the table and the counts: 0 mismatch,
+// 1 unreadable, 2 absent, 3 ok.
+int StateSeverity(BrainState state);
+
+// How bad a brain is: StateSeverity of its state, of kMismatch when its verdict (a
+// stale one included) is a mismatch.
 int Severity(const BrainReport& brain);
 
 // `brains` ordered worst first (Severity), then by name.

@@ -38,8 +38,9 @@ int RunOnce(const Config& config, OnceOutput output, Logger* logger) {
   Scanner scanner(options);
   ScanResult scan = scanner.Scan(config.discovery);
   for (const DiscoveryProblem& problem : scan.problems) {
-    logger->Warn("discovery problem",
-                 {{"source", problem.source}, {"path", problem.path}, {"err", problem.message}});
+    logger->Warn("discovery problem", {{"source", DiscoveryProblemSourceName(problem.source)},
+                                       {"path", problem.path},
+                                       {"err", problem.message}});
   }
   for (const DiscoveryNotice& notice : scan.notices) {
     logger->Warn("discovery notice", {{"path", notice.path}, {"detail", notice.message}});

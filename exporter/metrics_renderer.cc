@@ -18,8 +18,13 @@ using prometheus::MetricFamily;
 using prometheus::MetricType;
 using Labels = std::vector<ClientMetric::Label>;
 
-constexpr BrainState kAllStates[] = {BrainState::kOk, BrainState::kMismatch, BrainState::kAbsent,
-                                     BrainState::kUnreadable};
+// `counts[key]`, 0 when absent: every value of a vocabulary is exported from zero so
+// that its first occurrence shows as an increase.
+template <typename Enum>
+std::uint64_t CountOf(const std::map<Enum, std::uint64_t>& counts, Enum key) {
+  const auto it = counts.find(key);
+  return it == counts.end() ? 0 : it->second;
+}
 
 // Collects the samples of one family and refuses a label set it already holds.
 class FamilyBuilder {
@@ -149,9 +154,9 @@ void AddBrainFamilies(const ScanResult& scan, std::vector<std::string>* dropped,
                             MetricType::Counter, dropped);
   for (const BrainReport& report : scan.brains) {
     const std::string& name = report.brain.name;
-    for (BrainState candidate : kAllStates) {
-      state.Add({{"brain", name}, {"state", BrainStateName(candidate)}},
-                Bool(report.state == candidate));
+    for (const Term<BrainState>& candidate : kBrainStates) {
+      state.Add({{"brain", name}, {"state", candidate.name}},
+                Bool(report.state == candidate.value));
     }
     info.Add({{"brain", name},
               {"project_root", report.brain.project_root},
@@ -164,10 +169,10 @@ void AddBrainFamilies(const ScanResult& scan, std::vector<std::string>* dropped,
       blocks.Add({{"brain", name}}, static_cast<double>(report.block_count));
     }
     // Every reason is exported from zero so that the first error shows as an increase.
-    std::map<std::string, std::uint64_t> errors = report.read_errors_total;
-    for (const char* reason : kReadErrorReasons) errors.emplace(reason, 0);
-    for (const auto& [reason, count] : errors) {
-      read_errors.Add({{"brain", name}, {"reason", reason}}, static_cast<double>(count));
+    for (const Term<StoreError>& reason : kStoreErrors) {
+      if (!IsReadError(reason.value)) continue;
+      read_errors.Add({{"brain", name}, {"reason", reason.name}},
+                      static_cast<double>(CountOf(report.read_errors_total, reason.value)));
     }
   }
   out->push_back(state.Take());
@@ -209,19 +214,18 @@ void AddExporterFamilies(const ScanResult& scan, const ExporterStats& stats,
 
   FamilyBuilder discovery_errors("skeleton_coherence_exporter_discovery_errors_total",
                                  "Discovery problems by source.", MetricType::Counter, dropped);
-  std::map<std::string, std::uint64_t> errors = stats.discovery_errors_total;
-  for (const char* source : kDiscoverySources) errors.emplace(source, 0);
-  for (const auto& [source, count] : errors) {
-    discovery_errors.Add({{"source", source}}, static_cast<double>(count));
+  for (const Term<DiscoveryProblemSource>& source : kDiscoveryProblemSources) {
+    discovery_errors.Add({{"source", source.name}},
+                         static_cast<double>(CountOf(stats.discovery_errors_total, source.value)));
   }
   out->push_back(discovery_errors.Take());
 
   FamilyBuilder brains("skeleton_coherence_exporter_brains", "Brains by state in the last scan.",
                        MetricType::Gauge, dropped);
-  for (BrainState candidate : kAllStates) {
+  for (const Term<BrainState>& candidate : kBrainStates) {
     std::int64_t count = 0;
-    for (const BrainReport& report : scan.brains) count += report.state == candidate ? 1 : 0;
-    brains.Add({{"state", BrainStateName(candidate)}}, static_cast<double>(count));
+    for (const BrainReport& report : scan.brains) count += report.state == candidate.value ? 1 : 0;
+    brains.Add({{"state", candidate.name}}, static_cast<double>(count));
   }
   out->push_back(brains.Take());
 

@@ -16,12 +16,6 @@
 
 namespace scx {
 
-// Discovery sources and store read error reasons, as they appear in labels.
-inline constexpr const char* kDiscoverySources[] = {"registry", "instance", "ingest_roots",
-                                                    "manifest", "glob"};
-inline constexpr const char* kReadErrorReasons[] = {"io", "too_large", "not_regular", "parse",
-                                                    "schema"};
-
 // What the exporter knows about itself, kept by the scan loop across scans.
 struct ExporterStats {
   std::string version;
@@ -31,7 +25,7 @@ struct ExporterStats {
   double last_scan_timestamp_seconds = 0;  // Unix time
   bool last_scan_success = false;
   double scan_interval_seconds = 0;
-  std::map<std::string, std::uint64_t> discovery_errors_total;  // by source
+  std::map<DiscoveryProblemSource, std::uint64_t> discovery_errors_total;
   std::uint64_t stores_parsed_total = 0;
   std::uint64_t stores_unchanged_total = 0;
   std::uint64_t config_reloads_success_total = 0;

@@ -21,7 +21,8 @@ bool IsAlarming(const std::optional<BrainState>& state) {
 }
 
 std::string ProblemKey(const DiscoveryProblem& problem) {
-  return problem.source + '\n' + problem.path + '\n' + problem.message;
+  return std::string(DiscoveryProblemSourceName(problem.source)) + '\n' + problem.path + '\n' +
+         problem.message;
 }
 
 }  // namespace
@@ -40,18 +41,17 @@ void ScanLog::LogScan(const ScanResult& result, double duration_seconds) {
 }
 
 void ScanLog::LogSummary(const ScanResult& result, double duration_seconds) {
-  std::int64_t counts[4] = {0, 0, 0, 0};
-  for (const BrainReport& report : result.brains) ++counts[static_cast<int>(report.state)];
-  logger_->Debug("scan completed",
-                 {{"brains", std::to_string(result.brains.size())},
-                  {"ok", std::to_string(counts[static_cast<int>(BrainState::kOk)])},
-                  {"mismatch", std::to_string(counts[static_cast<int>(BrainState::kMismatch)])},
-                  {"absent", std::to_string(counts[static_cast<int>(BrainState::kAbsent)])},
-                  {"unreadable", std::to_string(counts[static_cast<int>(BrainState::kUnreadable)])},
-                  {"problems", std::to_string(result.problems.size())},
-                  {"stores_parsed", std::to_string(result.stores_parsed)},
-                  {"stores_unchanged", std::to_string(result.stores_unchanged)},
-                  {"duration_seconds", FormatSeconds(duration_seconds)}});
+  LogFields fields = {{"brains", std::to_string(result.brains.size())}};
+  for (const Term<BrainState>& state : kBrainStates) {
+    std::int64_t count = 0;
+    for (const BrainReport& report : result.brains) count += report.state == state.value ? 1 : 0;
+    fields.emplace_back(state.name, std::to_string(count));
+  }
+  fields.emplace_back("problems", std::to_string(result.problems.size()));
+  fields.emplace_back("stores_parsed", std::to_string(result.stores_parsed));
+  fields.emplace_back("stores_unchanged", std::to_string(result.stores_unchanged));
+  fields.emplace_back("duration_seconds", FormatSeconds(duration_seconds));
+  logger_->Debug("scan completed", fields);
 }
 
 void ScanLog::LogChange(const StateChange& change) {
@@ -68,7 +68,7 @@ void ScanLog::LogChange(const StateChange& change) {
     }
   }
   if (change.to == BrainState::kUnreadable) {
-    fields.emplace_back("reason", change.read_error);
+    fields.emplace_back("reason", StoreErrorName(change.read_error));
     fields.emplace_back("err", change.read_error_message);
   }
   const char* message = !change.from ? "brain discovered"
@@ -91,7 +91,7 @@ void ScanLog::LogProblems(const std::vector<DiscoveryProblem>& problems) {
       still_warned.insert(key);
     }
     logger_->Log(level, "discovery problem",
-                 {{"source", problem.source},
+                 {{"source", DiscoveryProblemSourceName(problem.source)},
                   {"path", problem.path},
                   {"err", problem.message},
                   {"transient", problem.transient ? "true" : "false"}});

@@ -69,7 +69,8 @@ std::vector<std::string> Names(const Discovery& discovery) {
 std::string Describe(const std::vector<DiscoveryProblem>& problems) {
   std::string text;
   for (const DiscoveryProblem& p : problems) {
-    text += p.source + " " + p.path + ": " + p.message + (p.transient ? " (transient)" : "") + "\n";
+    text += std::string(DiscoveryProblemSourceName(p.source)) + " " + p.path + ": " + p.message +
+            (p.transient ? " (transient)" : "") + "\n";
   }
   return text;
 }
@@ -154,7 +155,7 @@ TEST_F(DiscoveryTest, TornManifestIsSkippedWithATransientProblem) {
 
   EXPECT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
   ASSERT_EQ(1u, discovery.problems.size());
-  EXPECT_EQ("manifest", discovery.problems[0].source);
+  EXPECT_STREQ("manifest", DiscoveryProblemSourceName(discovery.problems[0].source));
   EXPECT_EQ(ProjectBrain("aa") + "/project_brain.json", discovery.problems[0].path);
   EXPECT_TRUE(discovery.problems[0].transient);
 }
@@ -174,7 +175,7 @@ TEST_F(DiscoveryTest, ManifestOfTheWrongShapeIsTransient) {
     Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
     EXPECT_EQ(1u, discovery.brains.size()) << manifest;
     ASSERT_EQ(1u, discovery.problems.size()) << manifest;
-    EXPECT_EQ("manifest", discovery.problems[0].source);
+    EXPECT_STREQ("manifest", DiscoveryProblemSourceName(discovery.problems[0].source));
     EXPECT_TRUE(discovery.problems[0].transient) << manifest;
   }
 }
@@ -247,7 +248,7 @@ TEST_F(DiscoveryTest, ManifestThatIsAFifoIsAProblemNotAHang) {
   Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
   EXPECT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
   ASSERT_EQ(1u, discovery.problems.size());
-  EXPECT_EQ("manifest", discovery.problems[0].source);
+  EXPECT_STREQ("manifest", DiscoveryProblemSourceName(discovery.problems[0].source));
   EXPECT_FALSE(discovery.problems[0].transient);
 }
 
@@ -259,7 +260,7 @@ TEST_F(DiscoveryTest, ManifestThatIsADanglingSymlinkIsANonTransientProblem) {
   Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
   EXPECT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
   ASSERT_EQ(1u, discovery.problems.size()) << Describe(discovery.problems);
-  EXPECT_EQ("manifest", discovery.problems[0].source);
+  EXPECT_STREQ("manifest", DiscoveryProblemSourceName(discovery.problems[0].source));
   EXPECT_EQ(manifest, discovery.problems[0].path);
   EXPECT_NE(std::string::npos, discovery.problems[0].message.find("dangling"))
       << discovery.problems[0].message;
@@ -274,7 +275,7 @@ TEST_F(DiscoveryTest, MissingNamedRegistryFolderIsAProblem) {
   Discovery discovery = DiscoverBrains(config, {});
   EXPECT_TRUE(discovery.brains.empty());
   ASSERT_EQ(1u, discovery.problems.size()) << Describe(discovery.problems);
-  EXPECT_EQ("registry", discovery.problems[0].source);
+  EXPECT_STREQ("registry", DiscoveryProblemSourceName(discovery.problems[0].source));
   EXPECT_EQ(tmp_.Join("no-such-registry"), discovery.problems[0].path);
   EXPECT_EQ("no such folder", discovery.problems[0].message);
 }
@@ -314,10 +315,10 @@ TEST_F(DiscoveryTest, RegistryThatCannotBeListedIsAProblem) {
   Discovery discovery = DiscoverBrains(config, {});
   EXPECT_TRUE(discovery.brains.empty());
   ASSERT_EQ(2u, discovery.problems.size()) << Describe(discovery.problems);
-  EXPECT_EQ("registry", discovery.problems[0].source);
+  EXPECT_STREQ("registry", DiscoveryProblemSourceName(discovery.problems[0].source));
   EXPECT_EQ(tmp_.Join("file-registry"), discovery.problems[0].path);
   EXPECT_EQ("not a folder", discovery.problems[0].message);
-  EXPECT_EQ("registry", discovery.problems[1].source);
+  EXPECT_STREQ("registry", DiscoveryProblemSourceName(discovery.problems[1].source));
   EXPECT_FALSE(discovery.problems[1].transient);
 }
 
@@ -327,7 +328,7 @@ TEST_F(DiscoveryTest, ProjectBrainsThatCannotBeListedIsAProblem) {
   Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
   EXPECT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
   ASSERT_EQ(1u, discovery.problems.size());
-  EXPECT_EQ("registry", discovery.problems[0].source);
+  EXPECT_STREQ("registry", DiscoveryProblemSourceName(discovery.problems[0].source));
   EXPECT_EQ(Runtime() + "/project-brains", discovery.problems[0].path);
 }
 
@@ -337,7 +338,7 @@ TEST_F(DiscoveryTest, UnparsableInstanceFileIsATransientProblem) {
   Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
   EXPECT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
   ASSERT_EQ(1u, discovery.problems.size());
-  EXPECT_EQ("instance", discovery.problems[0].source);
+  EXPECT_STREQ("instance", DiscoveryProblemSourceName(discovery.problems[0].source));
   EXPECT_EQ(Registry() + "/instances/broken.json", discovery.problems[0].path);
   EXPECT_TRUE(discovery.problems[0].transient);
 }
@@ -351,7 +352,7 @@ TEST_F(DiscoveryTest, InstanceFileOfTheWrongShapeIsAProblem) {
   EXPECT_TRUE(discovery.brains.empty());
   ASSERT_EQ(3u, discovery.problems.size()) << Describe(discovery.problems);
   for (const DiscoveryProblem& problem : discovery.problems) {
-    EXPECT_EQ("instance", problem.source);
+    EXPECT_STREQ("instance", DiscoveryProblemSourceName(problem.source));
     EXPECT_FALSE(problem.transient);
   }
 }
@@ -420,7 +421,7 @@ TEST_F(DiscoveryTest, GlobMatchesAreRuntimeDirsWithManifests) {
   EXPECT_EQ(tmp_.Join("rts/alpha"), discovery.brains[0].runtime_dir);
   EXPECT_EQ(BrainSource::kGlob, discovery.brains[0].source);
   ASSERT_EQ(1u, discovery.problems.size()) << Describe(discovery.problems);
-  EXPECT_EQ("manifest", discovery.problems[0].source);
+  EXPECT_STREQ("manifest", DiscoveryProblemSourceName(discovery.problems[0].source));
   EXPECT_EQ(tmp_.Join("rts/beta/project_brain.json"), discovery.problems[0].path);
   EXPECT_FALSE(discovery.problems[0].transient);
 }
@@ -441,7 +442,7 @@ TEST_F(DiscoveryTest, EmptyGlobPatternIsAProblem) {
   config.runtime_globs = {""};
   Discovery discovery = DiscoverBrains(config, {});
   ASSERT_EQ(1u, discovery.problems.size());
-  EXPECT_EQ("glob", discovery.problems[0].source);
+  EXPECT_STREQ("glob", DiscoveryProblemSourceName(discovery.problems[0].source));
 }
 
 TEST_F(DiscoveryTest, RuntimeDirFoundTwiceIsKeptOnceStaticFirst) {
@@ -706,7 +707,7 @@ TEST_F(DiscoveryTest, TornIngestRootsKeepThePreviousIdentity) {
   ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(second));
   EXPECT_EQ("/home/u/m1nd", second.brains[0].project_root);
   ASSERT_EQ(1u, second.problems.size()) << Describe(second.problems);
-  EXPECT_EQ("ingest_roots", second.problems[0].source);
+  EXPECT_STREQ("ingest_roots", DiscoveryProblemSourceName(second.problems[0].source));
   EXPECT_TRUE(second.problems[0].transient);
 
   // Never seen before: skipped this scan rather than named after the sidecar.
@@ -720,14 +721,14 @@ TEST_F(DiscoveryTest, IngestRootsThatAreNotAListOfPathsAreAProblem) {
   Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
   EXPECT_TRUE(discovery.brains.empty());
   ASSERT_EQ(1u, discovery.problems.size());
-  EXPECT_EQ("ingest_roots", discovery.problems[0].source);
+  EXPECT_STREQ("ingest_roots", DiscoveryProblemSourceName(discovery.problems[0].source));
 
   const std::string path = Runtime() + "/ingest_roots.json";
   ASSERT_EQ(0, unlink(path.c_str()));
   ASSERT_EQ(0, mkfifo(path.c_str(), 0600));  // never a hang
   discovery = DiscoverBrains(RegistryConfig(Registry()), {});
   ASSERT_EQ(1u, discovery.problems.size());
-  EXPECT_EQ("ingest_roots", discovery.problems[0].source);
+  EXPECT_STREQ("ingest_roots", DiscoveryProblemSourceName(discovery.problems[0].source));
   EXPECT_FALSE(discovery.problems[0].transient);
 }
 

@@ -17,7 +17,7 @@ BrainReport Report(const std::string& name, BrainState state) {
   report.brain.runtime_dir = "/rt/" + name;
   report.brain.source = BrainSource::kRegistryOwner;
   report.state = state;
-  report.store = state == BrainState::kAbsent ? "absent" : "present";
+  report.store = state == BrainState::kAbsent ? StorePresence::kAbsent : StorePresence::kPresent;
   if (state == BrainState::kOk || state == BrainState::kMismatch) {
     Coherence verdict;
     verdict.status = state == BrainState::kOk ? CoherenceStatus::kOk : CoherenceStatus::kMismatch;
@@ -52,7 +52,7 @@ TEST(OnceReportTest, IncidentOkAndSilentBrains) {
 
 TEST(OnceReportTest, UnreadableStoreNamesTheReason) {
   BrainReport brain = Report("m1nd", BrainState::kUnreadable);
-  brain.store = "unreadable";
+  brain.store = StorePresence::kUnreadable;
   brain.read_error = StoreError::kNotRegular;
   brain.read_error_message = "not a regular file (FIFO)";
   Json report = Json::parse(OnceReport({brain}));
@@ -95,7 +95,7 @@ TEST(BrainViewTest, OkAndAbsentHaveNoSickLine) {
 TEST(BrainViewTest, StaleVerdictIsMarked) {
   BrainReport brain = Report("m1nd", BrainState::kMismatch);
   brain.state = BrainState::kUnreadable;
-  brain.store = "unreadable";
+  brain.store = StorePresence::kUnreadable;
   brain.verdict_stale = true;
   brain.read_error = StoreError::kParse;
   Json view = Json::parse(BrainView(brain));

@@ -3,6 +3,7 @@
 #include "exporter/metrics_renderer.h"
 
 #include <algorithm>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,6 +25,13 @@ BrainReport Report(const std::string& name, BrainState state) {
   return report;
 }
 
+// The `reason` values of skeleton_coherence_store_read_errors_total.
+std::size_t ReadErrorReasonCount() {
+  std::size_t count = 0;
+  for (const Term<StoreError>& error : kStoreErrors) count += IsReadError(error.value) ? 1 : 0;
+  return count;
+}
+
 Coherence Verdict(CoherenceStatus status, const std::string& expected, const std::string& found) {
   Coherence verdict;
   verdict.status = status;
@@ -36,7 +44,7 @@ Coherence Verdict(CoherenceStatus status, const std::string& expected, const std
 ScanResult SampleScan() {
   ScanResult scan;
   BrainReport incident = Report("m1nd", BrainState::kMismatch);
-  incident.store = "present";
+  incident.store = StorePresence::kPresent;
   incident.coherence = Verdict(CoherenceStatus::kMismatch, "m1nd", "keyvault");
   incident.has_store_facts = true;
   incident.store_version = 7;
@@ -47,7 +55,7 @@ ScanResult SampleScan() {
   scan.brains.push_back(incident);
 
   BrainReport healthy = Report("keyvault", BrainState::kOk);
-  healthy.store = "present";
+  healthy.store = StorePresence::kPresent;
   healthy.coherence = Verdict(CoherenceStatus::kOk, "keyvault", "keyvault");
   healthy.has_store_facts = true;
   healthy.store_version = 2;
@@ -58,14 +66,14 @@ ScanResult SampleScan() {
   scan.brains.push_back(Report("empty", BrainState::kAbsent));
 
   BrainReport stale = Report("torn", BrainState::kUnreadable);
-  stale.store = "unreadable";
+  stale.store = StorePresence::kUnreadable;
   stale.read_error = StoreError::kParse;
   stale.coherence = Verdict(CoherenceStatus::kOk, "torn", "torn");
   stale.verdict_stale = true;
   stale.has_store_facts = true;
   stale.store_version = 4;
   stale.block_count = 1;
-  stale.read_errors_total = {{"parse", 2}};
+  stale.read_errors_total = {{StoreError::kParse, 2}};
   stale.provenance.prefix_ambiguous = true;
   stale.provenance.ambiguous_slug = "torn_core";
   scan.brains.push_back(stale);
@@ -81,7 +89,7 @@ ExporterStats SampleStats() {
   stats.last_scan_timestamp_seconds = 1767225600.5;
   stats.last_scan_success = true;
   stats.scan_interval_seconds = 15;
-  stats.discovery_errors_total = {{"manifest", 3}};
+  stats.discovery_errors_total = {{DiscoveryProblemSource::kManifest, 3}};
   stats.stores_parsed_total = 9;
   stats.stores_unchanged_total = 40;
   stats.config_reloads_success_total = 2;
@@ -173,9 +181,11 @@ TEST(MetricsRendererTest, StaleVerdictIsMarked) {
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_blocks{brain=\"torn\"} 1"));
 }
 
-TEST(MetricsRendererTest, EveryBrainHasAllFourStates) {
-  const std::string text = Render(SampleScan());
-  EXPECT_EQ(Samples(text, "skeleton_coherence_brain_state").size(), 16u);
+TEST(MetricsRendererTest, EveryBrainHasEveryState) {
+  const ScanResult scan = SampleScan();
+  const std::string text = Render(scan);
+  EXPECT_EQ(Samples(text, "skeleton_coherence_brain_state").size(),
+            scan.brains.size() * std::size(kBrainStates));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"ok\"} 0"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"mismatch\"} 1"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"absent\"} 0"));
@@ -197,14 +207,16 @@ TEST(MetricsRendererTest, BrainInfoAndStoreFacts) {
 }
 
 TEST(MetricsRendererTest, ReadErrorsStartAtZeroForEveryReason) {
-  const std::string text = Render(SampleScan());
+  const ScanResult scan = SampleScan();
+  const std::string text = Render(scan);
   EXPECT_TRUE(HasLine(
       text, "skeleton_coherence_store_read_errors_total{brain=\"torn\",reason=\"parse\"} 2"));
   EXPECT_TRUE(
       HasLine(text, "skeleton_coherence_store_read_errors_total{brain=\"torn\",reason=\"io\"} 0"));
   EXPECT_TRUE(HasLine(
       text, "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"schema\"} 0"));
-  EXPECT_EQ(Samples(text, "skeleton_coherence_store_read_errors_total").size(), 4u * 5u);
+  EXPECT_EQ(Samples(text, "skeleton_coherence_store_read_errors_total").size(),
+            scan.brains.size() * ReadErrorReasonCount());
   EXPECT_TRUE(HasLine(text, "# TYPE skeleton_coherence_store_read_errors_total counter"));
 }
 
@@ -333,10 +345,12 @@ TEST(MetricsRendererTest, DuplicateLabelSetsAreDroppedAndReported) {
   // The second m1nd's state, stale, mismatch since, foreign owner, shared skeleton,
   // store facts and read error series collide; its verdict and info series differ in
   // a label and stay.
-  EXPECT_EQ(Samples(text, "skeleton_coherence_brain_state").size(), 16u);
+  EXPECT_EQ(Samples(text, "skeleton_coherence_brain_state").size(),
+            (scan.brains.size() - 1) * std::size(kBrainStates));
   EXPECT_EQ(Samples(text, "skeleton_coherence_stale").size(), 3u);
   EXPECT_EQ(Samples(text, "skeleton_coherence_store_version").size(), 3u);
-  EXPECT_EQ(dropped.size(), 4u + 1u + 1u + 1u + 1u + 2u + 5u);
+  EXPECT_EQ(dropped.size(),
+            std::size(kBrainStates) + 1u + 1u + 1u + 1u + 2u + ReadErrorReasonCount());
   EXPECT_NE(std::find(dropped.begin(), dropped.end(),
                       "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"mismatch\"}"),
             dropped.end());

@@ -69,7 +69,7 @@ TEST_F(ScannerTest, IncidentHealthyAndEmptyBrains) {
 
   const BrainReport& m1nd = Find(scan, "m1nd");
   EXPECT_EQ(m1nd.state, BrainState::kMismatch);
-  EXPECT_STREQ(m1nd.store, "present");
+  EXPECT_STREQ(StorePresenceName(m1nd.store), "present");
   ASSERT_TRUE(m1nd.coherence.has_value());
   EXPECT_EQ(m1nd.coherence->expected_slug, "m1nd");
   EXPECT_EQ(m1nd.coherence->found_slug, "keyvault");
@@ -82,7 +82,7 @@ TEST_F(ScannerTest, IncidentHealthyAndEmptyBrains) {
 
   const BrainReport& notes = Find(scan, "notes");
   EXPECT_EQ(notes.state, BrainState::kAbsent);
-  EXPECT_STREQ(notes.store, "absent");
+  EXPECT_STREQ(StorePresenceName(notes.store), "absent");
   EXPECT_FALSE(notes.coherence.has_value());
   EXPECT_FALSE(notes.has_store_facts);
 
@@ -102,7 +102,7 @@ TEST_F(ScannerTest, StoreWithNullSkeletonIsUnreadableAndKeepsTheLastVerdict) {
   ScanResult scan = scanner_.Scan(config_);
   const BrainReport& m1nd = scan.brains[0];
   EXPECT_EQ(m1nd.state, BrainState::kUnreadable);
-  EXPECT_STREQ(m1nd.store, "unreadable");
+  EXPECT_STREQ(StorePresenceName(m1nd.store), "unreadable");
   EXPECT_EQ(m1nd.read_error, StoreError::kSchema);
   ASSERT_TRUE(m1nd.coherence.has_value());
   EXPECT_EQ(m1nd.coherence->status, CoherenceStatus::kMismatch);
@@ -192,23 +192,23 @@ TEST_F(ScannerTest, UnreadableStoreKeepsTheLastGoodVerdictMarkedStale) {
   ScanResult scan = scanner_.Scan(config_);
   const BrainReport& brain = scan.brains[0];
   EXPECT_EQ(brain.state, BrainState::kUnreadable);
-  EXPECT_STREQ(brain.store, "unreadable");
+  EXPECT_STREQ(StorePresenceName(brain.store), "unreadable");
   EXPECT_EQ(brain.read_error, StoreError::kParse);
   ASSERT_TRUE(brain.coherence.has_value());
   EXPECT_EQ(brain.coherence->status, CoherenceStatus::kMismatch);
   EXPECT_EQ(brain.coherence->found_slug, "keyvault");
   EXPECT_TRUE(brain.verdict_stale);
   EXPECT_EQ(brain.store_version, 3);
-  EXPECT_EQ(brain.read_errors_total.at("parse"), 1u);
+  EXPECT_EQ(brain.read_errors_total.at(StoreError::kParse), 1u);
   ASSERT_EQ(scan.changes.size(), 1u);
   EXPECT_EQ(scan.changes[0].to, BrainState::kUnreadable);
-  EXPECT_EQ(scan.changes[0].read_error, "parse");
+  EXPECT_EQ(scan.changes[0].read_error, StoreError::kParse);
 
   // Still torn and unchanged: not parsed again, but still unreadable and counted.
   ScanResult again = scanner_.Scan(config_);
   EXPECT_EQ(again.stores_parsed, 0);
   EXPECT_EQ(again.brains[0].state, BrainState::kUnreadable);
-  EXPECT_EQ(again.brains[0].read_errors_total.at("parse"), 2u);
+  EXPECT_EQ(again.brains[0].read_errors_total.at(StoreError::kParse), 2u);
   EXPECT_TRUE(again.changes.empty());
 
   // A good write replaces the stale verdict.
@@ -217,7 +217,7 @@ TEST_F(ScannerTest, UnreadableStoreKeepsTheLastGoodVerdictMarkedStale) {
   EXPECT_EQ(fixed.brains[0].state, BrainState::kOk);
   EXPECT_FALSE(fixed.brains[0].verdict_stale);
   EXPECT_EQ(fixed.brains[0].store_version, 4);
-  EXPECT_EQ(fixed.brains[0].read_errors_total.at("parse"), 2u);
+  EXPECT_EQ(fixed.brains[0].read_errors_total.at(StoreError::kParse), 2u);
 }
 
 TEST_F(ScannerTest, UnreadableWithoutAnyGoodReadHasNoVerdict) {
