@@ -72,4 +72,16 @@ std::string ToValidUtf8(std::string_view text) {
   return out;
 }
 
+std::string CapText(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t cut = max_bytes;
+  // Step back over continuation bytes (10xxxxxx) so no character is split.
+  for (int step = 0; step < 3 && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80;
+       ++step) {
+    --cut;
+  }
+  return std::string(text.substr(0, cut)) + "\xE2\x80\xA6[" + std::to_string(text.size() - cut) +
+         " bytes cut]";
+}
+
 }  // namespace scx

@@ -24,6 +24,11 @@ std::size_t DecodeUtf8At(std::string_view text, std::size_t pos, std::uint32_t* 
 // Valid UTF-8 comes back unchanged.
 std::string ToValidUtf8(std::string_view text);
 
+// `text` when it is at most `max_bytes` long; otherwise its first bytes, cut before
+// `max_bytes` at a character boundary, then the marker "…[N bytes cut]" (N counts
+// what was left out). For values read from files that end up in logs and labels.
+std::string CapText(std::string_view text, std::size_t max_bytes);
+
 }  // namespace scx
 
 #endif  // SCX_ENGINE_UTF8_H_

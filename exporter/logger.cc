@@ -114,7 +114,8 @@ std::string FormatLogLine(LogFormat format, std::string_view timestamp, LogLevel
     line += "{\"ts\":\"" + EscapeJsonString(timestamp) + "\",\"level\":\"" + LogLevelName(level) +
             "\",\"msg\":\"" + EscapeJsonString(message) + "\"";
     for (const auto& [key, value] : fields) {
-      line += ",\"" + EscapeJsonString(key) + "\":\"" + EscapeJsonString(value) + "\"";
+      line += ",\"" + EscapeJsonString(key) + "\":\"" +
+              EscapeJsonString(CapText(value, kMaxLogValueBytes)) + "\"";
     }
     line += "}\n";
     return line;
@@ -122,7 +123,7 @@ std::string FormatLogLine(LogFormat format, std::string_view timestamp, LogLevel
   line += "ts=" + QuoteLogfmtValue(timestamp) + " level=" + LogLevelName(level) +
           " msg=" + QuoteLogfmtValue(message);
   for (const auto& [key, value] : fields) {
-    line += " " + key + "=" + QuoteLogfmtValue(value);
+    line += " " + key + "=" + QuoteLogfmtValue(CapText(value, kMaxLogValueBytes));
   }
   line += '\n';
   return line;

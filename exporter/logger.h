@@ -36,7 +36,11 @@ std::string QuoteLogfmtValue(std::string_view value);
 // `text` as the inside of a JSON string (without the surrounding quotes).
 std::string EscapeJsonString(std::string_view text);
 
-// One complete line, ending in '\n'. Pure.
+// Field values longer than this are cut (engine/utf8.h, CapText): a value read from a
+// file (a skeleton id, a path) never turns into a megabyte log line.
+inline constexpr std::size_t kMaxLogValueBytes = 4096;
+
+// One complete line, ending in '\n'; field values capped at kMaxLogValueBytes. Pure.
 std::string FormatLogLine(LogFormat format, std::string_view timestamp, LogLevel level,
                           std::string_view message, const LogFields& fields);
 

@@ -78,6 +78,21 @@ TEST(LoggerTest, JsonLineParsesBack) {
   EXPECT_EQ(parsed["path"], "C:\\x");
 }
 
+TEST(LoggerTest, HugeFieldValuesAreCapped) {
+  const std::string skeleton_id = "sk_" + std::string(10 << 20, 'k') + "_candidate";
+  for (LogFormat format : {LogFormat::kLogfmt, LogFormat::kJson}) {
+    const std::string line =
+        FormatLogLine(format, "2025-01-31T12:00:00.000Z", LogLevel::kWarn, "brain discovered",
+                      {{"brain", "m1nd"}, {"found_skeleton", skeleton_id}});
+    EXPECT_LT(line.size(), kMaxLogValueBytes + 200);
+    EXPECT_NE(line.find("sk_kkkk"), std::string::npos);
+    EXPECT_NE(line.find("\xE2\x80\xA6[" + std::to_string(skeleton_id.size() - kMaxLogValueBytes) +
+                        " bytes cut]"),
+              std::string::npos);
+    EXPECT_NE(line.find("m1nd"), std::string::npos);
+  }
+}
+
 TEST(LoggerTest, TimestampIsRfc3339UtcWithMilliseconds) {
   const auto time = std::chrono::system_clock::time_point(std::chrono::milliseconds(1767225600123));
   EXPECT_EQ(FormatLogTimestamp(time), "2026-01-01T00:00:00.123Z");

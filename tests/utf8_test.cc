@@ -43,5 +43,19 @@ TEST(Utf8Test, RepairReplacesOnlyInvalidBytes) {
   EXPECT_EQ(ToValidUtf8("\xC3"), "\xEF\xBF\xBD");
 }
 
+TEST(Utf8Test, CapTextKeepsShortTextAndCutsLongTextAtACharacterBoundary) {
+  EXPECT_EQ(CapText("sk_m1nd_candidate", 17), "sk_m1nd_candidate");
+  EXPECT_EQ(CapText("abcdef", 4), "abcd\xE2\x80\xA6[2 bytes cut]");
+  // "é" is two bytes: a cut inside it moves before it.
+  EXPECT_EQ(CapText("ab\xC3\xA9z", 3), "ab\xE2\x80\xA6[3 bytes cut]");
+  // A four-byte character is never split either.
+  EXPECT_EQ(CapText("\xF0\x9F\x98\x80\xF0\x9F\x98\x80", 6),
+            "\xF0\x9F\x98\x80\xE2\x80\xA6[4 bytes cut]");
+  const std::string huge(10 << 20, 'x');
+  const std::string capped = CapText(huge, 4096);
+  EXPECT_EQ(capped.size(), 4096u + std::string("\xE2\x80\xA6[10481664 bytes cut]").size());
+  EXPECT_EQ(ToValidUtf8(capped), capped);
+}
+
 }  // namespace
 }  // namespace scx
