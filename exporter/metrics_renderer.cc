@@ -38,7 +38,7 @@ class FamilyBuilder {
   }
 
   void Add(Labels labels, double value) {
-    for (auto& label : labels) label.value = ToValidUtf8(label.value);
+    for (auto& label : labels) label.value = CapText(ToValidUtf8(label.value), kMaxLabelValueBytes);
     if (!seen_.insert(labels).second) {
       if (dropped_ != nullptr) dropped_->push_back(Describe(labels));
       return;

@@ -3,6 +3,7 @@
 #ifndef SCX_EXPORTER_METRICS_RENDERER_H_
 #define SCX_EXPORTER_METRICS_RENDERER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -15,6 +16,10 @@
 #include "exporter/process_metrics.h"
 
 namespace scx {
+
+// Label values longer than this (a skeleton id or a path read from a file) are cut at
+// a character boundary with a marker (engine/utf8.h, CapText). Paths up to PATH_MAX fit.
+inline constexpr std::size_t kMaxLabelValueBytes = 4096;
 
 // What the exporter knows about itself, kept by the scan loop across scans.
 struct ExporterStats {

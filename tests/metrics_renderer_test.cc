@@ -333,6 +333,22 @@ TEST(MetricsRendererTest, LabelValuesAreEscapedAndValidUtf8) {
       << text;
 }
 
+TEST(MetricsRendererTest, HugeLabelValuesAreCapped) {
+  ScanResult scan;
+  BrainReport report = Report("m1nd", BrainState::kMismatch);
+  const std::string found(10 << 20, 'k');  // from a 10 MB skeleton_id
+  report.coherence = Verdict(CoherenceStatus::kMismatch, "m1nd", found);
+  scan.brains.push_back(report);
+  const std::string text = Render(scan);
+  const std::vector<std::string> samples = Samples(text, "skeleton_coherence");
+  ASSERT_EQ(samples.size(), 1u) << text.substr(0, 2000);
+  EXPECT_LT(samples[0].size(), kMaxLabelValueBytes + 200);
+  EXPECT_NE(samples[0].find("found_slug=\"kkkk"), std::string::npos);
+  EXPECT_NE(samples[0].find("\xE2\x80\xA6[" + std::to_string(found.size() - kMaxLabelValueBytes) +
+                            " bytes cut]\""),
+            std::string::npos);
+}
+
 TEST(MetricsRendererTest, DuplicateLabelSetsAreDroppedAndReported) {
   ScanResult scan = SampleScan();
   BrainReport twin = scan.brains[0];  // same name as the incident brain
