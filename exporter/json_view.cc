@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/utf8.h"
+
 namespace scx {
 
 namespace {
@@ -98,7 +100,20 @@ Json BrainJson(const BrainReport& brain) {
   return out;
 }
 
-std::string Dump(const Json& json) {
+// Caps every string value in `json` at kMaxJsonStringBytes (engine/utf8.h, CapText).
+void CapStrings(Json* json) {
+  if (json->is_string()) {
+    const std::string& text = json->get_ref<const std::string&>();
+    if (text.size() > kMaxJsonStringBytes) *json = CapText(text, kMaxJsonStringBytes);
+    return;
+  }
+  if (json->is_structured()) {
+    for (Json& element : *json) CapStrings(&element);
+  }
+}
+
+std::string Dump(Json json) {
+  CapStrings(&json);
   // Invalid UTF-8 in paths or ids is replaced rather than thrown on.
   return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

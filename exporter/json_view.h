@@ -4,12 +4,17 @@
 #ifndef SCX_EXPORTER_JSON_VIEW_H_
 #define SCX_EXPORTER_JSON_VIEW_H_
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include "engine/scanner.h"
 
 namespace scx {
+
+// String values longer than this (a skeleton id or a path read from a file) are cut
+// at a character boundary with a marker (engine/utf8.h, CapText), in every view.
+inline constexpr std::size_t kMaxJsonStringBytes = 4096;
 
 inline constexpr char kSickAdvice[] =
     "this brain is serving a foreign skeleton; rebind or re-ingest before trusting block "

@@ -146,6 +146,20 @@ TEST(BrainsViewTest, ListsEveryBrain) {
   EXPECT_EQ(view["brains"][1]["brain"], "b");
 }
 
+TEST(JsonViewTest, HugeStringsAreCappedInEveryView) {
+  BrainReport brain = Report("m1nd", BrainState::kMismatch);
+  const std::string skeleton_id = "sk_" + std::string(10 << 20, 'k') + "_candidate";
+  brain.coherence->found_slug = std::string(10 << 20, 'k');
+  brain.coherence->reason = "skeleton_id \"" + skeleton_id + "\" is not this brain's";
+  for (const std::string& text : {OnceReport({brain}), BrainView(brain), BrainsView({brain})}) {
+    EXPECT_LT(text.size(), 4 * kMaxJsonStringBytes + 4096);
+    const Json json = Json::parse(text);
+    const std::string dumped = json.dump();
+    EXPECT_NE(dumped.find("kkkk\xE2\x80\xA6["), std::string::npos);
+    EXPECT_NE(dumped.find(" bytes cut]"), std::string::npos);
+  }
+}
+
 TEST(JsonViewTest, InvalidUtf8DoesNotThrow) {
   BrainReport brain = Report("m1nd", BrainState::kAbsent);
   brain.brain.project_root = "/home/u/\xFF\xFE";
