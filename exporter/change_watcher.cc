@@ -89,13 +89,14 @@ void ChangeWatcher::Stop() {
     }
     thread_.join();
   }
+  MutexLock lock(&mutex_);  // SetDirs may be using inotify_fd_ on the scan thread
   if (inotify_fd_ >= 0) close(inotify_fd_);
   if (wake_fd_ >= 0) close(wake_fd_);
   inotify_fd_ = wake_fd_ = -1;
 }
 
 bool ChangeWatcher::SetDirs(const std::vector<WatchedDir>& dirs) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   if (inotify_fd_ < 0) return false;
   std::map<std::string, WatchedDirKind> wanted;
   for (const WatchedDir& dir : dirs) wanted.emplace(dir.path, dir.kind);
@@ -128,12 +129,12 @@ bool ChangeWatcher::SetDirs(const std::vector<WatchedDir>& dirs) {
 }
 
 std::size_t ChangeWatcher::watched() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return by_path_.size();
 }
 
 bool ChangeWatcher::limited() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return limited_;
 }
 
@@ -144,7 +145,7 @@ void ChangeWatcher::Drain(bool* matters) {
   while (true) {
     const ssize_t length = read(inotify_fd_, buffer, sizeof(buffer));
     if (length <= 0) return;  // EAGAIN: drained
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     for (ssize_t at = 0; at < length;) {
       const auto* event = reinterpret_cast<const struct inotify_event*>(buffer + at);
       at += static_cast<ssize_t>(sizeof(struct inotify_event) + event->len);

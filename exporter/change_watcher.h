@@ -17,10 +17,11 @@
 #include <cstddef>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "engine/mutex.h"
 
 namespace scx {
 
@@ -83,10 +84,12 @@ class ChangeWatcher {
   int wake_fd_ = -1;  // eventfd: wakes the thread to stop
   std::thread thread_;
 
-  mutable std::mutex mutex_;                  // guards the maps and limited_
-  std::map<std::string, int> by_path_;        // path -> watch descriptor
-  std::map<int, WatchedDirKind> kind_by_wd_;  // watch descriptor -> kind
-  bool limited_ = false;
+  // Guards the maps, limited_, and inotify_fd_ against Stop() closing it while the
+  // scan thread calls SetDirs (the watcher's own thread is joined before that).
+  mutable Mutex mutex_;
+  std::map<std::string, int> by_path_ SCX_GUARDED_BY(mutex_);        // path -> watch
+  std::map<int, WatchedDirKind> kind_by_wd_ SCX_GUARDED_BY(mutex_);  // watch -> kind
+  bool limited_ SCX_GUARDED_BY(mutex_) = false;
   std::atomic<std::uint64_t> triggers_{0};
 };
 
