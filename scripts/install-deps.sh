@@ -20,8 +20,9 @@ packages=(
   zlib1g-dev libssl-dev libcrypt-dev
   # Fetching and unpacking civetweb's Debian source package.
   dpkg-dev xz-utils
-  # Tests and benchmarks.
-  libgtest-dev libgmock-dev libbenchmark-dev python3 openssl
+  # Tests and benchmarks (bench/run.py compares /metrics with node_exporter's textfile
+  # collector serving the same text).
+  libgtest-dev libgmock-dev libbenchmark-dev python3 openssl prometheus-node-exporter
   # libFuzzer targets.
   clang libclang-rt-14-dev
   # Real Prometheus, promtool, Alertmanager and amtool for the alerting tests.

@@ -1,0 +1,749 @@
+#!/usr/bin/env python3
+"""The exporter's benchmark: one command, every figure as a ratio to a baseline
+measured in the same run (docs/performance.md, "Benchmark run").
+
+Builds m1nd-shaped fleets in a temporary folder: N project brains under one runtime
+root announced by one registry instance file, B blocks of about 2 KB of JSON each per
+store, one brain in 20 serving another brain's skeleton (mismatch), one in 20 without a
+store and one in 50 with a store of zero blocks. Then measures, on loopback only:
+
+  floor       a bare open/fstat/read loop over the fleet's store files (this script,
+              one thread), and store_reader_bench's C++ floor ratio when it is built;
+  cold scan   `skeleton-coherence-exporter --config.file=... --once` wall time for
+              1,000 x 50, 10,000 x 10 and 100 x 2,000 blocks: MB/s, ratio to the floor;
+  warm scan   skeleton_coherence_exporter_scan_duration_seconds of a running exporter
+              (--scan.interval=1s) over 10,000 brains, ratio to `find -printf` (a stat
+              walk) over the same tree;
+  /metrics    p50/p99 at 1 and 8 concurrent clients, plain and gzip, next to Debian's
+              prometheus-node-exporter serving the same text with its textfile
+              collector (when installed);
+  memory      peak (VmHWM) and steady (VmRSS) RSS and the body sizes at 10,000 brains;
+  growth      cold and warm scan time, RSS and body size at 100 ... 30,000 brains.
+
+  bench/run.py [--exporter=build/bin/skeleton-coherence-exporter]
+               [--store-reader-bench=build/bin/store_reader_bench]
+               [--write-doc=docs/performance.md] [--max-brains=30000] [--quick]
+
+--quick runs every step on a tiny fleet (a few seconds; the test suite runs it once to
+prove the command works, and checks the verdict counts, never a time). Every process it
+starts is stopped by PID; the temporary folder is removed at the end.
+"""
+
+import argparse
+import datetime
+import gzip
+import http.client
+import json
+import os
+import platform
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+MIB = 1024 * 1024
+TARGET_COLD_RATIO = 2.5
+TARGET_PEAK_RSS_MIB = 64
+TARGET_STEADY_RSS_MIB = 48
+DOC_SECTION = "## Benchmark run (bench/run.py)"
+
+WORDS = ["core", "api", "store", "vault", "auth", "index", "cache", "ingest", "sched", "proto"]
+
+
+# ---------------------------------------------------------------- fleet generation
+
+
+def block_template():
+    """One block as m1nd writes it (2-space indent, nested 4 deep), about 2 KB, with
+    @ID@, @DIR@ and @SLUG@ placeholders."""
+    block = {
+        "block_id": "@ID@",
+        "name": "@DIR@",
+        "purpose": "Owns the @DIR@ layer of @SLUG@: its public surface, its storage "
+        "adapters and the tests that pin their behaviour.",
+        "kind": "scanned",
+        "state": "candidate",
+        "boundary_version": 1,
+        "contract_version": 1,
+        "membership_source": "proposed",
+        "membership": [
+            {"path": "@DIR@/src/lib.rs", "role": "primary"},
+            {"path": "@DIR@/src/model.rs", "role": "primary"},
+            {"path": "@DIR@/src/adapter.rs", "role": "support"},
+            {"path": "@DIR@/tests/contract.rs", "role": "test"},
+            {"path": "@DIR@/Cargo.toml", "role": "config"},
+        ],
+        "sockets": {
+            "inputs": [{"name": "@DIR@_requests", "from": "api", "shape": "Request"}],
+            "outputs": [{"name": "@DIR@_events", "to": "index", "shape": "Event"}],
+            "external": [],
+        },
+        "receipt_contract": {
+            "required": ["build", "test"],
+            "build": {"command": "cargo build -p @SLUG@-@DIR@", "expect": "exit 0"},
+            "test": {"command": "cargo test -p @SLUG@-@DIR@", "expect": "exit 0"},
+        },
+        "receipts": [],
+        "layout": {"x": 120, "y": 80, "w": 240, "h": 160, "lane": "@DIR@", "collapsed": False},
+        "unmapped_residue": [],
+        "candidate_meta": {
+            "proposed_by": "scan",
+            "confidence": 0.82,
+            "evidence": ["@DIR@/src/lib.rs exports 14 items", "3 callers outside @DIR@"],
+            "revision": 2,
+        },
+    }
+    text = json.dumps(block, indent=2)
+    return "\n".join("    " + line for line in text.split("\n"))
+
+
+BLOCK = block_template()
+
+
+def store_text(slug, skeleton_slug, blocks, rng):
+    header = (
+        '{\n  "schema": "m1nd-system-block-store-v0",\n'
+        '  "store_version": %d,\n  "skeleton": {\n'
+        '    "skeleton_id": "sk_%s_candidate",\n    "version": 1,\n'
+        '    "state": "candidate",\n    "ratification": {\n      "method": "",\n'
+        '      "ratifier": "",\n      "ratified_at": "",\n      "commit": "%08x"\n    }\n'
+        '  },\n  "blocks": [' % (rng.randrange(1, 500), skeleton_slug, rng.getrandbits(32))
+    )
+    parts = []
+    for b in range(blocks):
+        directory = "%s%d" % (WORDS[b % len(WORDS)], b)
+        block_id = "sb_%s_%s_%08x" % (skeleton_slug, directory, rng.getrandbits(32))
+        parts.append(
+            BLOCK.replace("@ID@", block_id).replace("@DIR@", directory).replace("@SLUG@", slug)
+        )
+    body = ("\n" + ",\n".join(parts) + "\n  ") if parts else ""
+    footer = (
+        '],\n  "unmapped_policy": {\n    "visible": true,\n'
+        '    "default_action": "leave_unmapped_until_ratified"\n  }\n}\n'
+    )
+    return header + body + footer
+
+
+class Fleet:
+    """N project brains x B blocks under one runtime root, with a registry."""
+
+    def __init__(self, root, brains, blocks):
+        self.root = root
+        self.brains = brains
+        self.blocks = blocks
+        self.store_paths = []
+        self.expected = {"ok": 0, "mismatch": 0, "absent": 0}
+        runtime = os.path.join(root, "runtime")
+        registry = os.path.join(root, "registry", "instances")
+        os.makedirs(os.path.join(runtime, "project-brains"))
+        os.makedirs(registry)
+        rng = random.Random(brains * 7919 + blocks)
+        for i in range(brains):
+            slug = "proj%05d" % i
+            folder = os.path.join(runtime, "project-brains", "%016x" % rng.getrandbits(64))
+            os.mkdir(folder)
+            with open(os.path.join(folder, "project_brain.json"), "w") as f:
+                json.dump(
+                    {
+                        "schema": "m1nd-project-brain-v0",
+                        "project_root": "/srv/repos/" + slug,
+                        "brain_kind": "project",
+                        "created_ms": 1767312000000,
+                    },
+                    f,
+                    indent=2,
+                )
+            if i % 20 == 7:  # no store yet
+                self.expected["absent"] += 1
+                continue
+            mismatch = i % 20 == 3
+            skeleton_slug = "proj%05d" % ((i + 1) % brains) if mismatch else slug
+            block_count = 0 if i % 50 == 11 else blocks
+            path = os.path.join(folder, "system_blocks.json")
+            with open(path, "w") as f:
+                f.write(store_text(slug, skeleton_slug, block_count, rng))
+            self.store_paths.append(path)
+            self.expected["mismatch" if mismatch else "ok"] += 1
+        # The owner's own bound brain: no store.
+        self.expected["absent"] += 1
+        with open(os.path.join(registry, "inst_bench.json"), "w") as f:
+            json.dump(
+                {
+                    "instance_id": "inst_bench",
+                    "workspace_root": "/srv/repos/bench-owner",
+                    "runtime_root": runtime,
+                    "graph_source": os.path.join(runtime, "graph_snapshot.json"),
+                    "pid": 0,
+                    "bind": "127.0.0.1",
+                    "port": 1337,
+                    "started_at_ms": 0,
+                    "last_heartbeat_ms": 0,
+                    "mode": "read_write",
+                    "status": "running",
+                    "owner_live": False,
+                    "stale": True,
+                    "conflicts": [],
+                    "brain_kind": "medulla",
+                },
+                f,
+            )
+        self.config = os.path.join(root, "config.yml")
+        with open(self.config, "w") as f:
+            f.write("m1nd_registries: [registry]\n")
+        self.runtime = runtime
+        self.store_bytes = sum(os.path.getsize(p) for p in self.store_paths)
+
+    def remove(self):
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- measurements
+
+
+def floor_seconds(paths):
+    """A bare open/fstat/read-to-EOF/close loop into one reused buffer."""
+    buffer = bytearray(1 << 20)
+    view = memoryview(buffer)
+    start = time.perf_counter()
+    for path in paths:
+        fd = os.open(path, os.O_RDONLY)
+        size = os.fstat(fd).st_size
+        if size > len(buffer):
+            buffer = bytearray(size * 2)
+            view = memoryview(buffer)
+        while os.readv(fd, [view]) > 0:
+            pass
+        os.close(fd)
+    return time.perf_counter() - start
+
+
+def once_seconds(exporter, fleet, check):
+    start = time.perf_counter()
+    result = subprocess.run(
+        [exporter, "--config.file=" + fleet.config, "--once", "--log.level=error"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=300,
+    )
+    elapsed = time.perf_counter() - start
+    if result.returncode not in (0, 1):
+        raise RuntimeError("--once exited %d: %s" % (result.returncode, result.stderr[-500:]))
+    if check:
+        counts = {"ok": 0, "mismatch": 0, "absent": 0}
+        for brain in json.loads(result.stdout)["brains"]:
+            if brain["store"] == "absent":
+                counts["absent"] += 1
+            else:
+                counts[brain["skeleton_coherence"]["status"]] += 1
+        if counts != fleet.expected:
+            raise RuntimeError("verdicts %s, expected %s" % (counts, fleet.expected))
+    return elapsed
+
+
+def stat_walk_seconds(fleet):
+    start = time.perf_counter()
+    subprocess.run(
+        ["find", fleet.runtime, "-printf", "%i %s %T@\n"],
+        stdout=subprocess.DEVNULL,
+        check=True,
+        timeout=120,
+    )
+    return time.perf_counter() - start
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(port, path, gzip_ok=False, timeout=120):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    headers = {"Accept-Encoding": "gzip"} if gzip_ok else {}
+    connection.request("GET", path, headers=headers)
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    if response.status != 200:
+        raise RuntimeError("GET %s: %d" % (path, response.status))
+    return body
+
+
+def metric_value(text, name):
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return None
+
+
+def proc_status_kib(pid, key):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+class Process:
+    """A server started by this script, stopped by its PID."""
+
+    def __init__(self, argv, log_path):
+        self.log = open(log_path, "wb")
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def start_exporter(exporter, fleet, workdir):
+    port = free_port()
+    server = Process(
+        [
+            exporter,
+            "--config.file=" + fleet.config,
+            "--web.listen-address=127.0.0.1:%d" % port,
+            "--scan.interval=1s",
+            "--scan.watch=false",
+            "--log.level=error",
+        ],
+        os.path.join(workdir, "exporter-%d.log" % port),
+    )
+    return server, port
+
+
+def wait_for_scans(port, proc, scans, timeout):
+    """Waits until the exporter has completed `scans` scans; returns /metrics text."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("exporter exited with %d" % proc.returncode)
+        try:
+            # gzip: the exporter keeps the compressed body, so polling costs it little.
+            text = gzip.decompress(get(port, "/metrics", gzip_ok=True)).decode()
+            done = metric_value(text, "skeleton_coherence_exporter_scans_total")
+            if done is not None and done >= scans:
+                return text
+        except (OSError, http.client.HTTPException, RuntimeError):
+            pass  # not listening yet, or 503 until the first scan completes
+        time.sleep(0.5)
+    raise RuntimeError("no %d scans within %d s" % (scans, timeout))
+
+
+def warm_scan_seconds(port, proc, samples):
+    """Median of `samples` scan durations of a running exporter (store verdicts cached)."""
+    values = []
+    text = wait_for_scans(port, proc, 2, 300)
+    seen = metric_value(text, "skeleton_coherence_exporter_scans_total")
+    while len(values) < samples:
+        text = wait_for_scans(port, proc, seen + 1, 120)
+        seen = metric_value(text, "skeleton_coherence_exporter_scans_total")
+        values.append(metric_value(text, "skeleton_coherence_exporter_scan_duration_seconds"))
+    return statistics.median(values)
+
+
+def latencies(port, clients, per_client, gzip_ok, budget):
+    """Each client fetches /metrics in turn; stops after per_client or the budget."""
+    results = []
+    errors = []
+    lock = threading.Lock()
+    deadline = time.monotonic() + budget
+
+    def client():
+        for n in range(per_client):
+            if n > 0 and time.monotonic() > deadline:
+                return
+            start = time.perf_counter()
+            try:
+                get(port, "/metrics", gzip_ok)
+            except (OSError, http.client.HTTPException, RuntimeError) as error:
+                with lock:
+                    errors.append(str(error))
+                return
+            with lock:
+                results.append(time.perf_counter() - start)
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise RuntimeError("scrape failed: %s" % errors[0])
+    results.sort()
+    p99 = results[min(len(results) - 1, int(round(0.99 * (len(results) - 1))))]
+    return statistics.median(results), p99, len(results)
+
+
+# ---------------------------------------------------------------- the run
+
+
+def median_of(fn, reps):
+    return statistics.median(fn() for _ in range(reps))
+
+
+def cold_scans(args, workdir, shapes, reps, out):
+    rows = []
+    for brains, blocks in shapes:
+        fleet = Fleet(os.path.join(workdir, "cold-%dx%d" % (brains, blocks)), brains, blocks)
+        once_seconds(args.exporter, fleet, check=True)  # warms the page cache, checks verdicts
+        floor_seconds(fleet.store_paths)
+        floors, onces = [], []
+        for _ in range(reps):  # interleaved: load on the machine hits both alike
+            floors.append(floor_seconds(fleet.store_paths))
+            onces.append(once_seconds(args.exporter, fleet, check=False))
+        floor, once = statistics.median(floors), statistics.median(onces)
+        mb = fleet.store_bytes / 1e6
+        row = {
+            "fleet": "%s x %s" % (f"{brains:,}", f"{blocks:,}"),
+            "mb": mb,
+            "floor_s": floor,
+            "once_s": once,
+            "floor_mbps": mb / floor,
+            "once_mbps": mb / once,
+            "ratio": once / floor,
+        }
+        rows.append(row)
+        out(
+            "cold %-14s %7.1f MB  floor %.3f s (%.0f MB/s)  --once %.3f s (%.0f MB/s)  "
+            "ratio %.2fx" % (row["fleet"], mb, floor, row["floor_mbps"], once, row["once_mbps"],
+                             row["ratio"])
+        )
+        fleet.remove()
+    return rows
+
+
+def store_reader_bench(args, quick, out):
+    if not args.store_reader_bench or not os.access(args.store_reader_bench, os.X_OK):
+        out("store_reader_bench: not built, skipped")
+        return None
+    argv = [args.store_reader_bench, "--no-dom", "--reps=%d" % (1 if quick else 5)]
+    if quick:
+        argv += ["--files=20", "--blocks=3"]
+    result = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            timeout=300, text=True)
+    lines = [l.strip() for l in result.stdout.splitlines() if l.startswith("ratio")]
+    summary = " | ".join(lines) or "no ratio printed"
+    out("store_reader_bench (C++ floor, ReadStore vs open/read/close): " + summary)
+    return summary
+
+
+def node_exporter_binary():
+    for name in ("prometheus-node-exporter", "node_exporter"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def start_node_exporter(binary, text, workdir):
+    """Serves `text` (without process_* families, which node_exporter has itself) with
+    the textfile collector alone."""
+    folder = os.path.join(workdir, "textfile")
+    os.makedirs(folder, exist_ok=True)
+    kept = []
+    for line in text.splitlines():
+        name = line.split()[2] if line.startswith("# ") and len(line.split()) > 2 else line
+        if not name.startswith("process_"):
+            kept.append(line)
+    with open(os.path.join(folder, "scx.prom"), "w") as f:
+        f.write("\n".join(kept) + "\n")
+    port = free_port()
+    server = Process(
+        [
+            binary,
+            "--web.listen-address=127.0.0.1:%d" % port,
+            "--collector.disable-defaults",
+            "--collector.textfile",
+            "--collector.textfile.directory=" + folder,
+        ],
+        os.path.join(workdir, "node-exporter.log"),
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            get(port, "/metrics")
+            return server, port
+        except (OSError, http.client.HTTPException, RuntimeError):
+            if time.monotonic() > deadline or server.proc.poll() is not None:
+                server.stop()
+                raise RuntimeError("node exporter did not start")
+            time.sleep(0.2)
+
+
+def serve_and_measure(args, fleet, workdir, latency_plan, scans, out):
+    """Runs the exporter over `fleet`: warm scan, body sizes, optional latencies, RSS."""
+    result = {}
+    server, port = start_exporter(args.exporter, fleet, workdir)
+    node = None
+    try:
+        pid = server.proc.pid
+        result["warm_s"] = warm_scan_seconds(port, server.proc, scans)
+        plain = get(port, "/metrics")
+        result["body_text"] = len(plain)
+        result["body_gzip"] = len(get(port, "/metrics", gzip_ok=True))
+        result["body_json"] = len(get(port, "/api/v1/brains"))
+        result["body_html"] = len(get(port, "/"))
+        result["samples"] = sum(
+            1 for l in plain.decode().splitlines() if l and not l.startswith("#")
+        )
+        result["rss_idle_kib"] = proc_status_kib(pid, "VmRSS")
+        if latency_plan:
+            binary = node_exporter_binary() if not args.quick else None
+            if binary:
+                node, node_port = start_node_exporter(binary, plain.decode(), workdir)
+            rows = []
+            for clients, per_client, budget in latency_plan:
+                for gzip_ok in (False, True):
+                    p50, p99, n = latencies(port, clients, per_client, gzip_ok, budget)
+                    row = {"clients": clients, "gzip": gzip_ok, "p50": p50, "p99": p99, "n": n}
+                    if node:
+                        np50, np99, nn = latencies(node_port, clients, per_client, gzip_ok, budget)
+                        row.update({"node_p50": np50, "node_p99": np99, "node_n": nn})
+                    rows.append(row)
+                    out(
+                        "/metrics %d client(s) %-5s p50 %.4f s p99 %.4f s (n=%d)%s"
+                        % (clients, "gzip" if gzip_ok else "plain", p50, p99, n,
+                           "  node_exporter p50 %.4f s p99 %.4f s (n=%d), p99 ratio %.1f%%"
+                           % (row["node_p50"], row["node_p99"], row["node_n"],
+                              100 * p99 / row["node_p99"]) if node else "")
+                    )
+            result["latency"] = rows
+            if node:
+                result["node_hwm_kib"] = proc_status_kib(node.proc.pid, "VmHWM")
+                result["node_rss_kib"] = proc_status_kib(node.proc.pid, "VmRSS")
+                node.stop()
+                node = None
+            result["rss_peak_kib"] = proc_status_kib(pid, "VmHWM")
+            # Steady: after the scrapers stop, a few scans later.
+            text = get(port, "/metrics").decode()
+            seen = metric_value(text, "skeleton_coherence_exporter_scans_total")
+            wait_for_scans(port, server.proc, seen + scans, 120)
+            result["rss_steady_kib"] = proc_status_kib(pid, "VmRSS")
+        result["rss_peak_kib"] = proc_status_kib(pid, "VmHWM")
+        if "rss_steady_kib" not in result:
+            result["rss_steady_kib"] = proc_status_kib(pid, "VmRSS")
+    finally:
+        if node:
+            node.stop()
+        server.stop()
+    return result
+
+
+def machine():
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = proc_meminfo_gib()
+    return "%s, %d cores, %.1f GiB RAM, Linux %s, load average %.1f at start" % (
+        model, os.cpu_count(), mem, platform.release(), os.getloadavg()[0])
+
+
+def proc_meminfo_gib():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) / MIB
+    return 0.0
+
+
+def mib(kib):
+    return kib / 1024.0
+
+
+def verdict(ok):
+    return "**met**" if ok else "**missed**"
+
+
+def render_doc(report):
+    lines = [DOC_SECTION, ""]
+    lines += [
+        "Measured %s on %s. Command: `%s`. Fleets: project brains under one runtime root with "
+        "one registry instance, about 2 KB of JSON a block, 1 brain in 20 a mismatch, 1 in 20 "
+        "without a store, 1 in 50 with zero blocks. Ratios are against a baseline measured in "
+        "the same run; one run, not a guarantee." % (report["date"], report["machine"],
+                                                    report["command"]),
+        "",
+        "### Cold scan (`--once`, wall time) against the floor",
+        "",
+        "The floor is a bare open/fstat/read loop over the same store files (Python, one "
+        "thread; its per-call overhead makes it somewhat slower than the same loop in C, so "
+        "these ratios flatter the exporter a little; see store_reader_bench below). "
+        "Median of %d interleaved runs each." % report["reps"],
+        "",
+        "| fleet (brains x blocks) | stores | floor | `--once` | ratio (target <= %.1f) |"
+        % TARGET_COLD_RATIO,
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for r in report["cold"]:
+        lines.append(
+            "| %s | %.0f MB | %.3f s, %.0f MB/s | %.3f s, %.0f MB/s | %.2fx %s |"
+            % (r["fleet"], r["mb"], r["floor_s"], r["floor_mbps"], r["once_s"], r["once_mbps"],
+               r["ratio"], verdict(r["ratio"] <= TARGET_COLD_RATIO))
+        )
+    if report.get("store_reader_bench"):
+        lines += ["", "`store_reader_bench --no-dom --reps=5` (C++ floor, 1,000 x 50): %s"
+                  % report["store_reader_bench"]]
+    main = report["main"]
+    lines += [
+        "",
+        "### %s brains x 10 blocks, served" % f"{report['main_brains']:,}",
+        "",
+        "| figure | value |",
+        "| --- | --- |",
+        "| warm scan (`scan_duration_seconds`, median of 3, `--scan.interval=1s`) | %.3f s |"
+        % main["warm_s"],
+        "| stat walk of the same tree (`find -printf '%%i %%s %%T@'`) | %.3f s |"
+        % report["stat_walk_s"],
+        "| warm scan / stat walk | %.2fx |" % (main["warm_s"] / report["stat_walk_s"]),
+        "| `/metrics` body | %.1f MB text, %.2f MB gzip, %s samples |"
+        % (main["body_text"] / 1e6, main["body_gzip"] / 1e6, f"{main['samples']:,}"),
+        "| `/api/v1/brains` JSON, `/` HTML | %.1f MB, %.1f MB |"
+        % (main["body_json"] / 1e6, main["body_html"] / 1e6),
+        "| peak RSS (VmHWM) after 1 and 8 concurrent scrapers (target < %d MiB) | %.0f MiB %s |"
+        % (TARGET_PEAK_RSS_MIB, mib(main["rss_peak_kib"]),
+           verdict(mib(main["rss_peak_kib"]) < TARGET_PEAK_RSS_MIB)),
+        "| steady RSS (VmRSS three scans after the scrapers stop; target < %d MiB) | %.0f MiB %s |"
+        % (TARGET_STEADY_RSS_MIB, mib(main["rss_steady_kib"]),
+           verdict(mib(main["rss_steady_kib"]) < TARGET_STEADY_RSS_MIB)),
+    ]
+    if "node_hwm_kib" in main:
+        lines.append(
+            "| prometheus-node-exporter serving the same text: peak / last RSS | %.0f MiB / %.0f MiB |"
+            % (mib(main["node_hwm_kib"]), mib(main["node_rss_kib"])))
+    lines += [
+        "",
+        "`/metrics` latency (each request on a new connection, whole body read):",
+        "",
+        "| clients | encoding | p50 | p99 | requests | node_exporter textfile p50 | p99 | exporter p99 / node_exporter p99 |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in main["latency"]:
+        node = ("%.3f s | %.3f s | %.1f%%" % (r["node_p50"], r["node_p99"],
+                                              100 * r["p99"] / r["node_p99"])
+                if "node_p99" in r else "not run | | ")
+        lines.append("| %d | %s | %.4f s | %.4f s | %d | %s |" % (
+            r["clients"], "gzip" if r["gzip"] else "plain", r["p50"], r["p99"], r["n"], node))
+    lines += [
+        "",
+        "### Growth (10 blocks a brain)",
+        "",
+        "| brains | stores | cold `--once` | warm scan | RSS after one scrape (peak) | `/metrics` text | per brain: warm scan, RSS, text |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for g in report["growth"]:
+        lines.append("| %s | %.0f MB | %.3f s | %.3f s | %.0f MiB (%.0f MiB) | %.1f MB | %.0f us, %.1f KiB, %.0f B |" % (
+            f"{g['brains']:,}", g["mb"], g["once_s"], g["warm_s"], mib(g["rss_idle_kib"]),
+            mib(g["rss_peak_kib"]), g["body_text"] / 1e6, 1e6 * g["warm_s"] / g["brains"],
+            g["rss_idle_kib"] / g["brains"], g["body_text"] / g["brains"]))
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_doc(path, section):
+    with open(path) as f:
+        text = f.read()
+    start = text.find(DOC_SECTION)
+    if start >= 0:
+        end = text.find("\n## ", start + len(DOC_SECTION))
+        text = text[:start] + section + (text[end + 1:] if end >= 0 else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    here = os.path.dirname(os.path.abspath(__file__))
+    build = os.path.join(os.path.dirname(here), "build", "bin")
+    parser.add_argument("--exporter", default=os.path.join(build, "skeleton-coherence-exporter"))
+    parser.add_argument("--store-reader-bench", default=os.path.join(build, "store_reader_bench"))
+    parser.add_argument("--write-doc", default=None, help="update this docs/performance.md")
+    parser.add_argument("--max-brains", type=int, default=30000, help="largest growth fleet")
+    parser.add_argument("--quick", action="store_true", help="tiny fleets: proves it works")
+    args = parser.parse_args()
+    if not os.access(args.exporter, os.X_OK):
+        sys.exit("no exporter at %s (build it first: scripts/build.sh)" % args.exporter)
+
+    def out(line):
+        print(line, flush=True)
+
+    if args.quick:
+        cold_shapes = [(10, 5), (20, 2), (2, 40)]
+        main_brains, growth_sizes, reps = 20, [5, 20], 1
+        latency_plan = [(1, 2, 5), (8, 1, 5)]
+    else:
+        cold_shapes = [(1000, 50), (10000, 10), (100, 2000)]
+        main_brains, reps = 10000, 3
+        growth_sizes = [n for n in (100, 1000, 10000, 30000) if n <= args.max_brains]
+        latency_plan = [(1, 20, 30), (8, 10, 40)]
+
+    report = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        "command": "python3 bench/run.py --write-doc=docs/performance.md"
+        + ("" if args.max_brains == 30000 else " --max-brains=%d" % args.max_brains),
+        "reps": reps,
+        "main_brains": main_brains,
+    }
+    out("machine: " + report["machine"])
+    workdir = tempfile.mkdtemp(prefix="scx-bench-")
+    try:
+        report["store_reader_bench"] = store_reader_bench(args, args.quick, out)
+        report["cold"] = cold_scans(args, workdir, cold_shapes, reps, out)
+        report["growth"] = []
+        for brains in sorted(set(growth_sizes + [main_brains])):
+            fleet = Fleet(os.path.join(workdir, "served-%d" % brains), brains, 10)
+            once = median_of(lambda: once_seconds(args.exporter, fleet, check=False), reps)
+            plan = latency_plan if brains == main_brains else None
+            served = serve_and_measure(args, fleet, workdir, plan, 1 if args.quick else 3, out)
+            if brains == main_brains:
+                report["main"] = served
+                report["stat_walk_s"] = median_of(lambda: stat_walk_seconds(fleet), 3)
+                out("warm scan %d brains %.3f s, stat walk (find) %.3f s, ratio %.2fx" % (
+                    brains, served["warm_s"], report["stat_walk_s"],
+                    served["warm_s"] / report["stat_walk_s"]))
+                out("RSS %d brains: peak %.0f MiB, steady %.0f MiB; bodies text %d gzip %d "
+                    "json %d html %d bytes" % (brains, mib(served["rss_peak_kib"]),
+                                               mib(served["rss_steady_kib"]), served["body_text"],
+                                               served["body_gzip"], served["body_json"],
+                                               served["body_html"]))
+            if brains in growth_sizes:
+                row = dict(served, brains=brains, mb=fleet.store_bytes / 1e6, once_s=once)
+                report["growth"].append(row)
+                out("growth %6d brains: cold %.3f s, warm %.3f s, RSS %.0f MiB (peak %.0f), "
+                    "text %d bytes" % (brains, once, served["warm_s"], mib(served["rss_idle_kib"]),
+                                       mib(served["rss_peak_kib"]), served["body_text"]))
+            fleet.remove()
+        section = render_doc(report)
+        if args.write_doc:
+            write_doc(args.write_doc, section)
+            out("wrote " + args.write_doc)
+        else:
+            out("")
+            out(section)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
