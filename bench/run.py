@@ -576,11 +576,11 @@ def verdict(ok):
 def render_doc(report):
     lines = [DOC_SECTION, ""]
     lines += [
-        "Measured %s on %s. Command: `%s`. Fleets: project brains under one runtime root with "
+        "Measured %s on %s, exporter `%s`. Command: `%s`. Fleets: project brains under one runtime root with "
         "one registry instance, about 2 KB of JSON a block, 1 brain in 20 a mismatch, 1 in 20 "
         "without a store, 1 in 50 with zero blocks. Ratios are against a baseline measured in "
         "the same run; one run, not a guarantee." % (report["date"], report["machine"],
-                                                    report["command"]),
+                                                    report["version"], report["command"]),
         "",
         "### Cold scan (`--once`, wall time) against the floor",
         "",
@@ -705,7 +705,11 @@ def main():
         "reps": reps,
         "main_brains": main_brains,
     }
+    version = subprocess.run([args.exporter, "--version"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, timeout=30).stdout
+    report["version"] = (version.splitlines() or ["unknown"])[0].strip()
     out("machine: " + report["machine"])
+    out("exporter: " + report["version"])
     workdir = tempfile.mkdtemp(prefix="scx-bench-")
     try:
         report["store_reader_bench"] = store_reader_bench(args, args.quick, out)
