@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -80,6 +81,7 @@ void ScanLog::LogChange(const StateChange& change) {
 void ScanLog::LogProblems(const std::vector<DiscoveryProblem>& problems) {
   std::set<std::string> current;
   std::set<std::string> still_warned;
+  std::map<std::string, std::size_t> warned_by_source;  // warn lines this scan
   for (const DiscoveryProblem& problem : problems) {
     const std::string key = ProblemKey(problem);
     current.insert(key);
@@ -87,14 +89,24 @@ void ScanLog::LogProblems(const std::vector<DiscoveryProblem>& problems) {
     if (warned_problems_.count(key) != 0) {
       still_warned.insert(key);
     } else if (!problem.transient || previous_problems_.count(key) != 0) {
-      level = LogLevel::kWarn;
       still_warned.insert(key);
+      // A flood of one kind (100k folders without a manifest) is summarised below.
+      const std::size_t count = ++warned_by_source[DiscoveryProblemSourceName(problem.source)];
+      if (count <= kWarnedProblemsPerSource) level = LogLevel::kWarn;
     }
     logger_->Log(level, "discovery problem",
                  {{"source", DiscoveryProblemSourceName(problem.source)},
                   {"path", problem.path},
                   {"err", problem.message},
                   {"transient", problem.transient ? "true" : "false"}});
+  }
+  for (const auto& [source, count] : warned_by_source) {
+    if (count <= kWarnedProblemsPerSource) continue;
+    logger_->Warn("more discovery problems of one kind",
+                  {{"source", source},
+                   {"more", std::to_string(count - kWarnedProblemsPerSource)},
+                   {"detail", "only the first " + std::to_string(kWarnedProblemsPerSource) +
+                                  " are logged at warn; the rest at debug"}});
   }
   previous_problems_ = std::move(current);
   warned_problems_ = std::move(still_warned);

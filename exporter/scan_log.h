@@ -10,6 +10,7 @@
 #ifndef SCX_EXPORTER_SCAN_LOG_H_
 #define SCX_EXPORTER_SCAN_LOG_H_
 
+#include <cstddef>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,6 +19,10 @@
 #include "exporter/logger.h"
 
 namespace scx {
+
+// New discovery problems logged at warn per source in one scan; past it, one summary
+// line says how many more there are (they are logged at debug).
+inline constexpr std::size_t kWarnedProblemsPerSource = 5;
 
 class ScanLog {
  public:

@@ -321,5 +321,23 @@ TEST_F(ScanLoopTest, ScanThatFindsNoBrainWarnsEveryTime) {
   EXPECT_EQ(CountOf(text, "no brains found"), loop.snapshot()->scan_number) << text;
 }
 
+// A flood of one kind (20 glob matches without a manifest) is a few warn lines and
+// one summary, not one warn line each.
+TEST_F(ScanLoopTest, AFloodOfOneKindOfProblemIsSummarised) {
+  for (int i = 0; i < 20; ++i) testing::MakeDirs(dir_.Join("rts/dir" + std::to_string(i)));
+  ScanSettings settings = Settings(milliseconds(40));
+  settings.discovery.runtime_globs.push_back(dir_.Join("rts/*"));
+  CapturedLog warn_log(LogLevel::kWarn);
+  ScanLoop loop(settings, Info(), warn_log.logger());
+  loop.Start();
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 3; }, kLongWait));
+  loop.Stop();
+  const std::string text = warn_log.text();
+  EXPECT_EQ(CountOf(text, "msg=\"discovery problem\""), kWarnedProblemsPerSource) << text;
+  EXPECT_EQ(CountOf(text, "msg=\"more discovery problems of one kind\" source=manifest more=15"),
+            1u)
+      << text;
+}
+
 }  // namespace
 }  // namespace scx
