@@ -2,7 +2,7 @@
 #include "engine/skeleton_provenance.h"
 
 #include <map>
-#include <tuple>
+#include <string_view>
 
 #include "engine/coherence.h"
 
@@ -10,23 +10,44 @@ namespace scx {
 
 namespace {
 
-// The brain other than `self` whose slug accepts `skeleton_id` most specifically
-// (longest slug, then smallest name), among those longer than `shorter_than` when it
-// is set. -1 when none.
-int MostSpecificAcceptor(const std::vector<ServedSkeletonOf>& served, size_t self,
-                         const std::string& skeleton_id, size_t longer_than) {
-  int best = -1;
-  for (size_t i = 0; i < served.size(); ++i) {
-    const ServedSkeletonOf& other = served[i];
-    if (i == self || other.expected_slug.size() <= longer_than) continue;
-    if (other.expected_slug == served[self].expected_slug) continue;
-    if (!SkeletonCarriesSlug(skeleton_id, other.expected_slug)) continue;
-    if (best < 0 || std::make_tuple(served[best].expected_slug.size(), other.brain) <
-                        std::make_tuple(other.expected_slug.size(), served[best].brain)) {
-      best = static_cast<int>(i);
-    }
+constexpr std::string_view kSkeletonPrefix = "sk_";
+
+// Brains by their own slug: the brains a skeleton id could belong to are found by
+// looking up its candidate slugs, never by comparing every pair of brains.
+using SlugIndex = std::map<std::string, std::vector<size_t>>;
+
+// Every slug whose rule accepts `skeleton_id`, longest first: "sk_a_b_c" is accepted
+// by "a_b_c" (the whole rest), "a_b" and "a" (a prefix ending before a '_').
+std::vector<std::string> AcceptingSlugs(const std::string& skeleton_id) {
+  std::vector<std::string> slugs;
+  if (skeleton_id.compare(0, kSkeletonPrefix.size(), kSkeletonPrefix) != 0) return slugs;
+  const std::string rest = skeleton_id.substr(kSkeletonPrefix.size());
+  slugs.push_back(rest);
+  for (size_t at = rest.size(); at-- > 1;) {
+    if (rest[at] == '_') slugs.push_back(rest.substr(0, at));
   }
-  return best;
+  return slugs;
+}
+
+// The brain other than `self` whose slug accepts `skeleton_id` most specifically
+// (longest slug, then smallest name), among slugs longer than `longer_than` and other
+// than self's own. -1 when none.
+int MostSpecificAcceptor(const std::vector<ServedSkeletonOf>& served, const SlugIndex& by_slug,
+                         size_t self, const std::string& skeleton_id, size_t longer_than) {
+  for (const std::string& slug : AcceptingSlugs(skeleton_id)) {
+    if (slug.size() <= longer_than) break;
+    if (slug == served[self].expected_slug) continue;
+    auto brains = by_slug.find(slug);
+    if (brains == by_slug.end()) continue;
+    int best = -1;
+    for (size_t i : brains->second) {
+      if (i != self && (best < 0 || served[i].brain < served[best].brain)) {
+        best = static_cast<int>(i);
+      }
+    }
+    if (best >= 0) return best;
+  }
+  return -1;
 }
 
 bool StartsWith(const std::string& text, const std::string& prefix) {
@@ -38,6 +59,8 @@ bool StartsWith(const std::string& text, const std::string& prefix) {
 std::vector<SkeletonProvenance> FindSkeletonProvenance(
     const std::vector<ServedSkeletonOf>& served) {
   std::vector<SkeletonProvenance> result(served.size());
+  SlugIndex by_slug;
+  for (size_t i = 0; i < served.size(); ++i) by_slug[served[i].expected_slug].push_back(i);
   std::map<std::string, std::vector<size_t>> by_skeleton;
   for (size_t i = 0; i < served.size(); ++i) {
     if (!served[i].skeleton_id.empty()) by_skeleton[served[i].skeleton_id].push_back(i);
@@ -45,18 +68,22 @@ std::vector<SkeletonProvenance> FindSkeletonProvenance(
   for (size_t i = 0; i < served.size(); ++i) {
     const ServedSkeletonOf& brain = served[i];
     if (brain.skeleton_id.empty()) continue;
-    for (size_t other : by_skeleton[brain.skeleton_id]) {
-      if (other != i) result[i].shared_with.push_back(served[other].brain);
+    const std::vector<size_t>& same = by_skeleton[brain.skeleton_id];
+    result[i].shared_count = same.size() - 1;
+    for (size_t other : same) {
+      if (other == i) continue;
+      if (result[i].shared_with.size() == kMaxSharedNames) break;
+      result[i].shared_with.push_back(served[other].brain);
     }
     const bool skeleton_is_own = SkeletonCarriesSlug(brain.skeleton_id, brain.expected_slug);
     if (brain.mismatch && !skeleton_is_own) {
-      const int owner = MostSpecificAcceptor(served, i, brain.skeleton_id, 0);
+      const int owner = MostSpecificAcceptor(served, by_slug, i, brain.skeleton_id, 0);
       if (owner >= 0) result[i].owner_brain = served[owner].brain;
     }
     if (!brain.mismatch && skeleton_is_own) {
       SkeletonProvenance& out = result[i];
       const int specific =
-          MostSpecificAcceptor(served, i, brain.skeleton_id, brain.expected_slug.size());
+          MostSpecificAcceptor(served, by_slug, i, brain.skeleton_id, brain.expected_slug.size());
       const std::string found = FoundSlugOf(brain.skeleton_id);
       if (specific >= 0) {
         out.prefix_ambiguous = true;

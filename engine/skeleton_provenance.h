@@ -6,6 +6,7 @@
 #ifndef SCX_ENGINE_SKELETON_PROVENANCE_H_
 #define SCX_ENGINE_SKELETON_PROVENANCE_H_
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,17 @@ struct ServedSkeletonOf {
   bool mismatch = false;      // the verdict is a mismatch
 };
 
+// At most this many names in SkeletonProvenance::shared_with (a copied store served by
+// thousands of brains must not make every report list all of them).
+inline constexpr std::size_t kMaxSharedNames = 10;
+
 struct SkeletonProvenance {
   // Mismatch whose skeleton id another known brain's rule accepts: that brain (the
   // one with the longest slug, then the smallest name). Empty otherwise.
   std::string owner_brain;
-  // Other brains serving the very same skeleton id; empty when none.
+  // How many other brains serve the very same skeleton id, and the first
+  // kMaxSharedNames of them by name; 0 and empty when none.
+  std::size_t shared_count = 0;
   std::vector<std::string> shared_with;
   // An Ok skeleton accepted only through the prefix rule: the id names a longer slug
   // (`sk_m1nd_core_candidate` for `m1nd`), or another known brain's slug accepts it

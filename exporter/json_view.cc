@@ -44,6 +44,9 @@ void AddProvenance(const BrainReport& brain, Json* out) {
   const SkeletonProvenance& provenance = brain.provenance;
   if (!provenance.owner_brain.empty()) (*out)["skeleton_owner"] = provenance.owner_brain;
   if (!provenance.shared_with.empty()) (*out)["shared_with"] = provenance.shared_with;
+  if (provenance.shared_count > provenance.shared_with.size()) {
+    (*out)["shared_with_total"] = provenance.shared_count;
+  }
   if (provenance.prefix_ambiguous) {
     Json ambiguous{{"slug", provenance.ambiguous_slug}};
     if (!provenance.ambiguous_with.empty()) ambiguous["brain"] = provenance.ambiguous_with;

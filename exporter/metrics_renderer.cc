@@ -122,8 +122,8 @@ void AddProvenanceFamilies(const ScanResult& scan, std::vector<std::string>* dro
     if (!provenance.owner_brain.empty()) {
       owner.Add({{"brain", name}, {"owner_brain", provenance.owner_brain}}, 1);
     }
-    if (!provenance.shared_with.empty()) {
-      shared.Add({{"brain", name}}, static_cast<double>(provenance.shared_with.size() + 1));
+    if (provenance.shared_count > 0) {
+      shared.Add({{"brain", name}}, static_cast<double>(provenance.shared_count + 1));
     }
     if (provenance.prefix_ambiguous) {
       ambiguous.Add({{"brain", name}, {"ambiguous_slug", provenance.ambiguous_slug}}, 1);

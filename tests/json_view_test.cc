@@ -121,6 +121,7 @@ TEST(JsonViewTest, WhoseSkeletonOnlyWhatIsKnown) {
   BrainReport incident = Report("m1nd", BrainState::kMismatch);
   incident.provenance.owner_brain = "keyvault";
   incident.provenance.shared_with = {"keyvault"};
+  incident.provenance.shared_count = 1;
   BrainReport lib = Report("lib", BrainState::kOk);
   lib.provenance.prefix_ambiguous = true;
   lib.provenance.ambiguous_slug = "lib_core";

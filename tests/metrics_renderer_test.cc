@@ -52,6 +52,7 @@ ScanResult SampleScan() {
   incident.mismatch_since = 1767225000.25;
   incident.provenance.owner_brain = "keyvault";
   incident.provenance.shared_with = {"keyvault"};
+  incident.provenance.shared_count = 1;
   scan.brains.push_back(incident);
 
   BrainReport healthy = Report("keyvault", BrainState::kOk);
@@ -61,6 +62,7 @@ ScanResult SampleScan() {
   healthy.store_version = 2;
   healthy.block_count = 5;
   healthy.provenance.shared_with = {"m1nd"};
+  healthy.provenance.shared_count = 1;
   scan.brains.push_back(healthy);
 
   scan.brains.push_back(Report("empty", BrainState::kAbsent));

@@ -93,5 +93,23 @@ TEST(SkeletonProvenanceTest, NothingServedNothingSaid) {
   }
 }
 
+// 20,000 brains, one copied store served by 2,000 of them: answered from indexes
+// (no pair of brains compared), and each list of sharers is capped.
+TEST(SkeletonProvenanceTest, LargeFleetsAreIndexedAndSharingIsCapped) {
+  std::vector<ServedSkeletonOf> served;
+  for (int i = 0; i < 20000; ++i) {
+    const std::string name = "b" + std::to_string(i);
+    const bool copied = i % 10 == 0;
+    served.push_back(Served(name, name, copied ? "sk_b1_candidate" : "sk_" + name + "_candidate",
+                            copied && i != 0));
+  }
+  const auto result = FindSkeletonProvenance(served);
+  EXPECT_EQ("b1", result[10].owner_brain);
+  EXPECT_EQ(1999u + 1u, result[10].shared_count);  // 1,999 copies and b1 itself
+  EXPECT_EQ(kMaxSharedNames, result[10].shared_with.size());
+  EXPECT_EQ("", result[2].owner_brain);
+  EXPECT_EQ(0u, result[2].shared_count);
+}
+
 }  // namespace
 }  // namespace scx
