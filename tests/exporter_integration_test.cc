@@ -446,7 +446,7 @@ TEST_F(ExporterIntegrationTest, SigtermDuringReloadsExitsWithinASecond) {
   stop_posting = true;
   client.join();
   ASSERT_TRUE(status.has_value()) << "still running 3 s after SIGTERM";
-  EXPECT_LT(std::chrono::steady_clock::now() - signalled_at, milliseconds(1000));
+  EXPECT_LT(std::chrono::steady_clock::now() - signalled_at, testing::kStopBound);
   EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
 }
 
@@ -535,9 +535,9 @@ TEST_F(ExporterIntegrationTest, OtherEndpoints) {
 TEST_F(ExporterIntegrationTest, SigtermExitsZeroWithinASecond) {
   const auto signalled_at = std::chrono::steady_clock::now();
   exporter_.Signal(SIGTERM);
-  const std::optional<int> status = exporter_.WaitForExit(milliseconds(1000));
+  const std::optional<int> status = exporter_.WaitForExit(testing::kStopBound);
   ASSERT_TRUE(status.has_value()) << "still running 1 s after SIGTERM";
-  EXPECT_LT(std::chrono::steady_clock::now() - signalled_at, milliseconds(1000));
+  EXPECT_LT(std::chrono::steady_clock::now() - signalled_at, testing::kStopBound);
   ASSERT_TRUE(WIFEXITED(*status));
   EXPECT_EQ(WEXITSTATUS(*status), 0);
   EXPECT_TRUE(Contains(ReadFile(LogPath()), "msg=stopped"));
@@ -563,7 +563,7 @@ TEST_F(ExporterIntegrationTest, SigtermExitsWithinASecondWithOpenConnections) {
   close(silent);
   close(kept_alive);
   ASSERT_TRUE(status.has_value());
-  EXPECT_LT(std::chrono::steady_clock::now() - signalled_at, milliseconds(1000));
+  EXPECT_LT(std::chrono::steady_clock::now() - signalled_at, testing::kStopBound);
   EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
   EXPECT_TRUE(Contains(ReadFile(LogPath()), "msg=stopped"));
 }

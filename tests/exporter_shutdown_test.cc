@@ -24,6 +24,7 @@ namespace {
 
 using std::chrono::milliseconds;
 using testing::HttpGet;
+using testing::kStopBound;
 using testing::ReadFile;
 using testing::StoreJson;
 using testing::TempDir;
@@ -37,7 +38,6 @@ constexpr int kBrains = 10000;
 // that the first scan parses ~10 GB and takes far longer than the test waits.
 constexpr int kBlocksPerStore = 3500;
 constexpr milliseconds kStartupTimeout{10000};
-constexpr milliseconds kStopBound{1000};
 
 // runtime dirs rts/b00000 .. rts/b09999, each with a manifest and a store, all hard
 // links to two files.
