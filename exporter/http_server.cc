@@ -135,12 +135,11 @@ void SendResponse(mg_connection* conn, bool head, const HttpResponse& response) 
   for (const auto& [name, value] : response.headers) {
     mg_response_header_add(conn, name.c_str(), value.c_str(), -1);
   }
-  const std::string length = std::to_string(response.body.size());
+  const std::string_view body = response.Body();
+  const std::string length = std::to_string(body.size());
   mg_response_header_add(conn, "Content-Length", length.c_str(), -1);
   mg_response_header_send(conn);
-  if (!head && !response.body.empty()) {
-    mg_write(conn, response.body.data(), response.body.size());
-  }
+  if (!head && !body.empty()) mg_write(conn, body.data(), body.size());
 }
 
 }  // namespace

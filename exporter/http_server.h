@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exporter/listen_address.h"
@@ -31,6 +32,11 @@ struct HttpResponse {
   std::string content_encoding;                // e.g. "gzip"; empty for identity
   std::string body;                            // not sent for HEAD, but its length is
   std::map<std::string, std::string> headers;  // extra headers (e.g. Allow, Vary)
+  // A body owned elsewhere and shared by every reader (a rendered snapshot): sent as
+  // it is, without a copy per request. When set, it is the body and `body` is unused.
+  std::shared_ptr<const std::string> shared_body;
+
+  std::string_view Body() const { return shared_body ? *shared_body : body; }
 };
 
 // A plain text response ("text/plain; charset=utf-8").

@@ -11,6 +11,7 @@
 #include "exporter/build_info.h"
 #include "exporter/config.h"
 #include "exporter/flags.h"
+#include "exporter/heap.h"
 #include "exporter/json_view.h"
 #include "exporter/logger.h"
 #include "exporter/service.h"
@@ -94,6 +95,7 @@ int Main(int argc, char** argv) {
     Logger logger(flags.log_level, flags.log_format);
     return RunOnce(config, flags.once_output, &logger);
   }
+  LimitMallocArenas();
   return RunService(flags, config);
 }
 

@@ -5,6 +5,8 @@
 #include <exception>
 #include <utility>
 
+#include "exporter/heap.h"
+
 namespace scx {
 
 namespace {
@@ -180,7 +182,7 @@ void ScanLoop::ScanOnce(const DiscoveryConfig& discovery) {
     CountScan(result, duration, &stats_);
   }
   UpdateWatches(result, discovery);
-  last_result_ = std::move(result);
+  last_result_ = std::make_shared<const ScanResult>(std::move(result));
   scanned_ = true;
   Publish();
 }
@@ -221,9 +223,11 @@ void ScanLoop::Publish() {
       RenderSnapshot(last_result_, stats, page_info_, logger_);
   {
     MutexLock lock(&snapshot_mutex_);
-    snapshot_ = std::move(snapshot);
+    snapshot_.swap(snapshot);
   }
   snapshot_published_.NotifyAll();
+  snapshot.reset();  // the previous one, unless a response still holds it
+  ReleaseFreeHeap();
 }
 
 void ScanLoop::ReadProcess(ExporterStats* stats) {

@@ -125,8 +125,8 @@ class ScanLoop {
 
   // The scan thread's own (ApplyPendingSettings also runs there).
   std::unique_ptr<Scanner> scanner_;
-  ScanResult last_result_;
-  bool scanned_ = false;  // last_result_ holds a completed scan
+  std::shared_ptr<const ScanResult> last_result_;  // shared with the snapshot
+  bool scanned_ = false;                           // last_result_ holds a completed scan
   ScanLog scan_log_;
   bool process_error_logged_ = false;
   ChangeWatcher* watcher_ = nullptr;  // set before Start

@@ -41,6 +41,13 @@ constexpr std::chrono::milliseconds kReloadAnswerWait{1000};
 // How long a stop waits for a load in progress before abandoning it.
 constexpr std::chrono::milliseconds kReloadStopGrace{200};
 
+// One body of a snapshot, for a response: it keeps the snapshot alive while it is
+// sent, so every reader shares the one rendered copy.
+std::shared_ptr<const std::string> SharedPart(const std::shared_ptr<const Snapshot>& snapshot,
+                                              const std::string& part) {
+  return std::shared_ptr<const std::string>(snapshot, &part);
+}
+
 ScanSettings ScanSettingsFrom(const Flags& flags, const Config& config) {
   ScanSettings settings;
   settings.discovery = config.discovery;
@@ -189,9 +196,9 @@ class Service {
     response.headers["Vary"] = "Accept-Encoding";
     if (request.accepts_gzip && !snapshot->metrics_gzip.empty()) {
       response.content_encoding = "gzip";
-      response.body = snapshot->metrics_gzip;
+      response.shared_body = SharedPart(snapshot, snapshot->metrics_gzip);
     } else {
-      response.body = snapshot->metrics_text;
+      response.shared_body = SharedPart(snapshot, snapshot->metrics_text);
     }
     return response;
   }
@@ -199,7 +206,8 @@ class Service {
   HttpResponse LandingPage() const {
     HttpResponse response;
     response.content_type = kHtmlContentType;
-    response.body = loop_.snapshot()->landing_page;
+    const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
+    response.shared_body = SharedPart(snapshot, snapshot->landing_page);
     return response;
   }
 
@@ -211,7 +219,7 @@ class Service {
       response.status = 503;
       response.body = "{\"error\":\"the first scan has not completed yet\"}\n";
     } else {
-      response.body = snapshot->brains_json;
+      response.shared_body = SharedPart(snapshot, snapshot->brains_json);
     }
     return response;
   }
@@ -248,7 +256,7 @@ class Service {
   }
 
   static const BrainReport* FindBrain(const Snapshot& snapshot, const std::string& name) {
-    for (const BrainReport& brain : snapshot.brains) {
+    for (const BrainReport& brain : snapshot.brains()) {
       if (brain.brain.name == name) return &brain;
     }
     return nullptr;

@@ -8,20 +8,26 @@
 
 namespace scx {
 
+const std::vector<BrainReport>& Snapshot::brains() const {
+  static const std::vector<BrainReport> kNone;
+  return scan ? scan->brains : kNone;
+}
+
 std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info) {
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->landing_page = RenderLandingPage(page_info, {}, /*scanned=*/false);
   return snapshot;
 }
 
-std::shared_ptr<const Snapshot> RenderSnapshot(const ScanResult& scan, const ExporterStats& stats,
+std::shared_ptr<const Snapshot> RenderSnapshot(std::shared_ptr<const ScanResult> scan,
+                                               const ExporterStats& stats,
                                                const LandingPageInfo& page_info, Logger* logger) {
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->scan_number = stats.scans_total;
   snapshot->scanned_at = stats.last_scan_timestamp_seconds;
-  snapshot->brains = scan.brains;
+  snapshot->scan = std::move(scan);
   std::vector<std::string> dropped;
-  snapshot->metrics_text = RenderMetrics(scan, stats, &dropped);
+  snapshot->metrics_text = RenderMetrics(*snapshot->scan, stats, &dropped);
   for (const std::string& series : dropped) {
     logger->Error("duplicate series dropped from the metrics", {{"series", series}});
   }
@@ -29,12 +35,12 @@ std::shared_ptr<const Snapshot> RenderSnapshot(const ScanResult& scan, const Exp
     logger->Error("gzip compression of the metrics failed");
   }
   try {
-    snapshot->brains_json = BrainsView(snapshot->brains);
+    snapshot->brains_json = BrainsView(snapshot->brains());
   } catch (const std::exception& e) {
     logger->Error("rendering the JSON view failed", {{"err", e.what()}});
     snapshot->brains_json = "{\"brains\":[],\"error\":\"rendering failed\"}";
   }
-  snapshot->landing_page = RenderLandingPage(page_info, snapshot->brains, /*scanned=*/true,
+  snapshot->landing_page = RenderLandingPage(page_info, snapshot->brains(), /*scanned=*/true,
                                              stats.last_scan_timestamp_seconds);
   return snapshot;
 }

@@ -247,6 +247,31 @@ TEST_F(HttpServerTest, SendsContentEncodingAndExtraHeaders) {
   EXPECT_EQ(result.body, std::string("\x1f\x8b\x00\x01", 4));
 }
 
+TEST_F(HttpServerTest, SharedBodyIsSentWithoutBeingCopiedIntoTheResponse) {
+  // One body shared by every response (as a rendered snapshot is): it wins over
+  // `body`, it is sent whole with its length, and it outlives the handler's reference.
+  auto shared = std::make_shared<const std::string>(std::string(300000, 'x') + "end\n");
+  std::weak_ptr<const std::string> watch = shared;
+  server_.Handle("/shared", [body = shared](const HttpRequest&) {
+    HttpResponse response;
+    response.body = "not this";
+    response.shared_body = body;
+    return response;
+  });
+  shared.reset();
+  StartOrDie();
+  HttpResult result = HttpGet(server_.port(), "/shared");
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.body.size(), 300004u);
+  EXPECT_EQ(result.body.substr(result.body.size() - 4), "end\n");
+  EXPECT_EQ(result.Header("Content-Length"), "300004");
+  std::string raw =
+      RawExchange(server_.port(), "HEAD /shared HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(raw.find("Content-Length: 300004\r\n"), std::string::npos) << raw.substr(0, 300);
+  EXPECT_EQ(raw.substr(raw.find("\r\n\r\n") + 4), "");
+  EXPECT_FALSE(watch.expired());  // the route still holds it
+}
+
 TEST_F(HttpServerTest, HandlerExceptionIs500) {
   server_.Handle("/boom",
                  [](const HttpRequest&) -> HttpResponse { throw std::runtime_error("boom"); });

@@ -108,8 +108,8 @@ TEST_F(ScanLoopTest, ReadyAfterTheFirstScanWithEverythingRendered) {
   std::string unzipped;
   ASSERT_TRUE(GzipDecompress(snapshot->metrics_gzip, &unzipped));
   EXPECT_EQ(unzipped, snapshot->metrics_text);
-  ASSERT_EQ(snapshot->brains.size(), 2u);
-  EXPECT_EQ(snapshot->brains[0].brain.name, "keyvault");
+  ASSERT_EQ(snapshot->brains().size(), 2u);
+  EXPECT_EQ(snapshot->brains()[0].brain.name, "keyvault");
   EXPECT_TRUE(Contains(snapshot->brains_json, "\"m1nd\""));
   EXPECT_TRUE(Contains(snapshot->landing_page,
                        "1 brain serves a foreign skeleton: <span class=\"name\">m1nd</span>"))
@@ -144,7 +144,7 @@ TEST_F(ScanLoopTest, ReloadAppliesAndScansAtOnce) {
   loop.RequestReload(Settings(milliseconds(1800000), {"m1nd", "keyvault"}));
   auto snapshot = loop.WaitForSnapshotAfter(1, kLongWait);
   ASSERT_EQ(snapshot->scan_number, 2u);
-  EXPECT_EQ(snapshot->brains.size(), 2u);
+  EXPECT_EQ(snapshot->brains().size(), 2u);
   EXPECT_TRUE(Contains(snapshot->metrics_text,
                        "skeleton_coherence{brain=\"keyvault\",expected_slug=\"keyvault\","
                        "found_slug=\"keyvault\"} 1"));
