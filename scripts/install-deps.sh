@@ -21,8 +21,8 @@ packages=(
   # Fetching and unpacking civetweb's Debian source package.
   dpkg-dev xz-utils
   # Tests and benchmarks (bench/run.py compares /metrics with node_exporter's textfile
-  # collector serving the same text).
-  libgtest-dev libgmock-dev libbenchmark-dev python3 openssl prometheus-node-exporter
+  # collector serving the same text, and verdicts with a jq script's).
+  libgtest-dev libgmock-dev libbenchmark-dev python3 openssl prometheus-node-exporter jq
   # libFuzzer targets.
   clang libclang-rt-14-dev
   # Real Prometheus, promtool, Alertmanager and amtool for the alerting tests.
