@@ -1,6 +1,7 @@
-// Reads a brain's file: stat, open read-only and non-blocking, fstat, read to EOF
-// straight into the caller's buffer, close. Only regular files are opened, so a FIFO
-// or a device is never waited on; nothing is written, locked or left open.
+// Reads a brain's file: open read-only and non-blocking, fstat the descriptor, read
+// to the end straight into the caller's buffer, close. Nothing but a regular file is
+// read (a FIFO or a device is closed unread, never waited on); nothing is written,
+// locked or left open. Four system calls for a file that fits in its stat'ed size.
 #include "engine/brain_file.h"
 
 #include <errno.h>
@@ -35,8 +36,11 @@ BrainFileError ClassifyErrno(const std::string& path, const char* what, int erro
   }
   *message = ErrnoMessage(what, error);
   if (error == ELOOP) return BrainFileError::kNotRegular;
-  // ENXIO: a socket or a device without a driver, swapped in after the stat.
-  if (error == ENXIO) return BrainFileError::kNotRegular;
+  // ENXIO: open(2) of a socket; ENXIO or ENODEV: a device without a driver.
+  if (error == ENXIO || error == ENODEV) {
+    *message = "not a regular file (" + *message + ")";
+    return BrainFileError::kNotRegular;
+  }
   return BrainFileError::kIo;
 }
 
@@ -89,7 +93,7 @@ BrainFileError OutOfMemory(BrainFileResult* result) {
   return BrainFileError::kIo;
 }
 
-// Checks the opened file again: it may have been swapped since the stat.
+// Checks what was opened: only a regular file within the cap is read.
 BrainFileError CheckOpened(int fd, std::int64_t max_bytes, BrainFileResult* result) {
   struct stat info;
   if (fstat(fd, &info) != 0) {
@@ -105,15 +109,14 @@ BrainFileError CheckOpened(int fd, std::int64_t max_bytes, BrainFileResult* resu
   return BrainFileError::kNone;
 }
 
-// Reads `fd` to EOF into `buffer`, sized from the fstat in `result->info`.
+// Reads `fd` to its end into `buffer`, sized from the fstat in `result->info`.
 BrainFileError ReadAll(int fd, std::int64_t max_bytes, BrainFileBuffer* buffer,
                        BrainFileResult* result) {
   // Reads never go past one byte over the cap: that byte proves the file too large.
   const std::size_t limit = static_cast<std::size_t>(max_bytes) + 1;
-  // One byte more than the stat'ed size, so EOF usually comes with no further growth.
-  if (!buffer->Reserve(static_cast<std::size_t>(result->info.st_size) + 1, 0)) {
-    return OutOfMemory(result);
-  }
+  const std::size_t stat_size = static_cast<std::size_t>(result->info.st_size);
+  // One byte more than the stat'ed size: a read that fills it shows the file grew.
+  if (!buffer->Reserve(stat_size + 1, 0)) return OutOfMemory(result);
   std::size_t used = 0;
   for (;;) {
     if (used >= limit) {
@@ -131,8 +134,13 @@ BrainFileError ReadAll(int fd, std::int64_t max_bytes, BrainFileBuffer* buffer,
       result->message = ErrnoMessage("read", errno);
       return BrainFileError::kIo;
     }
+    ++result->read_calls;
     if (n == 0) break;
     used += static_cast<std::size_t>(n);
+    // A short read of a regular file is its end once the stat'ed size is in: no
+    // read(2) just to see EOF. Before that size (or for a file stat'ed empty, like
+    // those in /proc) only a zero-byte read ends it.
+    if (static_cast<std::size_t>(n) < want && stat_size > 0 && used >= stat_size) break;
   }
   result->size = used;
   return BrainFileError::kNone;
@@ -173,8 +181,7 @@ BrainFileResult StatBrainFile(const std::string& path) {
 
 BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
                               BrainFileBuffer* buffer) {
-  BrainFileResult result = StatBrainFile(path);
-  if (result.error != BrainFileError::kNone) return result;
+  BrainFileResult result;
   max_bytes = std::max<std::int64_t>(max_bytes, 0);
   const int fd = OpenReadOnly(path);
   if (fd < 0) {

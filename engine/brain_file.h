@@ -40,15 +40,19 @@ struct BrainFileResult {
   bool has_info = false;  // `info` holds the last successful stat or fstat of the path
   struct stat info = {};
   std::size_t size = 0;  // bytes read; meaningful only when error == kNone
+  int read_calls = 0;    // read(2) calls that returned (one for a file read whole)
 };
 
 // Stats `path` (following symlinks) without opening it. kNone for a regular file.
 BrainFileResult StatBrainFile(const std::string& path);
 
-// Stats `path`, then (a regular file only) opens it with O_RDONLY | O_NONBLOCK, fstats
-// it again, reads it to EOF into `buffer` and closes it. Never reads more than
-// `max_bytes` + 1 bytes: a file over `max_bytes` (at the fstat or by growing while
-// being read) is kTooLarge. On success the data is buffer->data()[0, size).
+// Opens `path` with O_RDONLY | O_NONBLOCK | O_NOCTTY, fstats the descriptor and, for a
+// regular file only, reads it to its end into `buffer`; then closes it. What is read
+// is the file that was opened, whatever replaces the path meanwhile; `info` is its
+// fstat. The end is a zero-byte read, or a short read once the fstat'ed size is in
+// (a file that grew is read on). Never reads more than `max_bytes` + 1 bytes: a file
+// over `max_bytes` (at the fstat or by growing while being read) is kTooLarge. On
+// success the data is buffer->data()[0, size).
 BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
                               BrainFileBuffer* buffer);
 

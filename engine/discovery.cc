@@ -90,14 +90,17 @@ std::string RealDir(const std::string& path) {
   return resolved;
 }
 
+// The RuntimeKey of a folder stat'ed as `info`.
+std::string InodeKey(const struct stat& info) {
+  return "inode " + std::to_string(static_cast<std::uint64_t>(info.st_dev)) + ":" +
+         std::to_string(static_cast<std::uint64_t>(info.st_ino));
+}
+
 // What makes two runtime dirs one: the folder's device and inode (symlinks, ".."
 // paths and bind mounts of one folder agree), else the lexically normal path.
 std::string RuntimeKey(const std::string& path) {
   struct stat info;
-  if (stat(path.c_str(), &info) == 0) {
-    return "inode " + std::to_string(static_cast<std::uint64_t>(info.st_dev)) + ":" +
-           std::to_string(static_cast<std::uint64_t>(info.st_ino));
-  }
+  if (stat(path.c_str(), &info) == 0) return InodeKey(info);
   return "path " + DirKey(path);
 }
 
@@ -287,8 +290,10 @@ class Walk {
   void AddBrain(Brain brain, const std::string& key);
   // Keeps last scan's brain for `key` (if any) when its files could not be read now.
   void CarryOver(const std::string& key);
-  // Reads `dir`'s manifest and adds its brain (or carries the previous one over).
-  void AddManifestBrain(const std::string& dir, BrainSource source, MissingManifest missing);
+  // Reads the manifest of `dir` (a folder whose RuntimeKey is `key`) and adds its
+  // brain (or carries the previous one over).
+  void AddManifestBrain(const std::string& dir, const std::string& key, BrainSource source,
+                        MissingManifest missing);
   void AddOwner(const OwnerCandidate& owner);
   // Reads ingest_roots.json from `dir`. False (a problem recorded) when it exists but
   // cannot be read or parsed; a missing file is an empty list.
@@ -457,7 +462,7 @@ void Walk::AddOwners() {
 void Walk::AddProjectBrains() {
   for (const std::string& dir : project_entries_) {
     if (Stopped()) return;
-    AddManifestBrain(dir, BrainSource::kRegistryProject, MissingManifest::kQuiet);
+    AddManifestBrain(dir, RuntimeKey(dir), BrainSource::kRegistryProject, MissingManifest::kQuiet);
   }
   std::set<std::string> roots_seen;
   for (const OwnerCandidate& owner : owners_) {
@@ -474,12 +479,17 @@ void Walk::AddProjectBrains() {
       // Dot-folders are brains being born (.birth-staging-*), committed by rename.
       if (name.front() == '.') continue;
       std::string dir = JoinPath(folder, name);
+      // One lstat per folder: it tells a folder and gives its key. A symlinked brain
+      // folder is named (and keyed) by where it points.
       struct stat info;
       if (lstat(dir.c_str(), &info) != 0) continue;
-      // A symlinked brain folder is named by where it points.
-      if (S_ISLNK(info.st_mode)) dir = RealDir(dir);
-      if (IsDirectory(dir)) {
-        AddManifestBrain(dir, BrainSource::kRegistryProject, MissingManifest::kQuiet);
+      if (S_ISLNK(info.st_mode)) {
+        dir = RealDir(dir);
+        if (stat(dir.c_str(), &info) != 0) continue;
+      }
+      if (S_ISDIR(info.st_mode)) {
+        AddManifestBrain(dir, InodeKey(info), BrainSource::kRegistryProject,
+                         MissingManifest::kQuiet);
       }
     }
   }
@@ -493,7 +503,10 @@ void Walk::ScanGlob(const std::string& pattern) {
     for (size_t i = 0; i < matches.gl_pathc && !Stopped(); ++i) {
       std::string dir = RealDir(matches.gl_pathv[i]);
       // GLOB_ONLYDIR is only a hint to glob(3).
-      if (IsDirectory(dir)) AddManifestBrain(dir, BrainSource::kGlob, MissingManifest::kProblem);
+      struct stat info;
+      if (stat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+        AddManifestBrain(dir, InodeKey(info), BrainSource::kGlob, MissingManifest::kProblem);
+      }
     }
   } else if (result == GLOB_NOSPACE) {
     Problem(DiscoveryProblemSource::kGlob, pattern, "out of memory");
@@ -506,8 +519,8 @@ void Walk::ScanGlob(const std::string& pattern) {
   globfree(&matches);
 }
 
-void Walk::AddManifestBrain(const std::string& dir, BrainSource source, MissingManifest missing) {
-  std::string key = RuntimeKey(dir);
+void Walk::AddManifestBrain(const std::string& dir, const std::string& key, BrainSource source,
+                            MissingManifest missing) {
   if (claimed_.count(key)) return;  // found (or tried) by a stronger source
   std::string path = JoinPath(dir, kProjectBrainManifest);
   std::string text, error, project_root;

@@ -72,7 +72,10 @@ BrainReport Scanner::ScanBrain(const Brain& brain) {
 
   FileStamp stamp;
   std::string message;
-  StoreError error = StatStore(path, &stamp, &message);
+  // With a stamp to compare, one stat tells an unchanged store (read nothing);
+  // without one, the store is opened at once and stamped by the read's fstat.
+  const bool has_stamp = memory.has_good_read || memory.failed_content;
+  StoreError error = has_stamp ? StatStore(path, &stamp, &message) : StoreError::kNone;
   if (error == StoreError::kNone) {
     if (memory.has_good_read && stamp == memory.stamp) {
       ++unchanged_;

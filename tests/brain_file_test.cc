@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -60,6 +62,31 @@ class RecordingBuffer : public BrainFileBuffer {
   int reserves_ = 0;
 };
 
+// A RecordingBuffer that runs `on_first_reserve` once, at the first Reserve: after
+// ReadBrainFile has opened and fstat'ed the file, before it reads a byte.
+class HookedBuffer : public RecordingBuffer {
+ public:
+  explicit HookedBuffer(std::function<void()> on_first_reserve)
+      : on_first_reserve_(std::move(on_first_reserve)) {}
+  bool Reserve(std::size_t capacity, std::size_t keep) override {
+    if (on_first_reserve_) {
+      std::function<void()> hook = std::move(on_first_reserve_);
+      on_first_reserve_ = nullptr;
+      hook();
+    }
+    return RecordingBuffer::Reserve(capacity, keep);
+  }
+
+ private:
+  std::function<void()> on_first_reserve_;
+};
+
+void AppendToFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  out << text;
+  ASSERT_TRUE(out.good()) << path;
+}
+
 class BrainFileTest : public ::testing::Test {
  protected:
   std::string FilePath() const { return dir_.Join("brain.json"); }
@@ -82,6 +109,63 @@ TEST_F(BrainFileTest, ReadsARegularFileWhole) {
   EXPECT_EQ(st.st_dev, result.info.st_dev);
   EXPECT_EQ(st.st_size, result.info.st_size);
   EXPECT_EQ(st.st_mtim.tv_nsec, result.info.st_mtim.tv_nsec);
+}
+
+TEST_F(BrainFileTest, AFileThatFitsItsStatIsReadWithOneReadCall) {
+  // The short read that fills the fstat'ed size is the end: no read(2) for EOF.
+  for (const std::string& text : {std::string("{}"), std::string(70000, 'q')}) {
+    WriteFile(FilePath(), text);
+    RecordingBuffer buffer;
+    const BrainFileResult result = ReadBrainFile(FilePath(), kCap, &buffer);
+    ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+    EXPECT_EQ(text, std::string(buffer.data(), result.size));
+    EXPECT_EQ(1, result.read_calls) << text.size() << " bytes";
+  }
+  // Empty by its stat: only a zero-byte read may end it (files in /proc are too).
+  WriteFile(FilePath(), "");
+  std::string contents;
+  const BrainFileResult empty = ReadBounded(FilePath(), &contents);
+  ASSERT_EQ(BrainFileError::kNone, empty.error) << empty.message;
+  EXPECT_EQ(1, empty.read_calls);
+}
+
+TEST_F(BrainFileTest, AFileThatGrewAfterTheFstatIsReadWhole) {
+  const std::string head(5000, 'h');
+  const std::string tail(30000, 't');
+  WriteFile(FilePath(), head);
+  HookedBuffer buffer([&] { AppendToFile(FilePath(), tail); });
+  const BrainFileResult result = ReadBrainFile(FilePath(), kCap, &buffer);
+  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  EXPECT_EQ(static_cast<off_t>(head.size()), result.info.st_size);  // the fstat before growth
+  ASSERT_EQ(head.size() + tail.size(), result.size);
+  EXPECT_EQ(head + tail, std::string(buffer.data(), result.size));
+  EXPECT_GT(result.read_calls, 1);
+}
+
+TEST_F(BrainFileTest, AFileThatShrankAfterTheFstatIsReadAsItIsNow) {
+  WriteFile(FilePath(), std::string(8000, 's'));
+  HookedBuffer buffer([&] { ASSERT_EQ(0, truncate(FilePath().c_str(), 100)); });
+  const BrainFileResult result = ReadBrainFile(FilePath(), kCap, &buffer);
+  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  EXPECT_EQ(std::string(100, 's'), std::string(buffer.data(), result.size));
+}
+
+TEST_F(BrainFileTest, AFileReplacedAfterTheOpenIsReadAsOpened) {
+  // m1nd replaces stores by rename: what is read and what `info` stamps must be the
+  // same file, the one opened, never the new one at the path.
+  const std::string old_text = "{\"generation\": \"old\"}";
+  WriteFile(FilePath(), old_text);
+  struct stat old_stat;
+  ASSERT_EQ(0, stat(FilePath().c_str(), &old_stat));
+  HookedBuffer buffer(
+      [&] { testing::ReplaceFileAtomically(FilePath(), "{\"generation\": \"new, and longer\"}"); });
+  const BrainFileResult result = ReadBrainFile(FilePath(), kCap, &buffer);
+  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  EXPECT_EQ(old_text, std::string(buffer.data(), result.size));
+  EXPECT_EQ(old_stat.st_ino, result.info.st_ino);
+  struct stat new_stat;
+  ASSERT_EQ(0, stat(FilePath().c_str(), &new_stat));
+  EXPECT_NE(new_stat.st_ino, result.info.st_ino);  // the path has moved on
 }
 
 TEST_F(BrainFileTest, ReadsIntoACallersBufferAndReusesIt) {

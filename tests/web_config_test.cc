@@ -186,7 +186,7 @@ TEST_F(WebConfigTest, MalformedYaml) {
 TEST_F(WebConfigTest, MissingFile) {
   const std::string missing = dir_.Join("absent.yml");
   EXPECT_FALSE(LoadWebConfig(missing, &config_, &error_));
-  EXPECT_EQ(error_, missing + ": cannot read: stat: No such file or directory");
+  EXPECT_EQ(error_, missing + ": cannot read: open: No such file or directory");
   EXPECT_FALSE(LoadWebConfig(dir_.path(), &config_, &error_));
   EXPECT_EQ(error_, dir_.path() + ": cannot read: is a directory");
 }
