@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <limits>
+#include <vector>
 
 namespace scx {
 
@@ -42,26 +43,36 @@ bool GzipCompress(std::string_view input, std::string* output) {
 
 bool GzipDecompress(std::string_view input, std::string* output) {
   output->clear();
+  const bool ok = GzipDecompressTo(input, [output](std::string_view piece) {
+    output->append(piece);
+    return true;
+  });
+  if (!ok) output->clear();
+  return ok;
+}
+
+bool GzipDecompressTo(std::string_view input,
+                      const std::function<bool(std::string_view piece)>& write) {
   if (input.size() > std::numeric_limits<uInt>::max()) return false;
   z_stream stream{};
   if (inflateInit2(&stream, kGzipWindowBits) != Z_OK) return false;
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
   stream.avail_in = static_cast<uInt>(input.size());
-  char buffer[16384];
+  std::vector<char> buffer(kGzipPieceBytes);
   int result = Z_OK;
-  while (result == Z_OK) {
-    stream.next_out = reinterpret_cast<Bytef*>(buffer);
-    stream.avail_out = sizeof(buffer);
+  bool written = true;
+  while (result == Z_OK && written) {
+    stream.next_out = reinterpret_cast<Bytef*>(buffer.data());
+    stream.avail_out = static_cast<uInt>(buffer.size());
     result = inflate(&stream, Z_NO_FLUSH);
-    output->append(buffer, sizeof(buffer) - stream.avail_out);
+    const std::size_t produced = buffer.size() - stream.avail_out;
+    if (produced > 0 && (result == Z_OK || result == Z_STREAM_END)) {
+      written = write(std::string_view(buffer.data(), produced));
+    }
     if (result == Z_OK && stream.avail_in == 0 && stream.avail_out != 0) break;  // truncated
   }
   inflateEnd(&stream);
-  if (result != Z_STREAM_END) {
-    output->clear();
-    return false;
-  }
-  return true;
+  return written && result == Z_STREAM_END;
 }
 
 }  // namespace scx

@@ -2,6 +2,8 @@
 #ifndef SCX_EXPORTER_GZIP_H_
 #define SCX_EXPORTER_GZIP_H_
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -14,6 +16,14 @@ bool GzipCompress(std::string_view input, std::string* output);
 // Decompresses one gzip member. Returns false for anything that is not a complete,
 // valid gzip stream. Used by tests and tools to check what is served.
 bool GzipDecompress(std::string_view input, std::string* output);
+
+// Decompresses one gzip member piece by piece (at most kGzipPieceBytes each), handing
+// each piece to `write`, so that the whole output never has to be in memory. Returns
+// false when the input is not a complete, valid gzip stream or `write` returns false
+// (then it stops at once).
+inline constexpr std::size_t kGzipPieceBytes = 64 * 1024;
+bool GzipDecompressTo(std::string_view input,
+                      const std::function<bool(std::string_view piece)>& write);
 
 }  // namespace scx
 

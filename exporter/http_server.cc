@@ -136,10 +136,17 @@ void SendResponse(mg_connection* conn, bool head, const HttpResponse& response) 
     mg_response_header_add(conn, name.c_str(), value.c_str(), -1);
   }
   const std::string_view body = response.Body();
-  const std::string length = std::to_string(body.size());
+  const std::size_t size = response.streamed_body ? response.streamed_size : body.size();
+  const std::string length = std::to_string(size);
   mg_response_header_add(conn, "Content-Length", length.c_str(), -1);
   mg_response_header_send(conn);
-  if (!head && !body.empty()) mg_write(conn, body.data(), body.size());
+  if (head || size == 0) return;
+  if (!response.streamed_body) {
+    mg_write(conn, body.data(), body.size());
+    return;
+  }
+  response.streamed_body(
+      [conn](std::string_view piece) { return mg_write(conn, piece.data(), piece.size()) > 0; });
 }
 
 }  // namespace

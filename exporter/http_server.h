@@ -8,6 +8,7 @@
 #ifndef SCX_EXPORTER_HTTP_SERVER_H_
 #define SCX_EXPORTER_HTTP_SERVER_H_
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
@@ -26,6 +27,10 @@ struct HttpRequest {
   bool accepts_gzip = false;
 };
 
+// Hands one piece of a streamed body to the connection; false when it cannot be sent
+// (the client went away).
+using BodyWriter = std::function<bool(std::string_view piece)>;
+
 struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
@@ -35,6 +40,12 @@ struct HttpResponse {
   // A body owned elsewhere and shared by every reader (a rendered snapshot): sent as
   // it is, without a copy per request. When set, it is the body and `body` is unused.
   std::shared_ptr<const std::string> shared_body;
+  // A body made while it is sent (e.g. inflated from the one gzip copy kept), for
+  // bodies too large to build per request. When set, it is the body: exactly
+  // `streamed_size` bytes (the Content-Length), handed to the writer piece by piece.
+  // It returns false when it stopped early (the client went away).
+  std::function<bool(const BodyWriter& write)> streamed_body;
+  std::size_t streamed_size = 0;
 
   std::string_view Body() const { return shared_body ? *shared_body : body; }
 };

@@ -2,7 +2,8 @@
 // that says at once whether any brain serves a foreign skeleton (red), none does
 // (green) or nothing is watched (grey); the brains worst first; since when each
 // mismatch has lasted; when the last scan ran; and links to docs/runbook.md. Pure:
-// rendered once per scan (a small script keeps the ages current in the browser).
+// rendered at most once per scan, at its first request (a small script keeps the
+// ages current in the browser).
 #ifndef SCX_EXPORTER_LANDING_PAGE_H_
 #define SCX_EXPORTER_LANDING_PAGE_H_
 

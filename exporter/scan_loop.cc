@@ -42,7 +42,7 @@ ScanLoop::ScanLoop(const ScanSettings& settings, const LandingPageInfo& page_inf
     : page_info_(page_info),
       logger_(logger),
       settings_(settings),
-      snapshot_(InitialSnapshot(page_info)),
+      snapshot_(InitialSnapshot(page_info, logger)),
       scanner_(std::make_unique<Scanner>(settings.store_options)),
       scan_log_(logger) {
   MutexLock lock(&mutex_);
@@ -90,7 +90,7 @@ void ScanLoop::RecordConfigReload(bool success) {
   wake_.NotifyAll();
 }
 
-bool ScanLoop::ready() const { return snapshot()->scan_number > 0; }
+bool ScanLoop::ready() const { return snapshot()->scan_number() > 0; }
 
 std::shared_ptr<const Snapshot> ScanLoop::snapshot() const {
   MutexLock lock(&snapshot_mutex_);
@@ -101,7 +101,7 @@ std::shared_ptr<const Snapshot> ScanLoop::WaitForSnapshotAfter(
     std::uint64_t scan_number, std::chrono::milliseconds timeout) const {
   const Clock::time_point deadline = Clock::now() + timeout;
   MutexLock lock(&snapshot_mutex_);
-  while (snapshot_->scan_number <= scan_number &&
+  while (snapshot_->scan_number() <= scan_number &&
          snapshot_published_.WaitUntil(&snapshot_mutex_, deadline)) {
   }
   return snapshot_;

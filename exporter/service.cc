@@ -188,17 +188,21 @@ class Service {
 
   HttpResponse Metrics(const HttpRequest& request) const {
     const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
-    if (snapshot->scan_number == 0) {
+    if (snapshot->scan_number() == 0) {
       return TextResponse(503, "The first scan has not completed yet.\n");
     }
     HttpResponse response;
     response.content_type = kMetricsContentType;
     response.headers["Vary"] = "Accept-Encoding";
-    if (request.accepts_gzip && !snapshot->metrics_gzip.empty()) {
+    if (request.accepts_gzip && !snapshot->metrics_gzip().empty()) {
       response.content_encoding = "gzip";
-      response.shared_body = SharedPart(snapshot, snapshot->metrics_gzip);
+      response.shared_body = SharedPart(snapshot, snapshot->metrics_gzip());
     } else {
-      response.shared_body = SharedPart(snapshot, snapshot->metrics_text);
+      // Inflated from the one compressed copy while it is sent: no per-request copy.
+      response.streamed_size = snapshot->metrics_size();
+      response.streamed_body = [snapshot](const BodyWriter& write) {
+        return snapshot->WriteMetricsText(write);
+      };
     }
     return response;
   }
@@ -207,7 +211,7 @@ class Service {
     HttpResponse response;
     response.content_type = kHtmlContentType;
     const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
-    response.shared_body = SharedPart(snapshot, snapshot->landing_page);
+    response.shared_body = SharedPart(snapshot, snapshot->landing_page());
     return response;
   }
 
@@ -215,11 +219,11 @@ class Service {
     const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
     HttpResponse response;
     response.content_type = kJsonContentType;
-    if (snapshot->scan_number == 0) {
+    if (snapshot->scan_number() == 0) {
       response.status = 503;
       response.body = "{\"error\":\"the first scan has not completed yet\"}\n";
     } else {
-      response.shared_body = SharedPart(snapshot, snapshot->brains_json);
+      response.shared_body = SharedPart(snapshot, snapshot->brains_json());
     }
     return response;
   }
@@ -232,14 +236,14 @@ class Service {
     const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
     HttpResponse response;
     response.content_type = kJsonContentType;
-    if (snapshot->scan_number == 0) {
+    if (snapshot->scan_number() == 0) {
       response.status = 503;
       response.body = JsonError("the first scan has not completed yet");
       return response;
     }
     const std::string name = request.path.substr(std::string_view(kBrainsApiPath).size() + 1);
     if (const BrainReport* brain = FindBrain(*snapshot, name)) {
-      response.body = BrainDetailView(*brain, snapshot->scanned_at);
+      response.body = BrainDetailView(*brain, snapshot->scanned_at());
       return response;
     }
     if (name.size() > kNorthSuffix.size() &&

@@ -2,47 +2,87 @@
 #include "exporter/snapshot.h"
 
 #include <exception>
+#include <utility>
 
 #include "exporter/gzip.h"
 #include "exporter/json_view.h"
 
 namespace scx {
 
-const std::vector<BrainReport>& Snapshot::brains() const {
-  static const std::vector<BrainReport> kNone;
-  return scan ? scan->brains : kNone;
+Snapshot::Snapshot(const LandingPageInfo& page_info, Logger* logger)
+    : page_info_(page_info), logger_(logger) {}
+
+Snapshot::Snapshot(std::shared_ptr<const ScanResult> scan, std::uint64_t scan_number,
+                   double scanned_at, std::string metrics_text, const LandingPageInfo& page_info,
+                   Logger* logger)
+    : scan_(std::move(scan)),
+      scan_number_(scan_number),
+      scanned_at_(scanned_at),
+      metrics_size_(metrics_text.size()),
+      page_info_(page_info),
+      logger_(logger) {
+  if (!GzipCompress(metrics_text, &metrics_gzip_)) {
+    logger_->Error("gzip compression of the metrics failed; serving them uncompressed");
+    metrics_plain_ = std::move(metrics_text);
+  }
 }
 
-std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info) {
-  auto snapshot = std::make_shared<Snapshot>();
-  snapshot->landing_page = RenderLandingPage(page_info, {}, /*scanned=*/false);
-  return snapshot;
+const std::vector<BrainReport>& Snapshot::brains() const {
+  static const std::vector<BrainReport> kNone;
+  return scan_ ? scan_->brains : kNone;
+}
+
+bool Snapshot::WriteMetricsText(const std::function<bool(std::string_view piece)>& write) const {
+  if (metrics_size_ == 0) return true;
+  if (metrics_gzip_.empty()) return write(metrics_plain_);
+  return GzipDecompressTo(metrics_gzip_, write);
+}
+
+std::string Snapshot::MetricsText() const {
+  std::string text;
+  text.reserve(metrics_size_);
+  WriteMetricsText([&text](std::string_view piece) {
+    text.append(piece);
+    return true;
+  });
+  return text;
+}
+
+const std::string& Snapshot::brains_json() const {
+  std::call_once(brains_json_once_, [this] {
+    try {
+      brains_json_ = BrainsView(brains());
+    } catch (const std::exception& e) {
+      logger_->Error("rendering the JSON view failed", {{"err", e.what()}});
+      brains_json_ = "{\"brains\":[],\"error\":\"rendering failed\"}";
+    }
+  });
+  return brains_json_;
+}
+
+const std::string& Snapshot::landing_page() const {
+  std::call_once(landing_page_once_, [this] {
+    landing_page_ = scan_ ? RenderLandingPage(page_info_, brains(), /*scanned=*/true, scanned_at_)
+                          : RenderLandingPage(page_info_, {}, /*scanned=*/false);
+  });
+  return landing_page_;
+}
+
+std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info, Logger* logger) {
+  return std::make_shared<const Snapshot>(page_info, logger);
 }
 
 std::shared_ptr<const Snapshot> RenderSnapshot(std::shared_ptr<const ScanResult> scan,
                                                const ExporterStats& stats,
                                                const LandingPageInfo& page_info, Logger* logger) {
-  auto snapshot = std::make_shared<Snapshot>();
-  snapshot->scan_number = stats.scans_total;
-  snapshot->scanned_at = stats.last_scan_timestamp_seconds;
-  snapshot->scan = std::move(scan);
   std::vector<std::string> dropped;
-  snapshot->metrics_text = RenderMetrics(*snapshot->scan, stats, &dropped);
+  std::string text = RenderMetrics(*scan, stats, &dropped);
   for (const std::string& series : dropped) {
     logger->Error("duplicate series dropped from the metrics", {{"series", series}});
   }
-  if (!GzipCompress(snapshot->metrics_text, &snapshot->metrics_gzip)) {
-    logger->Error("gzip compression of the metrics failed");
-  }
-  try {
-    snapshot->brains_json = BrainsView(snapshot->brains());
-  } catch (const std::exception& e) {
-    logger->Error("rendering the JSON view failed", {{"err", e.what()}});
-    snapshot->brains_json = "{\"brains\":[],\"error\":\"rendering failed\"}";
-  }
-  snapshot->landing_page = RenderLandingPage(page_info, snapshot->brains(), /*scanned=*/true,
-                                             stats.last_scan_timestamp_seconds);
-  return snapshot;
+  return std::make_shared<const Snapshot>(std::move(scan), stats.scans_total,
+                                          stats.last_scan_timestamp_seconds, std::move(text),
+                                          page_info, logger);
 }
 
 }  // namespace scx

@@ -1,15 +1,23 @@
-// Everything the HTTP endpoints serve from one completed scan, rendered once: the
-// metrics text and its gzip copy, the JSON view and the landing page. Serving a
-// request then only copies a shared_ptr.
+// Everything the HTTP endpoints serve from one completed scan. The metrics are
+// rendered once, when the scan completes, and kept gzip-compressed only (about a
+// twentieth of the text): a gzip scrape is sent that copy as it is, a plain one gets
+// it inflated piece by piece while it is sent. The JSON view and the landing page are
+// rendered at their first request and then kept with the snapshot. Serving a request
+// never copies a body.
 //
-// Thread-safety: a published Snapshot is immutable and may be read from any
-// thread. RenderSnapshot is a pure function apart from logging render failures.
+// Thread-safety: a published Snapshot is immutable apart from its lazily rendered
+// views, which are rendered once (std::call_once) and may be read from any thread.
+// RenderSnapshot is a pure function apart from logging render failures.
 #ifndef SCX_EXPORTER_SNAPSHOT_H_
 #define SCX_EXPORTER_SNAPSHOT_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/scanner.h"
@@ -19,25 +27,49 @@
 
 namespace scx {
 
-struct Snapshot {
-  std::uint64_t scan_number = 0;  // 0: no scan has completed yet
-  double scanned_at = 0;          // Unix time at which that scan completed
-  // The scan rendered, shared with the scan loop (not copied); null before the first.
-  std::shared_ptr<const ScanResult> scan;
-  std::string metrics_text;  // Prometheus text format
-  std::string metrics_gzip;  // metrics_text gzip-compressed; empty if compression failed
-  std::string brains_json;   // BrainsView(brains)
-  std::string landing_page;  // HTML
+class Snapshot {
+ public:
+  // No scan yet: no metrics, an empty JSON view, the landing page says so.
+  Snapshot(const LandingPageInfo& page_info, Logger* logger);
+  Snapshot(std::shared_ptr<const ScanResult> scan, std::uint64_t scan_number, double scanned_at,
+           std::string metrics_text, const LandingPageInfo& page_info, Logger* logger);
+  Snapshot(const Snapshot&) = delete;
+  Snapshot& operator=(const Snapshot&) = delete;
 
-  // The brains of `scan`, sorted by name; empty before the first scan.
+  std::uint64_t scan_number() const { return scan_number_; }  // 0: no completed scan yet
+  double scanned_at() const { return scanned_at_; }           // Unix time the scan completed
+  // The brains of the scan, sorted by name; empty before the first scan.
   const std::vector<BrainReport>& brains() const;
+
+  // The metrics text's length in bytes, and the text itself piece by piece (false if
+  // `write` stopped it). The whole text at once: MetricsText (tests and tools).
+  std::size_t metrics_size() const { return metrics_size_; }
+  bool WriteMetricsText(const std::function<bool(std::string_view piece)>& write) const;
+  std::string MetricsText() const;
+  // The gzip member of the text; empty when compression failed (then the text is kept
+  // as it is and sent to every client uncompressed).
+  const std::string& metrics_gzip() const { return metrics_gzip_; }
+
+  const std::string& brains_json() const;   // BrainsView(brains()), at first use
+  const std::string& landing_page() const;  // RenderLandingPage, at first use
+
+ private:
+  const std::shared_ptr<const ScanResult> scan_;  // shared with the scan loop
+  const std::uint64_t scan_number_ = 0;
+  const double scanned_at_ = 0;
+  std::size_t metrics_size_ = 0;
+  std::string metrics_gzip_;
+  std::string metrics_plain_;  // only when compression failed
+  const LandingPageInfo page_info_;
+  Logger* const logger_;
+  mutable std::once_flag brains_json_once_;
+  mutable std::string brains_json_;
+  mutable std::once_flag landing_page_once_;
+  mutable std::string landing_page_;
 };
 
-// The snapshot served before the first scan completes: the landing page only.
-std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info);
+std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info, Logger* logger);
 
-// Renders `scan` with `stats` (scan_number is stats.scans_total). Failures to
-// compress or render are logged to `logger` and leave that part empty or minimal.
 std::shared_ptr<const Snapshot> RenderSnapshot(std::shared_ptr<const ScanResult> scan,
                                                const ExporterStats& stats,
                                                const LandingPageInfo& page_info, Logger* logger);

@@ -272,6 +272,36 @@ TEST_F(HttpServerTest, SharedBodyIsSentWithoutBeingCopiedIntoTheResponse) {
   EXPECT_FALSE(watch.expired());  // the route still holds it
 }
 
+TEST_F(HttpServerTest, StreamedBodyIsSentPieceByPieceWithItsLength) {
+  // 200 pieces of 1,000 bytes, made while sending; HEAD makes none of them.
+  std::atomic<int> produced{0};
+  server_.Handle("/streamed", [&produced](const HttpRequest&) {
+    HttpResponse response;
+    response.streamed_size = 200 * 1000;
+    response.streamed_body = [&produced](const BodyWriter& write) {
+      for (int i = 0; i < 200; ++i) {
+        ++produced;
+        if (!write(std::string(1000, static_cast<char>('a' + i % 26)))) return false;
+      }
+      return true;
+    };
+    return response;
+  });
+  StartOrDie();
+  HttpResult result = HttpGet(server_.port(), "/streamed");
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.Header("Content-Length"), "200000");
+  ASSERT_EQ(result.body.size(), 200000u);
+  EXPECT_EQ(result.body.substr(0, 3), "aaa");
+  EXPECT_EQ(result.body.substr(199997), "rrr");  // piece 199: 'a' + 199 % 26
+  EXPECT_EQ(produced.load(), 200);
+  std::string raw = RawExchange(server_.port(),
+                                "HEAD /streamed HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(raw.find("Content-Length: 200000\r\n"), std::string::npos) << raw;
+  EXPECT_EQ(raw.substr(raw.find("\r\n\r\n") + 4), "");
+  EXPECT_EQ(produced.load(), 200);
+}
+
 TEST_F(HttpServerTest, HandlerExceptionIs500) {
   server_.Handle("/boom",
                  [](const HttpRequest&) -> HttpResponse { throw std::runtime_error("boom"); });

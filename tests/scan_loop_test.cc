@@ -87,40 +87,40 @@ TEST_F(ScanLoopTest, NothingBeforeTheFirstScan) {
   EXPECT_FALSE(loop.ready());
   auto snapshot = loop.snapshot();
   ASSERT_NE(snapshot, nullptr);
-  EXPECT_EQ(snapshot->scan_number, 0u);
-  EXPECT_TRUE(snapshot->metrics_text.empty());
-  EXPECT_TRUE(Contains(snapshot->landing_page, "first scan has not completed"));
+  EXPECT_EQ(snapshot->scan_number(), 0u);
+  EXPECT_TRUE(snapshot->MetricsText().empty());
+  EXPECT_TRUE(Contains(snapshot->landing_page(), "first scan has not completed"));
 }
 
 TEST_F(ScanLoopTest, ReadyAfterTheFirstScanWithEverythingRendered) {
   ScanLoop loop(Settings(kHour, {"m1nd", "keyvault"}), Info(), log_.logger());
   loop.Start();
   auto snapshot = loop.WaitForSnapshotAfter(0, kLongWait);
-  ASSERT_EQ(snapshot->scan_number, 1u);
+  ASSERT_EQ(snapshot->scan_number(), 1u);
   EXPECT_TRUE(loop.ready());
-  EXPECT_TRUE(Contains(snapshot->metrics_text, kIncidentLine)) << snapshot->metrics_text;
-  EXPECT_TRUE(Contains(snapshot->metrics_text, "skeleton_coherence_exporter_scans_total 1\n"));
-  EXPECT_TRUE(Contains(snapshot->metrics_text,
+  EXPECT_TRUE(Contains(snapshot->MetricsText(), kIncidentLine)) << snapshot->MetricsText();
+  EXPECT_TRUE(Contains(snapshot->MetricsText(), "skeleton_coherence_exporter_scans_total 1\n"));
+  EXPECT_TRUE(Contains(snapshot->MetricsText(),
                        "skeleton_coherence_exporter_build_info{version=\"9.9.9\","
                        "revision=\"deadbeef\"} 1"));
   EXPECT_TRUE(
-      Contains(snapshot->metrics_text, "skeleton_coherence_exporter_scan_interval_seconds 3600"));
+      Contains(snapshot->MetricsText(), "skeleton_coherence_exporter_scan_interval_seconds 3600"));
   std::string unzipped;
-  ASSERT_TRUE(GzipDecompress(snapshot->metrics_gzip, &unzipped));
-  EXPECT_EQ(unzipped, snapshot->metrics_text);
+  ASSERT_TRUE(GzipDecompress(snapshot->metrics_gzip(), &unzipped));
+  EXPECT_EQ(unzipped, snapshot->MetricsText());
   ASSERT_EQ(snapshot->brains().size(), 2u);
   EXPECT_EQ(snapshot->brains()[0].brain.name, "keyvault");
-  EXPECT_TRUE(Contains(snapshot->brains_json, "\"m1nd\""));
-  EXPECT_TRUE(Contains(snapshot->landing_page,
+  EXPECT_TRUE(Contains(snapshot->brains_json(), "\"m1nd\""));
+  EXPECT_TRUE(Contains(snapshot->landing_page(),
                        "1 brain serves a foreign skeleton: <span class=\"name\">m1nd</span>"))
-      << snapshot->landing_page;
-  EXPECT_TRUE(Contains(snapshot->landing_page, "<p id=\"last-scan\">Last scan: <time>"));
+      << snapshot->landing_page();
+  EXPECT_TRUE(Contains(snapshot->landing_page(), "<p id=\"last-scan\">Last scan: <time>"));
 }
 
 TEST_F(ScanLoopTest, StopIsFastEvenWithALongInterval) {
   ScanLoop loop(Settings(kHour), Info(), log_.logger());
   loop.Start();
-  ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number, 1u);
+  ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number(), 1u);
   const auto started = std::chrono::steady_clock::now();
   loop.Stop();
   EXPECT_LT(std::chrono::steady_clock::now() - started, milliseconds(1000));
@@ -132,7 +132,7 @@ TEST_F(ScanLoopTest, AStoppedLoopNeverScans) {
   loop.Stop();  // before Start: returns at once
   loop.Start();
   loop.Stop();
-  EXPECT_EQ(loop.WaitForSnapshotAfter(0, milliseconds(200))->scan_number, 0u);
+  EXPECT_EQ(loop.WaitForSnapshotAfter(0, milliseconds(200))->scan_number(), 0u);
   EXPECT_FALSE(loop.ready());
   EXPECT_EQ(log_.text(), "");
 }
@@ -140,74 +140,74 @@ TEST_F(ScanLoopTest, AStoppedLoopNeverScans) {
 TEST_F(ScanLoopTest, ReloadAppliesAndScansAtOnce) {
   ScanLoop loop(Settings(kHour), Info(), log_.logger());
   loop.Start();
-  ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number, 1u);
+  ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number(), 1u);
   loop.RequestReload(Settings(milliseconds(1800000), {"m1nd", "keyvault"}));
   auto snapshot = loop.WaitForSnapshotAfter(1, kLongWait);
-  ASSERT_EQ(snapshot->scan_number, 2u);
+  ASSERT_EQ(snapshot->scan_number(), 2u);
   EXPECT_EQ(snapshot->brains().size(), 2u);
-  EXPECT_TRUE(Contains(snapshot->metrics_text,
+  EXPECT_TRUE(Contains(snapshot->MetricsText(),
                        "skeleton_coherence{brain=\"keyvault\",expected_slug=\"keyvault\","
                        "found_slug=\"keyvault\"} 1"));
   EXPECT_TRUE(
-      Contains(snapshot->metrics_text, "skeleton_coherence_exporter_scan_interval_seconds 1800"));
+      Contains(snapshot->MetricsText(), "skeleton_coherence_exporter_scan_interval_seconds 1800"));
 }
 
 TEST_F(ScanLoopTest, ReloadWithOtherStoreOptionsRereadsAndKeepsTheLastVerdict) {
   ScanLoop loop(Settings(kHour), Info(), log_.logger());
   loop.Start();
-  ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number, 1u);
+  ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number(), 1u);
   ScanSettings tiny = Settings(kHour);
   tiny.store_options.max_bytes = 10;
   loop.RequestReload(tiny);
   auto snapshot = loop.WaitForSnapshotAfter(1, kLongWait);
-  ASSERT_EQ(snapshot->scan_number, 2u);
-  EXPECT_TRUE(Contains(snapshot->metrics_text,
+  ASSERT_EQ(snapshot->scan_number(), 2u);
+  EXPECT_TRUE(Contains(snapshot->MetricsText(),
                        "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"unreadable\"} 1"))
-      << snapshot->metrics_text;
-  EXPECT_TRUE(Contains(snapshot->metrics_text, "skeleton_coherence_stale{brain=\"m1nd\"} 1"))
-      << snapshot->metrics_text;
+      << snapshot->MetricsText();
+  EXPECT_TRUE(Contains(snapshot->MetricsText(), "skeleton_coherence_stale{brain=\"m1nd\"} 1"))
+      << snapshot->MetricsText();
 }
 
 TEST_F(ScanLoopTest, ConfigReloadResultsShowWithoutAScan) {
   ScanLoop loop(Settings(kHour), Info(), log_.logger());
   loop.Start();
-  ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number, 1u);
+  ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number(), 1u);
   loop.RecordConfigReload(false);
   EXPECT_TRUE(WaitFor(
       [&] {
-        return Contains(loop.snapshot()->metrics_text,
+        return Contains(loop.snapshot()->MetricsText(),
                         "skeleton_coherence_exporter_config_reloads_total{result=\"failure\"} 1");
       },
       kLongWait));
   auto snapshot = loop.snapshot();
-  EXPECT_EQ(snapshot->scan_number, 1u);
-  EXPECT_TRUE(Contains(snapshot->metrics_text,
+  EXPECT_EQ(snapshot->scan_number(), 1u);
+  EXPECT_TRUE(Contains(snapshot->MetricsText(),
                        "skeleton_coherence_exporter_config_last_reload_successful 0"));
-  EXPECT_TRUE(Contains(snapshot->metrics_text,
+  EXPECT_TRUE(Contains(snapshot->MetricsText(),
                        "skeleton_coherence_exporter_config_reloads_total{result=\"success\"} 0"));
 }
 
 TEST_F(ScanLoopTest, IntervalIsHonoredLoosely) {
   ScanLoop loop(Settings(milliseconds(100)), Info(), log_.logger());
   loop.Start();
-  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 3; }, kLongWait));
-  const std::uint64_t before = loop.snapshot()->scan_number;
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 3; }, kLongWait));
+  const std::uint64_t before = loop.snapshot()->scan_number();
   std::this_thread::sleep_for(milliseconds(500));
-  const std::uint64_t scanned = loop.snapshot()->scan_number - before;
+  const std::uint64_t scanned = loop.snapshot()->scan_number() - before;
   EXPECT_GE(scanned, 1u);
   EXPECT_LE(scanned, 8u);  // about 5; never back to back
 
   ScanLoop slow(Settings(kHour), Info(), log_.logger());
   slow.Start();
-  ASSERT_EQ(slow.WaitForSnapshotAfter(0, kLongWait)->scan_number, 1u);
+  ASSERT_EQ(slow.WaitForSnapshotAfter(0, kLongWait)->scan_number(), 1u);
   std::this_thread::sleep_for(milliseconds(300));
-  EXPECT_EQ(slow.snapshot()->scan_number, 1u);
+  EXPECT_EQ(slow.snapshot()->scan_number(), 1u);
 }
 
 TEST_F(ScanLoopTest, StateChangesAreLoggedOnce) {
   ScanLoop loop(Settings(milliseconds(50), {"m1nd", "keyvault"}), Info(), log_.logger());
   loop.Start();
-  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 3; }, kLongWait));
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 3; }, kLongWait));
   std::string text = log_.text();
   EXPECT_EQ(CountOf(text,
                     "level=warn msg=\"brain discovered\" brain=m1nd to=mismatch "
@@ -221,8 +221,8 @@ TEST_F(ScanLoopTest, StateChangesAreLoggedOnce) {
   testing::ReplaceFileAtomically(dir_.Join("m1nd/system_blocks.json"),
                                  StoreJson("sk_m1nd_candidate", {"sb_m1nd_core"}));
   ASSERT_TRUE(WaitFor([&] { return Contains(log_.text(), "from=mismatch to=ok"); }, kLongWait));
-  const std::uint64_t after = loop.snapshot()->scan_number;
-  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= after + 2; }, kLongWait));
+  const std::uint64_t after = loop.snapshot()->scan_number();
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= after + 2; }, kLongWait));
   text = log_.text();
   EXPECT_EQ(CountOf(text,
                     "level=info msg=\"brain state changed\" brain=m1nd from=mismatch to=ok "
@@ -240,7 +240,7 @@ TEST_F(ScanLoopTest, StateChangesAreLoggedOnce) {
       << text;
   EXPECT_TRUE(WaitFor(
       [&] {
-        return Contains(loop.snapshot()->metrics_text,
+        return Contains(loop.snapshot()->MetricsText(),
                         "skeleton_coherence_stale{brain=\"m1nd\"} 1");
       },
       kLongWait));
@@ -255,7 +255,7 @@ TEST_F(ScanLoopTest, InfoLevelIsQuietWhileNothingChanges) {
   CapturedLog info_log(LogLevel::kInfo);
   ScanLoop loop(Settings(milliseconds(30), {"m1nd", "keyvault"}), Info(), info_log.logger());
   loop.Start();
-  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 10; }, kLongWait));
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 10; }, kLongWait));
   const std::string text = info_log.text();
   EXPECT_EQ(CountOf(text, "\n"), 2u) << text;  // the two "brain discovered" lines
 }
@@ -268,7 +268,7 @@ TEST_F(ScanLoopTest, DiscoveryProblemsWarnOnceAndTransientOnesOnlyWhenTheyPersis
   CapturedLog warn_log(LogLevel::kWarn);
   ScanLoop loop(settings, Info(), warn_log.logger());
   loop.Start();
-  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 5; }, kLongWait));
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 5; }, kLongWait));
   const std::string text = warn_log.text();
   EXPECT_EQ(CountOf(text, "msg=\"discovery problem\" source=instance path=" +
                               dir_.Join("registry/instances/bad.json")),
@@ -279,7 +279,7 @@ TEST_F(ScanLoopTest, DiscoveryProblemsWarnOnceAndTransientOnesOnlyWhenTheyPersis
             1u)
       << text;
   EXPECT_TRUE(Contains(text, "transient=true"));
-  const std::string metrics = loop.snapshot()->metrics_text;
+  const std::string metrics = loop.snapshot()->MetricsText();
   EXPECT_TRUE(Contains(metrics, "skeleton_coherence_exporter_last_scan_success 0\n"));
   EXPECT_FALSE(Contains(
       metrics, "skeleton_coherence_exporter_discovery_errors_total{source=\"instance\"} 0"));
@@ -296,14 +296,14 @@ TEST_F(ScanLoopTest, UnknownBrainKindWarnsOnceAndIsNoScanFailure) {
   CapturedLog warn_log(LogLevel::kWarn);
   ScanLoop loop(settings, Info(), warn_log.logger());
   loop.Start();
-  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 5; }, kLongWait));
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 5; }, kLongWait));
   const std::string text = warn_log.text();
   EXPECT_EQ(
       CountOf(text, "msg=\"discovery notice\" path=" + dir_.Join("registry/instances/odd.json")),
       1u)
       << text;
   EXPECT_TRUE(Contains(text, "unknown brain_kind \\\"satellite\\\"")) << text;
-  const std::string metrics = loop.snapshot()->metrics_text;
+  const std::string metrics = loop.snapshot()->MetricsText();
   EXPECT_TRUE(Contains(metrics, "skeleton_coherence_exporter_last_scan_success 1\n")) << metrics;
   EXPECT_TRUE(Contains(metrics, "skeleton_coherence_brain_state{brain=\"odd\",state=\"absent\"} 1"))
       << metrics;
@@ -315,10 +315,10 @@ TEST_F(ScanLoopTest, ScanThatFindsNoBrainWarnsEveryTime) {
   CapturedLog warn_log(LogLevel::kWarn);
   ScanLoop loop(settings, Info(), warn_log.logger());
   loop.Start();
-  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 3; }, kLongWait));
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 3; }, kLongWait));
   loop.Stop();
   const std::string text = warn_log.text();
-  EXPECT_EQ(CountOf(text, "no brains found"), loop.snapshot()->scan_number) << text;
+  EXPECT_EQ(CountOf(text, "no brains found"), loop.snapshot()->scan_number()) << text;
 }
 
 // A flood of one kind (20 glob matches without a manifest) is a few warn lines and
@@ -330,7 +330,7 @@ TEST_F(ScanLoopTest, AFloodOfOneKindOfProblemIsSummarised) {
   CapturedLog warn_log(LogLevel::kWarn);
   ScanLoop loop(settings, Info(), warn_log.logger());
   loop.Start();
-  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number >= 3; }, kLongWait));
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 3; }, kLongWait));
   loop.Stop();
   const std::string text = warn_log.text();
   EXPECT_EQ(CountOf(text, "msg=\"discovery problem\""), kWarnedProblemsPerSource) << text;

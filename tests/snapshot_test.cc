@@ -1,0 +1,138 @@
+// Tests of the served snapshot: the metrics kept only gzip-compressed and given back
+// whole or piece by piece, the JSON view and landing page rendered once at first use,
+// and the streaming gunzip underneath.
+#include "exporter/snapshot.h"
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "exporter/gzip.h"
+#include "exporter/json_view.h"
+
+namespace scx {
+namespace {
+
+// A scan of `count` brains, one of them in mismatch: a text of several gzip pieces.
+std::shared_ptr<const ScanResult> ScanOf(int count) {
+  auto scan = std::make_shared<ScanResult>();
+  for (int i = 0; i < count; ++i) {
+    BrainReport report;
+    report.brain.name = "brain" + std::to_string(100000 + i);
+    report.brain.project_root = "/srv/repos/" + report.brain.name;
+    report.brain.runtime_dir = "/srv/runtime/" + report.brain.name;
+    report.store = StorePresence::kPresent;
+    Coherence verdict;
+    verdict.expected_slug = report.brain.name;
+    verdict.found_slug = i == 7 ? "keyvault" : report.brain.name;
+    verdict.status = i == 7 ? CoherenceStatus::kMismatch : CoherenceStatus::kOk;
+    report.state = i == 7 ? BrainState::kMismatch : BrainState::kOk;
+    report.coherence = verdict;
+    scan->brains.push_back(report);
+  }
+  return scan;
+}
+
+class SnapshotTest : public testing::Test {
+ protected:
+  SnapshotTest()
+      : null_(std::fopen("/dev/null", "w")), logger_(LogLevel::kError, LogFormat::kLogfmt, null_) {}
+  ~SnapshotTest() override { std::fclose(null_); }
+
+  std::shared_ptr<const Snapshot> Render(std::shared_ptr<const ScanResult> scan) {
+    ExporterStats stats;
+    stats.scans_total = 3;
+    stats.last_scan_timestamp_seconds = 1767225600.5;
+    text_ = RenderMetrics(*scan, stats, nullptr);
+    return RenderSnapshot(std::move(scan), stats, LandingPageInfo(), &logger_);
+  }
+
+  std::FILE* null_;
+  Logger logger_;
+  std::string text_;  // what RenderMetrics gave for the last Render
+};
+
+TEST_F(SnapshotTest, MetricsAreKeptCompressedAndComeBackWhole) {
+  auto snapshot = Render(ScanOf(2000));
+  ASSERT_GT(text_.size(), 4 * kGzipPieceBytes);
+  EXPECT_EQ(snapshot->scan_number(), 3u);
+  EXPECT_EQ(snapshot->metrics_size(), text_.size());
+  EXPECT_LT(snapshot->metrics_gzip().size(), text_.size() / 5);
+  std::string unzipped;
+  ASSERT_TRUE(GzipDecompress(snapshot->metrics_gzip(), &unzipped));
+  EXPECT_EQ(unzipped, text_);
+  EXPECT_EQ(snapshot->MetricsText(), text_);
+}
+
+TEST_F(SnapshotTest, MetricsTextIsWrittenInBoundedPiecesAndStopsWhenAsked) {
+  auto snapshot = Render(ScanOf(2000));
+  std::string joined;
+  int pieces = 0;
+  EXPECT_TRUE(snapshot->WriteMetricsText([&](std::string_view piece) {
+    EXPECT_LE(piece.size(), kGzipPieceBytes);
+    EXPECT_FALSE(piece.empty());
+    joined.append(piece);
+    ++pieces;
+    return true;
+  }));
+  EXPECT_EQ(joined, text_);
+  EXPECT_GT(pieces, 4);
+  // A writer that gives up (the client went away) stops it after that piece.
+  int calls = 0;
+  EXPECT_FALSE(snapshot->WriteMetricsText([&](std::string_view) { return ++calls < 2; }));
+  EXPECT_EQ(calls, 2);
+}
+
+TEST_F(SnapshotTest, ViewsAreRenderedOnceAtFirstUseAndMatchTheRenderers) {
+  auto scan = ScanOf(50);
+  auto snapshot = Render(scan);
+  EXPECT_EQ(&snapshot->brains(), &scan->brains);  // shared, not copied
+  // Many readers at once get the one rendering.
+  std::vector<std::thread> readers;
+  std::atomic<const std::string*> first{nullptr};
+  std::atomic<int> different{0};
+  for (int i = 0; i < 8; ++i) {
+    readers.emplace_back([&] {
+      const std::string* json = &snapshot->brains_json();
+      const std::string* expected = nullptr;
+      if (!first.compare_exchange_strong(expected, json) && expected != json) ++different;
+    });
+  }
+  for (std::thread& reader : readers) reader.join();
+  EXPECT_EQ(different.load(), 0);
+  EXPECT_EQ(snapshot->brains_json(), BrainsView(scan->brains));
+  EXPECT_EQ(snapshot->landing_page(),
+            RenderLandingPage(LandingPageInfo(), scan->brains, /*scanned=*/true, 1767225600.5));
+}
+
+TEST_F(SnapshotTest, InitialSnapshotHasNoMetricsAndSaysSo) {
+  auto snapshot = InitialSnapshot(LandingPageInfo(), &logger_);
+  EXPECT_EQ(snapshot->scan_number(), 0u);
+  EXPECT_EQ(snapshot->metrics_size(), 0u);
+  EXPECT_EQ(snapshot->MetricsText(), "");
+  EXPECT_TRUE(snapshot->brains().empty());
+  EXPECT_NE(snapshot->landing_page().find("first scan has not completed"), std::string::npos);
+}
+
+TEST(GzipTest, StreamingGunzipRefusesTruncatedAndForeignInput) {
+  std::string text(300000, 'a');
+  for (std::size_t i = 0; i < text.size(); i += 7) text[i] = static_cast<char>('a' + i % 26);
+  std::string zipped;
+  ASSERT_TRUE(GzipCompress(text, &zipped));
+  auto discard = [](std::string_view) { return true; };
+  EXPECT_TRUE(GzipDecompressTo(zipped, discard));
+  EXPECT_FALSE(GzipDecompressTo(zipped.substr(0, zipped.size() - 9), discard));
+  EXPECT_FALSE(GzipDecompressTo(zipped.substr(0, zipped.size() / 2), discard));
+  EXPECT_FALSE(GzipDecompressTo("not gzip at all", discard));
+  EXPECT_FALSE(GzipDecompressTo("", discard));
+  std::string out = "stale";
+  EXPECT_FALSE(GzipDecompress(zipped.substr(0, zipped.size() / 2), &out));
+  EXPECT_EQ(out, "");
+}
+
+}  // namespace
+}  // namespace scx
