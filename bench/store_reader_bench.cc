@@ -162,7 +162,7 @@ std::uint64_t RunReadStore() {
       std::fprintf(stderr, "ReadStore failed: %s\n", result.message.c_str());
       std::exit(1);
     }
-    total += result.contents.block_ids.size();
+    total += static_cast<std::uint64_t>(result.contents.block_count);
   }
   return total;
 }

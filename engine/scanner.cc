@@ -16,8 +16,7 @@ bool IsContentError(StoreError error) {
 }
 
 std::optional<Coherence> VerdictOf(const Brain& brain, const StoreContents& contents) {
-  ServedSkeleton served{contents.skeleton_id, contents.block_ids};
-  return CheckCoherence(brain.project_root, brain.display_name, &served);
+  return CheckCoherence(brain.project_root, brain.display_name, &contents.digest);
 }
 
 BrainState StateOfVerdict(const std::optional<Coherence>& verdict) {
@@ -127,8 +126,8 @@ BrainReport Scanner::ScanBrain(const Brain& brain) {
     report.verdict_stale = report.coherence.has_value() && error != StoreError::kNone;
     report.has_store_facts = true;
     report.store_version = memory.contents.store_version;
-    report.block_count = static_cast<std::int64_t>(memory.contents.block_ids.size());
-    report.skeleton_id = memory.contents.skeleton_id;
+    report.block_count = memory.contents.block_count;
+    report.skeleton_id = memory.contents.digest.skeleton_id;
   }
   if (error == StoreError::kNone) report.state = StateOfVerdict(report.coherence);
   TrackMismatchSince(&memory, &report);

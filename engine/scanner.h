@@ -125,7 +125,7 @@ class Scanner {
   struct Memory {
     bool has_good_read = false;
     FileStamp stamp;                     // of the last good read
-    StoreContents contents;              // of the last good read
+    StoreContents contents;              // of the last good read: its digest, no block ids
     std::int64_t contents_mtime_ns = 0;  // of the last good read; kept by SetOptions
     // The verdict of `contents` for the identity it was worked out for
     // (project_root + '\0' + display_name); empty key: none cached.

@@ -12,6 +12,11 @@
 // value may nest to any depth (the skip is a loop, not a recursion). A torn file is
 // always kParse: its brackets cannot balance, the root must close with its last brace
 // and only whitespace may follow it.
+//
+// No block id is copied while walking: the walk holds the skeleton id and the block
+// ids as views into simdjson's string buffer (valid until the parser's next document)
+// in a reusable per-thread list, and the digest is worked out from them at the end,
+// whatever the order of `skeleton` and `blocks` in the file.
 #include "engine/store_reader.h"
 
 #include <sys/stat.h>
@@ -19,7 +24,9 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <simdjson.h>
 
@@ -43,12 +50,19 @@ constexpr std::size_t kReusableParserBytes = std::size_t{1} << 20;
 // exporter needs; every other value is skipped by simdjson as the walk moves past it.
 // Syntax errors win over schema errors: the first schema problem is remembered and the
 // walk goes on, so a torn file is always kParse even when its shape is also wrong.
+// The views it collects are valid while the document is.
 class StoreWalker {
  public:
-  StoreWalker(ondemand::document* doc, const char* base, StoreContents* contents)
-      : doc_(doc), base_(base), contents_(contents) {}
+  StoreWalker(ondemand::document* doc, const char* base, std::vector<std::string_view>* block_ids)
+      : doc_(doc), base_(base), block_ids_(block_ids) {
+    block_ids_->clear();
+  }
 
   StoreError Walk(std::string* message);
+
+  // After a good Walk: the fields read.
+  std::int64_t store_version() const { return store_version_; }
+  std::string_view skeleton_id() const { return skeleton_id_; }
 
  private:
   // Records the first syntax error; returns false so callers can `return Syntax(...)`.
@@ -70,12 +84,15 @@ class StoreWalker {
   bool ReadSkeleton(ondemand::value& value);
   bool ReadBlocks(ondemand::value& value);
   bool ReadBlock(ondemand::value& value, std::size_t index);
-  // Sets `*is_string` and, when it is one, reads the string into `*out`.
-  bool ReadString(ondemand::value& value, const char* where, bool* is_string, std::string* out);
+  // Sets `*is_string` and, when it is one, points `*out` at the decoded string.
+  bool ReadString(ondemand::value& value, const char* where, bool* is_string,
+                  std::string_view* out);
 
   ondemand::document* doc_;
   const char* base_;
-  StoreContents* contents_;
+  std::vector<std::string_view>* block_ids_;  // in file order
+  std::int64_t store_version_ = 0;
+  std::string_view skeleton_id_;
   simdjson::error_code syntax_error_ = simdjson::SUCCESS;
   std::string syntax_message_;
   std::string schema_message_;
@@ -134,26 +151,25 @@ void StoreWalker::SchemaError(std::string message) {
 }
 
 bool StoreWalker::ReadString(ondemand::value& value, const char* where, bool* is_string,
-                             std::string* out) {
+                             std::string_view* out) {
   ondemand::json_type type;
   simdjson::error_code error = value.type().get(type);
   if (error) return Syntax(error, where);
   *is_string = type == ondemand::json_type::string;
   if (!*is_string) return true;  // left unconsumed: skipped by the enclosing iteration
-  std::string_view view;
-  error = value.get_string().get(view);
-  if (error) return Syntax(error, where);
-  out->assign(view.data(), view.size());
-  return true;
+  error = value.get_string().get(*out);
+  return error ? Syntax(error, where) : true;
 }
 
 bool StoreWalker::ReadSchema(ondemand::value& value) {
   bool is_string = false;
-  if (!ReadString(value, "\"schema\"", &is_string, &contents_->schema)) return false;
+  std::string_view schema;
+  if (!ReadString(value, "\"schema\"", &is_string, &schema)) return false;
   if (!is_string) {
     SchemaError("\"schema\" is not a string");
-  } else if (contents_->schema != kStoreSchema) {
-    SchemaError("unsupported schema \"" + contents_->schema + "\" (want \"" + kStoreSchema + "\")");
+  } else if (schema != kStoreSchema) {
+    SchemaError("unsupported schema \"" + std::string(schema) + "\" (want \"" + kStoreSchema +
+                "\")");
   }
   return true;
 }
@@ -173,12 +189,12 @@ bool StoreWalker::ReadStoreVersion(ondemand::value& value) {
     SchemaError("\"store_version\" is not an integer in the int64 range");
     return true;
   }
-  contents_->store_version = number.get_int64();
+  store_version_ = number.get_int64();
   return true;
 }
 
 bool StoreWalker::ReadSkeleton(ondemand::value& value) {
-  contents_->skeleton_id.clear();
+  skeleton_id_ = std::string_view();
   ondemand::json_type type;
   simdjson::error_code error = value.type().get(type);
   if (error) return Syntax(error, "\"skeleton\"");
@@ -207,10 +223,10 @@ bool StoreWalker::ReadSkeleton(ondemand::value& value) {
     if (key != "skeleton_id") continue;  // skipped
     if (seen_id) return Duplicate("skeleton_id", "\"skeleton\"");
     seen_id = true;
-    if (!ReadString(field.value(), "\"skeleton.skeleton_id\"", &has_id, &contents_->skeleton_id)) {
+    if (!ReadString(field.value(), "\"skeleton.skeleton_id\"", &has_id, &skeleton_id_)) {
       return false;
     }
-    if (!has_id) contents_->skeleton_id.clear();
+    if (!has_id) skeleton_id_ = std::string_view();
   }
   if (!has_id) SchemaError("\"skeleton.skeleton_id\" is missing or not a string");
   return true;
@@ -229,7 +245,7 @@ bool StoreWalker::ReadBlock(ondemand::value& value, std::size_t index) {
   if (error) return Syntax(error, "\"blocks\"");
   bool has_id = false;
   bool seen_id = false;
-  std::string id;
+  std::string_view id;
   for (auto field_result : object) {
     ondemand::field field;
     error = std::move(field_result).get(field);
@@ -242,7 +258,7 @@ bool StoreWalker::ReadBlock(ondemand::value& value, std::size_t index) {
     if (!ReadString(field.value(), "\"block_id\"", &has_id, &id)) return false;
   }
   if (has_id) {
-    contents_->block_ids.push_back(std::move(id));
+    block_ids_->push_back(id);
   } else {
     SchemaError("blocks[" + std::to_string(index) + "] has no string \"block_id\"");
   }
@@ -250,7 +266,7 @@ bool StoreWalker::ReadBlock(ondemand::value& value, std::size_t index) {
 }
 
 bool StoreWalker::ReadBlocks(ondemand::value& value) {
-  contents_->block_ids.clear();
+  block_ids_->clear();
   ondemand::json_type type;
   simdjson::error_code error = value.type().get(type);
   if (error) return Syntax(error, "\"blocks\"");
@@ -382,29 +398,50 @@ StoreError StoreWalker::Walk(std::string* message) {
   return StoreError::kNone;
 }
 
+// A list of block id views reused by one thread across reads; one that grew for a huge
+// store is given back after it.
+constexpr std::size_t kReusableBlockIdViews = std::size_t{1} << 16;
+
+// Parses with `parser` and, on success, fills `contents` (and `block_ids` when not
+// null) while the views into the parser's buffers are still valid.
 StoreError ParseWith(ondemand::parser& parser, simdjson::padded_string_view json,
-                     StoreContents* contents, std::string* message) {
+                     StoreContents* contents, std::string* message,
+                     std::vector<std::string>* block_ids) {
   ondemand::document doc;
   const simdjson::error_code error = parser.iterate(json).get(doc);
   if (error) {
     *message = std::string("invalid JSON: ") + simdjson::error_message(error);
     return error == simdjson::MEMALLOC ? StoreError::kIo : StoreError::kParse;
   }
-  return StoreWalker(&doc, json.data(), contents).Walk(message);
+  thread_local std::vector<std::string_view> views;
+  StoreWalker walker(&doc, json.data(), &views);
+  const StoreError result = walker.Walk(message);
+  if (result == StoreError::kNone) {
+    contents->store_version = walker.store_version();
+    contents->block_count = static_cast<std::int64_t>(views.size());
+    SkeletonDigestBuilder digest(walker.skeleton_id());
+    for (std::string_view id : views) digest.AddBlock(id);
+    contents->digest = digest.Finish();
+    if (block_ids != nullptr) block_ids->assign(views.begin(), views.end());
+  }
+  views.clear();
+  if (views.capacity() > kReusableBlockIdViews) views.shrink_to_fit();
+  return result;
 }
 
 // The one entry point to the JSON parser. `json` must be followed by at least
 // SIMDJSON_PADDING readable bytes.
 StoreError ParseDocument(simdjson::padded_string_view json, StoreContents* contents,
-                         std::string* message) {
+                         std::string* message, std::vector<std::string>* block_ids) {
   *contents = StoreContents();
   message->clear();
+  if (block_ids != nullptr) block_ids->clear();
   if (json.length() > kReusableParserBytes) {
     ondemand::parser parser;
-    return ParseWith(parser, json, contents, message);
+    return ParseWith(parser, json, contents, message, block_ids);
   }
   thread_local ondemand::parser parser;
-  return ParseWith(parser, json, contents, message);
+  return ParseWith(parser, json, contents, message, block_ids);
 }
 
 // ---------------------------------------------------------------------------------
@@ -498,7 +535,7 @@ StoreReadResult ReadStore(const std::string& path, const StoreReaderOptions& opt
       buffer.Pad(size);
       result.error = ParseDocument(
           simdjson::padded_string_view(buffer.data(), size, size + simdjson::SIMDJSON_PADDING),
-          &result.contents, &result.message);
+          &result.contents, &result.message, nullptr);
       if (result.error != StoreError::kNone) result.message = path + ": " + result.message;
     }
     // Keep a typical store's buffer for the next read, not a huge one.
@@ -510,7 +547,8 @@ StoreReadResult ReadStore(const std::string& path, const StoreReaderOptions& opt
   return result;
 }
 
-StoreError ParseStore(std::string_view json, StoreContents* contents, std::string* message) {
+StoreError ParseStore(std::string_view json, StoreContents* contents, std::string* message,
+                      std::vector<std::string>* block_ids) {
   std::string ignored;
   if (message == nullptr) message = &ignored;
   StoreContents local;
@@ -521,7 +559,7 @@ StoreError ParseStore(std::string_view json, StoreContents* contents, std::strin
       *message = "out of memory";
       return StoreError::kIo;
     }
-    return ParseDocument(padded, contents, message);
+    return ParseDocument(padded, contents, message, block_ids);
   } catch (const std::bad_alloc&) {
     *message = "out of memory";
     return StoreError::kIo;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/coherence.h"
 #include "engine/vocabulary.h"
 
 namespace scx {
@@ -63,12 +64,13 @@ struct FileStamp {
 
 // The fields the exporter relies on. Unknown fields are ignored (newer m1nd versions
 // add optional ones). `skeleton` and `blocks` are required, as in m1nd: a store
-// without them (or with either null) cannot be loaded by m1nd and is kSchema.
+// without them (or with either null) cannot be loaded by m1nd and is kSchema. The
+// schema is checked, not kept (a good read always has kStoreSchema). The block ids
+// are not kept either: the digest holds what the verdict needs of them.
 struct StoreContents {
-  std::string schema;
   std::int64_t store_version = 0;
-  std::string skeleton_id;
-  std::vector<std::string> block_ids;  // in file order
+  std::int64_t block_count = 0;
+  SkeletonDigest digest;  // the skeleton id and the block ids that can offend
 };
 
 // Stores larger than this are refused as too large unless the config says otherwise.
@@ -92,8 +94,11 @@ StoreError StatStore(const std::string& path, FileStamp* stamp, std::string* mes
 // Stats, opens (O_RDONLY | O_NONBLOCK), reads and parses the store at `path`.
 StoreReadResult ReadStore(const std::string& path, const StoreReaderOptions& options);
 
-// Parses an in-memory store document. Pure: used by ReadStore and by tests.
-StoreError ParseStore(std::string_view json, StoreContents* contents, std::string* message);
+// Parses an in-memory store document. Pure: used by ReadStore and by tests. When
+// `block_ids` is not null it also receives every block id in file order (tests and
+// fuzzers check the digest against them); left empty on failure.
+StoreError ParseStore(std::string_view json, StoreContents* contents, std::string* message,
+                      std::vector<std::string>* block_ids = nullptr);
 
 }  // namespace scx
 

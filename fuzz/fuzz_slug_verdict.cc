@@ -3,7 +3,9 @@
 // display_name, skeleton_id and block ids.
 // Invariants: a slug is non-empty, lowercase ASCII letters, digits and single '_'
 // inside; sanitizing is idempotent; a store minted from the brain's own slug is Ok; a
-// skeleton or a block that does not carry the slug is a Mismatch.
+// skeleton or a block that does not carry the slug is a Mismatch; a store's digest
+// gives the same verdict as its block ids, for the brain's slug and for every slug the
+// skeleton id can carry (empty, with '_', any bytes).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +18,17 @@
 #include "fuzz/fuzz_check.h"
 
 namespace {
+
+// The list-based and the digest-based verdicts agree field by field.
+void CheckSameVerdict(const std::string& expected, const scx::ServedSkeleton& served,
+                      const scx::SkeletonDigest& digest) {
+  const scx::Coherence from_list = scx::CoherenceForSlug(expected, served);
+  const scx::Coherence from_digest = scx::CoherenceForSlug(expected, digest);
+  SCX_FUZZ_CHECK(from_list.status == from_digest.status);
+  SCX_FUZZ_CHECK(from_list.expected_slug == from_digest.expected_slug);
+  SCX_FUZZ_CHECK(from_list.found_slug == from_digest.found_slug);
+  SCX_FUZZ_CHECK(from_list.reason == from_digest.reason);
+}
 
 bool IsSlug(const std::string& slug) {
   if (slug.empty() || slug.front() == '_' || slug.back() == '_') return false;
@@ -73,11 +86,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     SCX_FUZZ_CHECK(!verdict->reason.empty());
   }
 
+  // The digest: same verdict for this identity and for every candidate slug, and for
+  // the same block ids under a skeleton that carries this brain's slug.
+  const scx::SkeletonDigest digest = scx::DigestOf(served);
+  const std::optional<scx::Coherence> digest_verdict =
+      scx::CheckCoherence(project_root, display_name, &digest);
+  SCX_FUZZ_CHECK(digest_verdict && digest_verdict->reason == verdict->reason &&
+                 digest_verdict->status == verdict->status);
+  SCX_FUZZ_CHECK(digest.offenders.size() <= served.block_ids.size());
+  if (served.skeleton_id.rfind("sk_", 0) == 0) {
+    const std::string rest = served.skeleton_id.substr(3);
+    for (size_t n = 0; n <= rest.size() && n < 64; ++n) {
+      CheckSameVerdict(rest.substr(0, n), served, digest);
+    }
+  }
+  for (const std::string& skeleton_id : {"sk_" + expected, "sk_" + expected + "_candidate"}) {
+    const scx::ServedSkeleton carried{skeleton_id, served.block_ids};
+    CheckSameVerdict(expected, carried, scx::DigestOf(carried));
+  }
+
   // What m1nd mints for this brain is always its own.
   scx::ServedSkeleton own{"sk_" + expected + "_candidate", {"sb_" + expected + "_core_0a1b2c3d"}};
   const std::optional<scx::Coherence> own_verdict =
       scx::CheckCoherence(project_root, display_name, &own);
   SCX_FUZZ_CHECK(own_verdict && own_verdict->status == scx::CoherenceStatus::kOk);
-  SCX_FUZZ_CHECK(!scx::CheckCoherence(project_root, display_name, nullptr).has_value());
+  const scx::SkeletonDigest* no_store = nullptr;
+  SCX_FUZZ_CHECK(!scx::CheckCoherence(project_root, display_name, no_store).has_value());
   return 0;
 }

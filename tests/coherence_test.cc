@@ -3,12 +3,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <iterator>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
 namespace scx {
 namespace {
+
+constexpr const SkeletonDigest* kNoStore = nullptr;
 
 ServedSkeleton Skeleton(std::string id, std::vector<std::string> blocks) {
   return ServedSkeleton{std::move(id), std::move(blocks)};
@@ -49,7 +55,7 @@ TEST(RedBattery, Case2OwnSkeletonOnM1ndBrainIsOk) {
 
 // RED battery case 3: empty store, no signal.
 TEST(RedBattery, Case3NoStoreIsSilent) {
-  EXPECT_FALSE(CheckCoherence("~/m1nd", "", nullptr).has_value());
+  EXPECT_FALSE(CheckCoherence("~/m1nd", "", kNoStore).has_value());
 }
 
 // RED battery case 4: sanitization is part of the rule.
@@ -63,8 +69,8 @@ TEST(RedBattery, Case4MyRepoSanitizesToMyRepoSlugAndIsOk) {
 }
 
 TEST(CoherenceTest, NoSignalWithoutASkeletonWhateverTheIdentity) {
-  EXPECT_FALSE(CheckCoherence("", "", nullptr).has_value());
-  EXPECT_FALSE(CheckCoherence("/x/keyvault", "Key Vault", nullptr).has_value());
+  EXPECT_FALSE(CheckCoherence("", "", kNoStore).has_value());
+  EXPECT_FALSE(CheckCoherence("/x/keyvault", "Key Vault", kNoStore).has_value());
 }
 
 TEST(CoherenceTest, RatifiedSkeletonWithSlugPrefixIsOk) {
@@ -134,6 +140,153 @@ TEST(CoherenceTest, SkeletonIsCheckedBeforeBlocks) {
 TEST(CoherenceTest, IdentityWithoutAlphanumericsExpectsRepo) {
   ServedSkeleton served = Skeleton("sk_repo_candidate", {"sb_repo_core_00000000"});
   EXPECT_EQ(StatusOf("/", "", served), CoherenceStatus::kOk);
+}
+
+// --- the digest: what a store keeps instead of its block ids ---------------------------
+
+// The verdicts of a list and of its digest, field by field.
+void ExpectSameVerdict(const std::string& expected, const ServedSkeleton& served) {
+  const Coherence from_list = CoherenceForSlug(expected, served);
+  const Coherence from_digest = CoherenceForSlug(expected, DigestOf(served));
+  std::string blocks;
+  for (const std::string& id : served.block_ids) blocks += " \"" + id + "\"";
+  const std::string where =
+      "slug \"" + expected + "\", skeleton \"" + served.skeleton_id + "\", blocks" + blocks;
+  EXPECT_EQ(from_list.status, from_digest.status) << where;
+  EXPECT_EQ(from_list.expected_slug, from_digest.expected_slug) << where;
+  EXPECT_EQ(from_list.found_slug, from_digest.found_slug) << where;
+  EXPECT_EQ(from_list.reason, from_digest.reason) << where;
+}
+
+TEST(SkeletonDigestTest, KeepsOneBlockIdForAStoreM1ndMinted) {
+  std::vector<std::string> blocks;
+  for (int i = 0; i < 50; ++i) blocks.push_back("sb_m1nd_core_" + std::to_string(i));
+  const SkeletonDigest digest = DigestOf(Skeleton("sk_m1nd_candidate", blocks));
+  EXPECT_EQ("sk_m1nd_candidate", digest.skeleton_id);
+  // The first block offends only the candidate "m1nd_candidate".
+  ASSERT_EQ(1u, digest.offenders.size());
+  EXPECT_EQ("sb_m1nd_core_0", digest.offenders[0].block_id);
+  EXPECT_EQ(std::string("m1nd_candidate").size(), digest.offenders[0].from_length);
+  EXPECT_EQ(CoherenceStatus::kOk, CoherenceForSlug("m1nd", digest).status);
+}
+
+TEST(SkeletonDigestTest, KeepsNoBlockIdWhenNoSlugCanPassTheSkeleton) {
+  const SkeletonDigest digest = DigestOf(Skeleton("keyvault_candidate", {"x", "y", "sb_z"}));
+  EXPECT_TRUE(digest.offenders.empty());
+  const Coherence verdict = CoherenceForSlug("keyvault", digest);
+  EXPECT_EQ(CoherenceStatus::kMismatch, verdict.status);
+  EXPECT_NE(verdict.reason.find("skeleton_id"), std::string::npos);
+}
+
+TEST(SkeletonDigestTest, NamesTheFirstOffenderOfEachCandidate) {
+  const ServedSkeleton served =
+      Skeleton("sk_my_repo_x", {"sb_my_repo_x_1", "sb_my_repo_2", "sb_my_3", "sb_other_4"});
+  const SkeletonDigest digest = DigestOf(served);
+  // Candidates: "my", "my_repo", "my_repo_x".
+  EXPECT_EQ(CoherenceStatus::kOk,
+            CoherenceForSlug("my_repo_x", Skeleton("sk_my_repo_x", {"sb_my_repo_x_1"})).status);
+  EXPECT_NE(CoherenceForSlug("my_repo_x", digest).reason.find("\"sb_my_repo_2\""),
+            std::string::npos);
+  EXPECT_NE(CoherenceForSlug("my_repo", digest).reason.find("\"sb_my_3\""), std::string::npos);
+  EXPECT_NE(CoherenceForSlug("my", digest).reason.find("\"sb_other_4\""), std::string::npos);
+  for (const char* slug : {"my", "my_repo", "my_repo_x", "my_r", "", "m", "repo"}) {
+    ExpectSameVerdict(slug, served);
+  }
+}
+
+TEST(SkeletonDigestTest, EmptySlugAndBareSkeletons) {
+  ExpectSameVerdict("", Skeleton("sk_", {"sb__a", "sb_a"}));
+  ExpectSameVerdict("", Skeleton("sk__x", {"sb__a", "sb_a"}));
+  ExpectSameVerdict("", Skeleton("sk_x", {}));
+  ExpectSameVerdict("x", Skeleton("sk_x", {"sb_x", "sb_x_", "sb_"}));
+  EXPECT_EQ(CoherenceStatus::kOk,
+            CoherenceForSlug("", DigestOf(Skeleton("sk_", {"sb__a"}))).status);
+  EXPECT_EQ(CoherenceStatus::kMismatch,
+            CoherenceForSlug("", DigestOf(Skeleton("sk__x", {"sb__a", "sb_a"}))).status);
+}
+
+// A random string over pieces chosen to make prefixes collide: underscores, the id
+// prefixes, multi-byte UTF-8 and bytes that are not UTF-8.
+std::string RandomText(std::mt19937* random, int max_pieces) {
+  static const char* const kPieces[] = {"a", "b", "_", "__", "sk_", "sb_", "\xC3\xA9", "\xFF", "1"};
+  std::uniform_int_distribution<int> count(0, max_pieces);
+  std::uniform_int_distribution<std::size_t> piece(0, std::size(kPieces) - 1);
+  std::string text;
+  for (int n = count(*random); n > 0; --n) text += kPieces[piece(*random)];
+  return text;
+}
+
+// Every prefix of the skeleton id's rest cut at a '_' or at its end, and a few others.
+std::vector<std::string> SlugsToTry(const std::string& skeleton_id, std::mt19937* random) {
+  std::vector<std::string> slugs = {"", RandomText(random, 3)};
+  if (skeleton_id.rfind("sk_", 0) == 0) {
+    const std::string rest = skeleton_id.substr(3);
+    for (std::size_t n = 0; n <= rest.size(); ++n) slugs.push_back(rest.substr(0, n));
+  }
+  return slugs;
+}
+
+TEST(SkeletonDigestTest, SameVerdictAsTheBlockListForRandomStores) {
+  std::mt19937 random(20261130);  // fixed: the same stores every run
+  for (int round = 0; round < 3000; ++round) {
+    const std::string slug = RandomText(&random, 3);
+    ServedSkeleton served;
+    switch (round % 4) {
+      case 0:
+        served.skeleton_id = "sk_" + slug + "_candidate";
+        break;
+      case 1:
+        served.skeleton_id = "sk_" + slug;
+        break;
+      case 2:
+        served.skeleton_id = "sk_" + RandomText(&random, 5);
+        break;
+      default:
+        served.skeleton_id = RandomText(&random, 5);  // mostly without "sk_"
+        break;
+    }
+    std::uniform_int_distribution<int> block_count(0, 6);
+    std::uniform_int_distribution<int> kind(0, 3);
+    for (int n = block_count(random); n > 0; --n) {
+      const std::string text = RandomText(&random, 3);
+      switch (kind(random)) {
+        case 0:
+          served.block_ids.push_back("sb_" + slug + "_" + text);
+          break;
+        case 1:
+          served.block_ids.push_back("sb_" + slug + text);
+          break;
+        case 2:
+          served.block_ids.push_back(
+              "sb_" +
+              served.skeleton_id.substr(std::min<std::size_t>(3, served.skeleton_id.size())) +
+              text);
+          break;
+        default:
+          served.block_ids.push_back(text);
+          break;
+      }
+    }
+    for (const std::string& expected : SlugsToTry(served.skeleton_id, &random)) {
+      ExpectSameVerdict(expected, served);
+    }
+    if (::testing::Test::HasFailure()) break;  // one store is enough to debug
+  }
+}
+
+TEST(SkeletonDigestTest, SameVerdictFromAnIdentity) {
+  const ServedSkeleton served =
+      Skeleton("sk_key_vault_candidate", {"sb_key_vault_core", "sb_key_x", "sb_keyvault_y"});
+  const SkeletonDigest digest = DigestOf(served);
+  for (const char* name :
+       {"Key Vault", "key", "Key-Vault-Candidate", "KeyVault", "", "\xC4\xB0x"}) {
+    const std::optional<Coherence> from_list = CheckCoherence("/home/u/key", name, &served);
+    const std::optional<Coherence> from_digest = CheckCoherence("/home/u/key", name, &digest);
+    ASSERT_TRUE(from_list && from_digest) << name;
+    EXPECT_EQ(from_list->status, from_digest->status) << name;
+    EXPECT_EQ(from_list->found_slug, from_digest->found_slug) << name;
+    EXPECT_EQ(from_list->reason, from_digest->reason) << name;
+  }
 }
 
 TEST(FoundSlugOfTest, CandidateIdsGiveTheTextBetween) {

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,12 +39,25 @@ StoreReadResult ReadBounded(const std::string& path, const StoreReaderOptions& o
                              [&] { return ReadStore(path, options); });
 }
 
+// ParseStore; when `block_ids` is given, also checks that the digest and the block
+// count are those of the block ids it returns.
 StoreError Parse(const std::string& json, StoreContents* contents = nullptr,
-                 std::string* message = nullptr) {
+                 std::string* message = nullptr, std::vector<std::string>* block_ids = nullptr) {
   StoreContents local_contents;
   std::string local_message;
-  return ParseStore(json, contents ? contents : &local_contents,
-                    message ? message : &local_message);
+  if (contents == nullptr) contents = &local_contents;
+  const StoreError error =
+      ParseStore(json, contents, message ? message : &local_message, block_ids);
+  if (error == StoreError::kNone && block_ids != nullptr) {
+    EXPECT_EQ(static_cast<std::int64_t>(block_ids->size()), contents->block_count);
+    EXPECT_EQ(DigestOf(ServedSkeleton{contents->digest.skeleton_id, *block_ids}), contents->digest);
+  }
+  return error;
+}
+
+// The digest of a store serving `skeleton_id` and `block_ids`.
+SkeletonDigest Digest(const std::string& skeleton_id, const std::vector<std::string>& block_ids) {
+  return DigestOf(ServedSkeleton{skeleton_id, block_ids});
 }
 
 // A store in m1nd's shape with a little of everything m1nd may add later.
@@ -96,26 +110,33 @@ TEST(StoreErrorNameTest, NamesEveryKind) {
 TEST(ParseStoreTest, ReadsTheFieldsOfAGoodStore) {
   StoreContents contents;
   std::string message = "stale";
-  ASSERT_EQ(
-      StoreError::kNone,
-      Parse(StoreJson("sk_keyvault_candidate", {"sb_c", "sb_a", "sb_b"}, 7), &contents, &message))
+  std::vector<std::string> ids = {"stale"};
+  ASSERT_EQ(StoreError::kNone,
+            Parse(StoreJson("sk_keyvault_candidate", {"sb_c", "sb_a", "sb_b"}, 7), &contents,
+                  &message, &ids))
       << message;
   EXPECT_TRUE(message.empty());
-  EXPECT_EQ(kStoreSchema, contents.schema);
   EXPECT_EQ(7, contents.store_version);
-  EXPECT_EQ("sk_keyvault_candidate", contents.skeleton_id);
-  EXPECT_EQ((std::vector<std::string>{"sb_c", "sb_a", "sb_b"}), contents.block_ids);
+  EXPECT_EQ(3, contents.block_count);
+  EXPECT_EQ("sk_keyvault_candidate", contents.digest.skeleton_id);
+  EXPECT_EQ((std::vector<std::string>{"sb_c", "sb_a", "sb_b"}), ids);
+  // No candidate slug of "sk_keyvault_candidate" accepts "sb_c": it offends them all,
+  // from the shortest, "keyvault", on.
+  ASSERT_EQ(1u, contents.digest.offenders.size());
+  EXPECT_EQ(std::string("keyvault").size(), contents.digest.offenders[0].from_length);
+  EXPECT_EQ("sb_c", contents.digest.offenders[0].block_id);
 }
 
 TEST(ParseStoreTest, IgnoresUnknownFieldsEverywhere) {
   StoreContents contents;
   std::string message;
-  ASSERT_EQ(StoreError::kNone, Parse(RichStore(), &contents, &message)) << message;
+  std::vector<std::string> ids;
+  ASSERT_EQ(StoreError::kNone, Parse(RichStore(), &contents, &message, &ids)) << message;
   EXPECT_EQ(42, contents.store_version);
-  EXPECT_EQ("sk_keyvault_candidate", contents.skeleton_id);
+  EXPECT_EQ("sk_keyvault_candidate", contents.digest.skeleton_id);
   EXPECT_EQ((std::vector<std::string>{"sb_keyvault_core_1a2b3c4d", "sb_keyvault_api_5e6f7a8b",
                                       "sb_keyvault_store_9c0d1e2f"}),
-            contents.block_ids);
+            ids);
 }
 
 // m1nd's store struct requires `skeleton` and `blocks`: it cannot load a store
@@ -153,6 +174,7 @@ TEST(ParseStoreTest, NullOrMissingSkeletonOrBlocksIsASchemaError) {
 TEST(ParseStoreTest, NestedCandidateRevisionDoesNotCount) {
   StoreContents contents;
   std::string message;
+  std::vector<std::string> ids;
   ASSERT_EQ(StoreError::kNone, Parse(R"({"schema": "m1nd-system-block-store-v0", "store_version": 2,
                 "candidate_revision": {"skeleton": {"skeleton_id": "sk_other_candidate"},
                                        "blocks": [{"block_id": "sb_other_a"}]},
@@ -160,17 +182,20 @@ TEST(ParseStoreTest, NestedCandidateRevisionDoesNotCount) {
                 "blocks": [{"block_id": "sb_m1nd_a", "membership_fingerprint": "f",
                             "resolved_members": [], "pre_archive_state": null}],
                 "curating_by": "agent", "curating_until": 1, "unmapped_total": 0})",
-                                     &contents, &message))
+                                     &contents, &message, &ids))
       << message;
-  EXPECT_EQ("sk_m1nd_candidate", contents.skeleton_id);
-  EXPECT_EQ(std::vector<std::string>{"sb_m1nd_a"}, contents.block_ids);
+  EXPECT_EQ("sk_m1nd_candidate", contents.digest.skeleton_id);
+  EXPECT_EQ(std::vector<std::string>{"sb_m1nd_a"}, ids);
 }
 
 TEST(ParseStoreTest, ZeroBlocks) {
   StoreContents contents;
-  ASSERT_EQ(StoreError::kNone, Parse(StoreJson("sk_empty", {}, 1), &contents));
-  EXPECT_EQ("sk_empty", contents.skeleton_id);
-  EXPECT_TRUE(contents.block_ids.empty());
+  std::vector<std::string> ids = {"stale"};
+  ASSERT_EQ(StoreError::kNone, Parse(StoreJson("sk_empty", {}, 1), &contents, nullptr, &ids));
+  EXPECT_EQ("sk_empty", contents.digest.skeleton_id);
+  EXPECT_TRUE(ids.empty());
+  EXPECT_EQ(0, contents.block_count);
+  EXPECT_TRUE(contents.digest.offenders.empty());
 }
 
 TEST(ParseStoreTest, NegativeAndLargeIntegerVersions) {
@@ -207,7 +232,7 @@ TEST(ParseStoreTest, OneParserPerThreadIsSafeAcrossThreads) {
         StoreContents contents;
         std::string message;
         if (ParseStore(json, &contents, &message) != StoreError::kNone ||
-            contents.block_ids.size() != 2 || contents.store_version != 9) {
+            contents.block_count != 2 || contents.store_version != 9) {
           ++failures[t];
         }
       }
@@ -303,29 +328,30 @@ TEST(ParseStoreTest, DuplicateKeysThatTheVerdictReadsAreParseErrors) {
 TEST(ParseStoreTest, DuplicateKeysTheVerdictDoesNotReadAreSkipped) {
   StoreContents contents;
   std::string message;
+  std::vector<std::string> ids;
   ASSERT_EQ(StoreError::kNone, Parse(R"({"schema":"m1nd-system-block-store-v0","x":1,"x":2,
                       "skeleton":{"skeleton_id":"sk_a_candidate","state":"a","state":"b"},
                       "blocks":[{"block_id":"sb_a_1","name":"n","name":"m"}]})",
-                                     &contents, &message))
+                                     &contents, &message, &ids))
       << message;
-  EXPECT_EQ(contents.skeleton_id, "sk_a_candidate");
-  EXPECT_EQ(contents.block_ids, std::vector<std::string>{"sb_a_1"});
+  EXPECT_EQ(contents.digest.skeleton_id, "sk_a_candidate");
+  EXPECT_EQ(ids, std::vector<std::string>{"sb_a_1"});
 }
 
 TEST(ParseStoreTest, EscapedKeysAreDecodedBeforeMatching) {
   StoreContents contents;
   std::string message;
+  std::vector<std::string> ids;
   ASSERT_EQ(StoreError::kNone,
             Parse(R"({"sch\u0065ma":"m1nd-system-block-store-v0","store\u005fversion":4,
                       "sk\u0065leton":{"skeleton\u005fid":"sk_keyvault_candidate"},
                       "bl\u006fcks":[{"block\u005fid":"sb_keyvault_core"},
                                      {"\u0062lock_id":"sb_keyvault_cli"}]})",
-                  &contents, &message))
+                  &contents, &message, &ids))
       << message;
-  EXPECT_EQ(contents.schema, "m1nd-system-block-store-v0");
   EXPECT_EQ(contents.store_version, 4);
-  EXPECT_EQ(contents.skeleton_id, "sk_keyvault_candidate");
-  EXPECT_EQ(contents.block_ids, (std::vector<std::string>{"sb_keyvault_core", "sb_keyvault_cli"}));
+  EXPECT_EQ(contents.digest.skeleton_id, "sk_keyvault_candidate");
+  EXPECT_EQ(ids, (std::vector<std::string>{"sb_keyvault_core", "sb_keyvault_cli"}));
 
   // An escape that decodes to another name is that other name.
   ASSERT_EQ(StoreError::kSchema, Parse(R"({"schema":"m1nd-system-block-store-v0",
@@ -335,6 +361,38 @@ TEST(ParseStoreTest, EscapedKeysAreDecodedBeforeMatching) {
   // A bad escape in a key is a parse error.
   EXPECT_EQ(StoreError::kParse,
             Parse(R"({"schema":"m1nd-system-block-store-v0","sk\uZZZZ":1})", nullptr, &message));
+}
+
+// m1nd writes the skeleton first, but JSON objects have no order: the digest must not
+// depend on it, and escaped block ids count as what they decode to.
+TEST(ParseStoreTest, BlocksBeforeTheSkeletonGiveTheSameDigest) {
+  const std::string blocks =
+      R"("blocks":[{"block_id":"sb_m1nd_core"},{"block_id":"sb_m\u0031nd_cli"},)"
+      R"({"block_id":"sb_keyvault_x"},{"block_id":"sb_other_y"}])";
+  const std::string skeleton = R"("skeleton":{"skeleton_id":"sk_m1nd_candidate"})";
+  const std::string schema = R"("schema":"m1nd-system-block-store-v0")";
+  const std::vector<std::string> expected_ids = {"sb_m1nd_core", "sb_m1nd_cli", "sb_keyvault_x",
+                                                 "sb_other_y"};
+  StoreContents first;
+  StoreContents last;
+  std::vector<std::string> ids;
+  std::string message;
+  ASSERT_EQ(StoreError::kNone,
+            Parse("{" + blocks + "," + schema + "," + skeleton + "}", &first, &message, &ids))
+      << message;
+  EXPECT_EQ(expected_ids, ids);
+  ASSERT_EQ(StoreError::kNone,
+            Parse("{" + schema + "," + skeleton + "," + blocks + "}", &last, &message, &ids))
+      << message;
+  EXPECT_EQ(expected_ids, ids);
+  EXPECT_EQ(Digest("sk_m1nd_candidate", expected_ids), first.digest);
+  EXPECT_EQ(first.digest, last.digest);
+  EXPECT_EQ(4, first.block_count);
+
+  const std::optional<Coherence> verdict = CheckCoherence("/home/u/m1nd", "", &first.digest);
+  ASSERT_TRUE(verdict.has_value());
+  EXPECT_EQ(CoherenceStatus::kMismatch, verdict->status);
+  EXPECT_NE(verdict->reason.find("\"sb_keyvault_x\""), std::string::npos) << verdict->reason;
 }
 
 TEST(ParseStoreTest, EveryTruncationIsAParseError) {
@@ -518,8 +576,8 @@ TEST_F(ReadStoreTest, ReadsAGoodStore) {
   ASSERT_EQ(StoreError::kNone, result.error) << result.message;
   EXPECT_TRUE(result.message.empty());
   EXPECT_EQ(5, result.contents.store_version);
-  EXPECT_EQ("sk_file", result.contents.skeleton_id);
-  EXPECT_EQ((std::vector<std::string>{"sb_1", "sb_2"}), result.contents.block_ids);
+  EXPECT_EQ(2, result.contents.block_count);
+  EXPECT_EQ(Digest("sk_file", {"sb_1", "sb_2"}), result.contents.digest);
   struct stat st;
   ASSERT_EQ(0, stat(StorePath().c_str(), &st));
   EXPECT_EQ(static_cast<std::uint64_t>(st.st_ino), result.stamp.inode);
@@ -541,14 +599,17 @@ TEST_F(ReadStoreTest, ReadsLargeAndSmallStoresInTurn) {
   for (int round = 0; round < 2; ++round) {
     StoreReadResult result = ReadBounded(StorePath());
     ASSERT_EQ(StoreError::kNone, result.error) << result.message;
-    EXPECT_EQ(std::vector<std::string>{"sb_1"}, result.contents.block_ids);
+    EXPECT_EQ(Digest("sk_small", {"sb_1"}), result.contents.digest);
+    EXPECT_EQ(1, result.contents.block_count);
     result = ReadBounded(dir_.Join("big.json"));
     ASSERT_EQ(StoreError::kNone, result.error) << result.message;
-    EXPECT_EQ(many, result.contents.block_ids);
+    EXPECT_EQ(Digest("sk_big", many), result.contents.digest);
+    EXPECT_EQ(5000, result.contents.block_count);
   }
   StoreContents contents;
-  ASSERT_EQ(StoreError::kNone, Parse(big, &contents));
-  EXPECT_EQ(many, contents.block_ids);
+  std::vector<std::string> ids;
+  ASSERT_EQ(StoreError::kNone, Parse(big, &contents, nullptr, &ids));
+  EXPECT_EQ(many, ids);
 }
 
 TEST_F(ReadStoreTest, FollowsASymlinkToARegularFile) {
@@ -556,7 +617,7 @@ TEST_F(ReadStoreTest, FollowsASymlinkToARegularFile) {
   ASSERT_EQ(0, symlink(dir_.Join("real.json").c_str(), StorePath().c_str()));
   const StoreReadResult result = ReadBounded(StorePath());
   ASSERT_EQ(StoreError::kNone, result.error) << result.message;
-  EXPECT_EQ("sk_link", result.contents.skeleton_id);
+  EXPECT_EQ("sk_link", result.contents.digest.skeleton_id);
 }
 
 TEST_F(ReadStoreTest, MissingFileIsAbsent) {
