@@ -1,22 +1,17 @@
-// Renders the metrics of docs/metrics.md from a scan and the exporter's statistics.
+// Renders the metrics of docs/metrics.md from a scan and the exporter's statistics,
+// writing the text format straight into one string.
 #include "exporter/metrics_renderer.h"
 
-#include <set>
-#include <sstream>
-#include <utility>
+#include <algorithm>
+#include <deque>
+#include <numeric>
+#include <string_view>
 
-#include <prometheus/text_serializer.h>
-
-#include "engine/utf8.h"
+#include "exporter/prometheus_text.h"
 
 namespace scx {
 
 namespace {
-
-using prometheus::ClientMetric;
-using prometheus::MetricFamily;
-using prometheus::MetricType;
-using Labels = std::vector<ClientMetric::Label>;
 
 // `counts[key]`, 0 when absent: every value of a vocabulary is exported from zero so
 // that its first occurrence shows as an increase.
@@ -26,285 +21,313 @@ std::uint64_t CountOf(const std::map<Enum, std::uint64_t>& counts, Enum key) {
   return it == counts.end() ? 0 : it->second;
 }
 
-// Collects the samples of one family and refuses a label set it already holds.
-class FamilyBuilder {
- public:
-  FamilyBuilder(const char* name, const char* help, MetricType type,
-                std::vector<std::string>* dropped)
-      : dropped_(dropped) {
-    family_.name = name;
-    family_.help = help;
-    family_.type = type;
-  }
-
-  void Add(Labels labels, double value) {
-    for (auto& label : labels) label.value = CapText(ToValidUtf8(label.value), kMaxLabelValueBytes);
-    if (!seen_.insert(labels).second) {
-      if (dropped_ != nullptr) dropped_->push_back(Describe(labels));
-      return;
-    }
-    ClientMetric metric;
-    metric.label = std::move(labels);
-    if (family_.type == MetricType::Counter) {
-      metric.counter.value = value;
-    } else {
-      metric.gauge.value = value;
-    }
-    family_.metric.push_back(std::move(metric));
-  }
-
-  MetricFamily Take() { return std::move(family_); }
-
- private:
-  std::string Describe(const Labels& labels) const {
-    std::string text = family_.name + "{";
-    for (size_t i = 0; i < labels.size(); ++i) {
-      text += (i ? "," : "") + labels[i].name + "=\"" + labels[i].value + "\"";
-    }
-    return text + "}";
-  }
-
-  MetricFamily family_;
-  std::set<Labels> seen_;
-  std::vector<std::string>* dropped_;
-};
-
 double Bool(bool value) { return value ? 1 : 0; }
 
-void AddVerdictFamilies(const ScanResult& scan, std::vector<std::string>* dropped,
-                        std::vector<MetricFamily>* out) {
-  FamilyBuilder coherence("skeleton_coherence",
-                          "1 when the brain serves its own skeleton, 0 when it serves a "
-                          "foreign one. No series without a verdict.",
-                          MetricType::Gauge, dropped);
-  FamilyBuilder stale("skeleton_coherence_stale",
-                      "1 when the exported verdict is from an earlier read because the store "
-                      "cannot be read now.",
-                      MetricType::Gauge, dropped);
-  FamilyBuilder since("skeleton_coherence_mismatch_since_seconds",
-                      "While the brain serves a foreign skeleton (stale verdicts included): the "
-                      "store file's mtime, in Unix seconds, at the first read this process saw "
-                      "of this foreign verdict. The brain has served it at least since then.",
-                      MetricType::Gauge, dropped);
-  for (const BrainReport& report : scan.brains) {
-    if (report.mismatch_since) since.Add({{"brain", report.brain.name}}, *report.mismatch_since);
-    if (!report.coherence) continue;
-    const Coherence& verdict = *report.coherence;
-    coherence.Add({{"brain", report.brain.name},
-                   {"expected_slug", verdict.expected_slug},
-                   {"found_slug", verdict.found_slug}},
-                  Bool(verdict.status == CoherenceStatus::kOk));
-    stale.Add({{"brain", report.brain.name}}, Bool(report.verdict_stale));
+// For each brain, whether another brain has the same `brain` label value (after
+// sanitizing). Brains are unique by name, so normally none: only the samples of such
+// brains can collide, and only they are checked.
+std::vector<bool> BrainsSharingALabel(const std::vector<BrainReport>& brains) {
+  std::deque<std::string> sanitized;  // the few names that need it (stable addresses)
+  std::vector<std::string_view> keys;
+  keys.reserve(brains.size());
+  for (const BrainReport& report : brains) {
+    const std::string& name = report.brain.name;
+    if (IsExportedAsIs(name)) {
+      keys.push_back(name);
+    } else {
+      keys.push_back(sanitized.emplace_back(SanitizedLabelValue(name)));
+    }
   }
-  out->push_back(coherence.Take());
-  out->push_back(stale.Take());
-  out->push_back(since.Take());
+  std::vector<bool> shared(brains.size(), false);
+  // A scan lists brains by name; any other order is sorted through an index.
+  std::vector<std::size_t> order;
+  if (!std::is_sorted(keys.begin(), keys.end())) {
+    order.resize(keys.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+  }
+  const auto index = [&](std::size_t i) { return order.empty() ? i : order[i]; };
+  for (std::size_t i = 1; i < keys.size(); ++i) {
+    if (keys[index(i)] == keys[index(i - 1)]) shared[index(i)] = shared[index(i - 1)] = true;
+  }
+  return shared;
+}
+
+// The text's size, estimated a little above: per brain, the fixed part of its lines
+// and each string times the lines that carry it (label values over the cap count as
+// capped).
+std::size_t EstimateBytes(const ScanResult& scan) {
+  const auto size = [](const std::string& text) {
+    return std::min(text.size(), kMaxLabelValueBytes + 32);
+  };
+  constexpr std::size_t kFixedBytes = 6 * 1024;  // HELP/TYPE lines, exporter and process
+  constexpr std::size_t kBytesPerBrain = 1050;   // a brain's lines without its strings
+  constexpr std::size_t kLinesPerBrain = 17;     // lines carrying the brain's name
+  std::size_t bytes = kFixedBytes;
+  for (const BrainReport& report : scan.brains) {
+    bytes += kBytesPerBrain + kLinesPerBrain * size(report.brain.name) +
+             size(report.brain.project_root) + size(report.brain.runtime_dir) +
+             size(report.provenance.owner_brain) + size(report.provenance.ambiguous_slug);
+    if (report.coherence) {
+      bytes += size(report.coherence->expected_slug) + size(report.coherence->found_slug);
+    }
+  }
+  return bytes;
+}
+
+// Writes families in order into one string.
+class Renderer {
+ public:
+  Renderer(const ScanResult& scan, std::vector<std::string>* dropped, std::string* out)
+      : scan_(scan), dropped_(dropped), out_(out), shared_(BrainsSharingALabel(scan.brains)) {}
+
+  // One family over every brain: `add(report, &family)` adds that brain's samples.
+  template <typename AddSamples>
+  void BrainFamily(const MetricFamilySpec& family, AddSamples add) {
+    FamilyWriter writer(family, out_, dropped_);
+    for (std::size_t i = 0; i < scan_.brains.size(); ++i) {
+      writer.CheckDuplicates(shared_[i]);
+      add(scan_.brains[i], &writer);
+    }
+  }
+
+  // A family whose samples come from a fixed vocabulary: nothing to check.
+  FamilyWriter Fixed(const MetricFamilySpec& family) {
+    return FamilyWriter(family, out_, dropped_);
+  }
+
+  // A family with a single sample and no labels.
+  void Single(const MetricFamilySpec& family, double value) { Fixed(family).Add({}, value); }
+
+ private:
+  const ScanResult& scan_;
+  std::vector<std::string>* dropped_;
+  std::string* out_;
+  std::vector<bool> shared_;
+};
+
+constexpr MetricType kGauge = MetricType::kGauge;
+constexpr MetricType kCounter = MetricType::kCounter;
+
+void WriteVerdictFamilies(Renderer* renderer) {
+  static constexpr MetricFamilySpec kCoherence{
+      "skeleton_coherence",
+      "1 when the brain serves its own skeleton, 0 when it serves a "
+      "foreign one. No series without a verdict.",
+      kGauge};
+  static constexpr MetricFamilySpec kStale{
+      "skeleton_coherence_stale",
+      "1 when the exported verdict is from an earlier read because the "
+      "store cannot be read now.",
+      kGauge};
+  static constexpr MetricFamilySpec kSince{
+      "skeleton_coherence_mismatch_since_seconds",
+      "While the brain serves a foreign skeleton (stale verdicts "
+      "included): the store file's mtime, in Unix seconds, at the first "
+      "read this process saw of this foreign verdict. The brain has "
+      "served it at least since then.",
+      kGauge};
+  renderer->BrainFamily(kCoherence, [](const BrainReport& report, FamilyWriter* family) {
+    if (!report.coherence) return;
+    const Coherence& verdict = *report.coherence;
+    family->Add({{"brain", report.brain.name},
+                 {"expected_slug", verdict.expected_slug},
+                 {"found_slug", verdict.found_slug}},
+                Bool(verdict.status == CoherenceStatus::kOk));
+  });
+  renderer->BrainFamily(kStale, [](const BrainReport& report, FamilyWriter* family) {
+    if (report.coherence) family->Add({{"brain", report.brain.name}}, Bool(report.verdict_stale));
+  });
+  renderer->BrainFamily(kSince, [](const BrainReport& report, FamilyWriter* family) {
+    if (report.mismatch_since) family->Add({{"brain", report.brain.name}}, *report.mismatch_since);
+  });
 }
 
 // Whose skeleton: signals beside the verdict (engine/skeleton_provenance.h).
-void AddProvenanceFamilies(const ScanResult& scan, std::vector<std::string>* dropped,
-                           std::vector<MetricFamily>* out) {
-  FamilyBuilder owner("skeleton_coherence_foreign_owner",
-                      "On mismatch: the other known brain whose slug the served skeleton "
-                      "carries. Always 1.",
-                      MetricType::Gauge, dropped);
-  FamilyBuilder shared("skeleton_coherence_shared_skeleton_brains",
-                       "Brains (this one included) serving this brain's skeleton id at once, "
-                       "when more than one.",
-                       MetricType::Gauge, dropped);
-  FamilyBuilder ambiguous("skeleton_coherence_prefix_ambiguous",
-                          "1 when the skeleton is accepted only through the prefix rule: it "
-                          "names a longer slug than the brain's own.",
-                          MetricType::Gauge, dropped);
-  for (const BrainReport& report : scan.brains) {
+void WriteProvenanceFamilies(Renderer* renderer) {
+  static constexpr MetricFamilySpec kOwner{
+      "skeleton_coherence_foreign_owner",
+      "On mismatch: the other known brain whose slug the served skeleton "
+      "carries. Always 1.",
+      kGauge};
+  static constexpr MetricFamilySpec kShared{
+      "skeleton_coherence_shared_skeleton_brains",
+      "Brains (this one included) serving this brain's skeleton id at "
+      "once, when more than one.",
+      kGauge};
+  static constexpr MetricFamilySpec kAmbiguous{
+      "skeleton_coherence_prefix_ambiguous",
+      "1 when the skeleton is accepted only through the prefix rule: "
+      "it names a longer slug than the brain's own.",
+      kGauge};
+  renderer->BrainFamily(kOwner, [](const BrainReport& report, FamilyWriter* family) {
     const SkeletonProvenance& provenance = report.provenance;
-    const std::string& name = report.brain.name;
-    if (!provenance.owner_brain.empty()) {
-      owner.Add({{"brain", name}, {"owner_brain", provenance.owner_brain}}, 1);
-    }
-    if (provenance.shared_count > 0) {
-      shared.Add({{"brain", name}}, static_cast<double>(provenance.shared_count + 1));
-    }
-    if (provenance.prefix_ambiguous) {
-      ambiguous.Add({{"brain", name}, {"ambiguous_slug", provenance.ambiguous_slug}}, 1);
-    }
-  }
-  out->push_back(owner.Take());
-  out->push_back(shared.Take());
-  out->push_back(ambiguous.Take());
+    if (provenance.owner_brain.empty()) return;
+    family->Add({{"brain", report.brain.name}, {"owner_brain", provenance.owner_brain}}, 1);
+  });
+  renderer->BrainFamily(kShared, [](const BrainReport& report, FamilyWriter* family) {
+    const SkeletonProvenance& provenance = report.provenance;
+    if (provenance.shared_count == 0) return;
+    family->Add({{"brain", report.brain.name}}, static_cast<double>(provenance.shared_count + 1));
+  });
+  renderer->BrainFamily(kAmbiguous, [](const BrainReport& report, FamilyWriter* family) {
+    const SkeletonProvenance& provenance = report.provenance;
+    if (!provenance.prefix_ambiguous) return;
+    family->Add({{"brain", report.brain.name}, {"ambiguous_slug", provenance.ambiguous_slug}}, 1);
+  });
 }
 
-void AddBrainFamilies(const ScanResult& scan, std::vector<std::string>* dropped,
-                      std::vector<MetricFamily>* out) {
-  FamilyBuilder state("skeleton_coherence_brain_state",
-                      "The brain's state in the last scan: 1 for the current state, 0 for the "
-                      "others.",
-                      MetricType::Gauge, dropped);
-  FamilyBuilder info("skeleton_coherence_brain_info", "Where the brain was found. Always 1.",
-                     MetricType::Gauge, dropped);
-  FamilyBuilder version("skeleton_coherence_store_version",
-                        "store_version of the last good read of the brain's store.",
-                        MetricType::Gauge, dropped);
-  FamilyBuilder blocks("skeleton_coherence_store_blocks",
-                       "Number of blocks in the last good read of the brain's store.",
-                       MetricType::Gauge, dropped);
-  FamilyBuilder read_errors("skeleton_coherence_store_read_errors_total",
-                            "Scans in which the brain's store could not be read, by reason, "
-                            "since the exporter first saw the brain.",
-                            MetricType::Counter, dropped);
-  for (const BrainReport& report : scan.brains) {
-    const std::string& name = report.brain.name;
+void WriteBrainFamilies(Renderer* renderer) {
+  static constexpr MetricFamilySpec kState{
+      "skeleton_coherence_brain_state",
+      "The brain's state in the last scan: 1 for the current state, 0 "
+      "for the others.",
+      kGauge};
+  static constexpr MetricFamilySpec kInfo{"skeleton_coherence_brain_info",
+                                          "Where the brain was found. Always 1.", kGauge};
+  static constexpr MetricFamilySpec kVersion{
+      "skeleton_coherence_store_version",
+      "store_version of the last good read of the brain's store.", kGauge};
+  static constexpr MetricFamilySpec kBlocks{
+      "skeleton_coherence_store_blocks",
+      "Number of blocks in the last good read of the brain's store.", kGauge};
+  static constexpr MetricFamilySpec kReadErrors{
+      "skeleton_coherence_store_read_errors_total",
+      "Scans in which the brain's store could not be read, by "
+      "reason, since the exporter first saw the brain.",
+      kCounter};
+  renderer->BrainFamily(kState, [](const BrainReport& report, FamilyWriter* family) {
     for (const Term<BrainState>& candidate : kBrainStates) {
-      state.Add({{"brain", name}, {"state", candidate.name}},
-                Bool(report.state == candidate.value));
+      family->Add({{"brain", report.brain.name}, {"state", candidate.name}},
+                  Bool(report.state == candidate.value));
     }
-    info.Add({{"brain", name},
-              {"project_root", report.brain.project_root},
-              {"runtime_dir", report.brain.runtime_dir},
-              {"source", BrainSourceName(report.brain.source)},
-              {"identity_source", IdentitySourceName(report.brain.identity_source)}},
-             1);
-    if (report.has_store_facts) {
-      version.Add({{"brain", name}}, static_cast<double>(report.store_version));
-      blocks.Add({{"brain", name}}, static_cast<double>(report.block_count));
-    }
-    // Every reason is exported from zero so that the first error shows as an increase.
+  });
+  renderer->BrainFamily(kInfo, [](const BrainReport& report, FamilyWriter* family) {
+    family->Add({{"brain", report.brain.name},
+                 {"project_root", report.brain.project_root},
+                 {"runtime_dir", report.brain.runtime_dir},
+                 {"source", BrainSourceName(report.brain.source)},
+                 {"identity_source", IdentitySourceName(report.brain.identity_source)}},
+                1);
+  });
+  renderer->BrainFamily(kVersion, [](const BrainReport& report, FamilyWriter* family) {
+    if (!report.has_store_facts) return;
+    family->Add({{"brain", report.brain.name}}, static_cast<double>(report.store_version));
+  });
+  renderer->BrainFamily(kBlocks, [](const BrainReport& report, FamilyWriter* family) {
+    if (!report.has_store_facts) return;
+    family->Add({{"brain", report.brain.name}}, static_cast<double>(report.block_count));
+  });
+  // Every reason is exported from zero so that the first error shows as an increase.
+  renderer->BrainFamily(kReadErrors, [](const BrainReport& report, FamilyWriter* family) {
     for (const Term<StoreError>& reason : kStoreErrors) {
       if (!IsReadError(reason.value)) continue;
-      read_errors.Add({{"brain", name}, {"reason", reason.name}},
-                      static_cast<double>(CountOf(report.read_errors_total, reason.value)));
+      family->Add({{"brain", report.brain.name}, {"reason", reason.name}},
+                  static_cast<double>(CountOf(report.read_errors_total, reason.value)));
     }
-  }
-  out->push_back(state.Take());
-  out->push_back(info.Take());
-  out->push_back(version.Take());
-  out->push_back(blocks.Take());
-  out->push_back(read_errors.Take());
+  });
 }
 
-// A family with a single sample and no labels.
-MetricFamily Single(const char* name, const char* help, MetricType type, double value) {
-  FamilyBuilder builder(name, help, type, nullptr);
-  builder.Add({}, value);
-  return builder.Take();
-}
+void WriteExporterFamilies(const ScanResult& scan, const ExporterStats& stats, Renderer* renderer) {
+  renderer
+      ->Fixed({"skeleton_coherence_exporter_build_info",
+               "Version and revision of the exporter. Always 1.", kGauge})
+      .Add({{"version", stats.version}, {"revision", stats.revision}}, 1);
+  renderer->Single({"skeleton_coherence_exporter_scan_duration_seconds",
+                    "Wall time of the last completed scan.", kGauge},
+                   stats.last_scan_duration_seconds);
+  renderer->Single({"skeleton_coherence_exporter_last_scan_timestamp_seconds",
+                    "Unix time at which the last scan completed.", kGauge},
+                   stats.last_scan_timestamp_seconds);
+  renderer->Single({"skeleton_coherence_exporter_last_scan_success",
+                    "1 when the last scan could read every discovery source, else 0.", kGauge},
+                   Bool(stats.last_scan_success));
+  renderer->Single({"skeleton_coherence_exporter_scan_interval_seconds",
+                    "The configured scan interval.", kGauge},
+                   stats.scan_interval_seconds);
+  renderer->Single({"skeleton_coherence_exporter_scans_total", "Completed scans.", kCounter},
+                   static_cast<double>(stats.scans_total));
 
-void AddExporterFamilies(const ScanResult& scan, const ExporterStats& stats,
-                         std::vector<std::string>* dropped, std::vector<MetricFamily>* out) {
-  FamilyBuilder build_info("skeleton_coherence_exporter_build_info",
-                           "Version and revision of the exporter. Always 1.", MetricType::Gauge,
-                           dropped);
-  build_info.Add({{"version", stats.version}, {"revision", stats.revision}}, 1);
-  out->push_back(build_info.Take());
-
-  out->push_back(Single("skeleton_coherence_exporter_scan_duration_seconds",
-                        "Wall time of the last completed scan.", MetricType::Gauge,
-                        stats.last_scan_duration_seconds));
-  out->push_back(Single("skeleton_coherence_exporter_last_scan_timestamp_seconds",
-                        "Unix time at which the last scan completed.", MetricType::Gauge,
-                        stats.last_scan_timestamp_seconds));
-  out->push_back(Single("skeleton_coherence_exporter_last_scan_success",
-                        "1 when the last scan could read every discovery source, else 0.",
-                        MetricType::Gauge, Bool(stats.last_scan_success)));
-  out->push_back(Single("skeleton_coherence_exporter_scan_interval_seconds",
-                        "The configured scan interval.", MetricType::Gauge,
-                        stats.scan_interval_seconds));
-  out->push_back(Single("skeleton_coherence_exporter_scans_total", "Completed scans.",
-                        MetricType::Counter, static_cast<double>(stats.scans_total)));
-
-  FamilyBuilder discovery_errors("skeleton_coherence_exporter_discovery_errors_total",
-                                 "Discovery problems by source.", MetricType::Counter, dropped);
+  constexpr MetricFamilySpec discovery_errors{"skeleton_coherence_exporter_discovery_errors_total",
+                                              "Discovery problems by source.", kCounter};
+  FamilyWriter discovery = renderer->Fixed(discovery_errors);
   for (const Term<DiscoveryProblemSource>& source : kDiscoveryProblemSources) {
-    discovery_errors.Add({{"source", source.name}},
-                         static_cast<double>(CountOf(stats.discovery_errors_total, source.value)));
+    discovery.Add({{"source", source.name}},
+                  static_cast<double>(CountOf(stats.discovery_errors_total, source.value)));
   }
-  out->push_back(discovery_errors.Take());
 
-  FamilyBuilder brains("skeleton_coherence_exporter_brains", "Brains by state in the last scan.",
-                       MetricType::Gauge, dropped);
+  constexpr MetricFamilySpec brains_by_state{"skeleton_coherence_exporter_brains",
+                                             "Brains by state in the last scan.", kGauge};
+  FamilyWriter brains = renderer->Fixed(brains_by_state);
   for (const Term<BrainState>& candidate : kBrainStates) {
     std::int64_t count = 0;
     for (const BrainReport& report : scan.brains) count += report.state == candidate.value ? 1 : 0;
     brains.Add({{"state", candidate.name}}, static_cast<double>(count));
   }
-  out->push_back(brains.Take());
 
-  out->push_back(Single("skeleton_coherence_exporter_stores_parsed_total",
-                        "Stores read and parsed because their file stamp changed.",
-                        MetricType::Counter, static_cast<double>(stats.stores_parsed_total)));
-  out->push_back(Single("skeleton_coherence_exporter_stores_unchanged_total",
-                        "Store reads skipped because device, inode, size and mtime were "
-                        "unchanged.",
-                        MetricType::Counter, static_cast<double>(stats.stores_unchanged_total)));
-  out->push_back(Single("skeleton_coherence_exporter_config_last_reload_successful",
-                        "1 when the last config load (start or reload) succeeded.",
-                        MetricType::Gauge, Bool(stats.config_last_reload_successful)));
+  renderer->Single({"skeleton_coherence_exporter_stores_parsed_total",
+                    "Stores read and parsed because their file stamp changed.", kCounter},
+                   static_cast<double>(stats.stores_parsed_total));
+  renderer->Single(
+      {"skeleton_coherence_exporter_stores_unchanged_total",
+       "Store reads skipped because device, inode, size and mtime were unchanged.", kCounter},
+      static_cast<double>(stats.stores_unchanged_total));
+  renderer->Single({"skeleton_coherence_exporter_config_last_reload_successful",
+                    "1 when the last config load (start or reload) succeeded.", kGauge},
+                   Bool(stats.config_last_reload_successful));
 
-  FamilyBuilder reloads("skeleton_coherence_exporter_config_reloads_total",
-                        "Config reloads (SIGHUP or POST /-/reload) by result.", MetricType::Counter,
-                        dropped);
+  constexpr MetricFamilySpec config_reloads{"skeleton_coherence_exporter_config_reloads_total",
+                                            "Config reloads (SIGHUP or POST /-/reload) by result.",
+                                            kCounter};
+  FamilyWriter reloads = renderer->Fixed(config_reloads);
   reloads.Add({{"result", "success"}}, static_cast<double>(stats.config_reloads_success_total));
   reloads.Add({{"result", "failure"}}, static_cast<double>(stats.config_reloads_failure_total));
-  out->push_back(reloads.Take());
 
-  out->push_back(Single("skeleton_coherence_exporter_watched_dirs",
-                        "Folders watched with inotify after the last scan (0: timer only).",
-                        MetricType::Gauge, static_cast<double>(stats.watched_dirs)));
-  out->push_back(Single("skeleton_coherence_exporter_watch_limited",
-                        "1 when a watch limit left some folders to the timer scan alone.",
-                        MetricType::Gauge, Bool(stats.watch_limited)));
-  out->push_back(Single("skeleton_coherence_exporter_watch_triggered_scans_total",
-                        "Scans started at once by a change seen with inotify.", MetricType::Counter,
-                        static_cast<double>(stats.watch_triggered_scans_total)));
+  renderer->Single({"skeleton_coherence_exporter_watched_dirs",
+                    "Folders watched with inotify after the last scan (0: timer only).", kGauge},
+                   static_cast<double>(stats.watched_dirs));
+  renderer->Single({"skeleton_coherence_exporter_watch_limited",
+                    "1 when a watch limit left some folders to the timer scan alone.", kGauge},
+                   Bool(stats.watch_limited));
+  renderer->Single({"skeleton_coherence_exporter_watch_triggered_scans_total",
+                    "Scans started at once by a change seen with inotify.", kCounter},
+                   static_cast<double>(stats.watch_triggered_scans_total));
 }
 
 // The process collector of the Prometheus client libraries: same names, types and help.
-void AddProcessFamilies(const ProcessStats& process, std::vector<MetricFamily>* out) {
-  out->push_back(Single("process_cpu_seconds_total",
-                        "Total user and system CPU time spent in seconds.", MetricType::Counter,
-                        process.cpu_seconds_total));
-  out->push_back(Single("process_open_fds", "Number of open file descriptors.", MetricType::Gauge,
-                        process.open_fds));
-  out->push_back(Single("process_max_fds", "Maximum number of open file descriptors.",
-                        MetricType::Gauge, process.max_fds));
-  out->push_back(Single("process_virtual_memory_bytes", "Virtual memory size in bytes.",
-                        MetricType::Gauge, process.virtual_memory_bytes));
-  out->push_back(Single("process_resident_memory_bytes", "Resident memory size in bytes.",
-                        MetricType::Gauge, process.resident_memory_bytes));
-  out->push_back(Single("process_start_time_seconds",
-                        "Start time of the process since unix epoch in seconds.", MetricType::Gauge,
-                        process.start_time_seconds));
+void WriteProcessFamilies(const ProcessStats& process, Renderer* renderer) {
+  renderer->Single(
+      {"process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", kCounter},
+      process.cpu_seconds_total);
+  renderer->Single({"process_open_fds", "Number of open file descriptors.", kGauge},
+                   process.open_fds);
+  renderer->Single({"process_max_fds", "Maximum number of open file descriptors.", kGauge},
+                   process.max_fds);
+  renderer->Single({"process_virtual_memory_bytes", "Virtual memory size in bytes.", kGauge},
+                   process.virtual_memory_bytes);
+  renderer->Single({"process_resident_memory_bytes", "Resident memory size in bytes.", kGauge},
+                   process.resident_memory_bytes);
+  renderer->Single({"process_start_time_seconds",
+                    "Start time of the process since unix epoch in seconds.", kGauge},
+                   process.start_time_seconds);
 }
 
 }  // namespace
 
-std::vector<MetricFamily> BuildMetricFamilies(const ScanResult& scan, const ExporterStats& stats,
-                                              std::vector<std::string>* dropped) {
-  std::vector<MetricFamily> families;
-  AddVerdictFamilies(scan, dropped, &families);
-  AddProvenanceFamilies(scan, dropped, &families);
-  AddBrainFamilies(scan, dropped, &families);
-  if (stats.exporter_metrics) {
-    AddExporterFamilies(scan, stats, dropped, &families);
-    if (stats.process) AddProcessFamilies(*stats.process, &families);
-  }
-  // A family without samples (no verdict anywhere) is left out, as client libraries do.
-  std::vector<MetricFamily> nonempty;
-  for (MetricFamily& family : families) {
-    if (!family.metric.empty()) nonempty.push_back(std::move(family));
-  }
-  return nonempty;
-}
-
-std::string SerializeMetricFamilies(const std::vector<MetricFamily>& families) {
-  std::ostringstream out;
-  prometheus::TextSerializer().Serialize(out, families);
-  return out.str();
-}
-
 std::string RenderMetrics(const ScanResult& scan, const ExporterStats& stats,
                           std::vector<std::string>* dropped) {
-  return SerializeMetricFamilies(BuildMetricFamilies(scan, stats, dropped));
+  std::string text;
+  text.reserve(EstimateBytes(scan));
+  Renderer renderer(scan, dropped, &text);
+  WriteVerdictFamilies(&renderer);
+  WriteProvenanceFamilies(&renderer);
+  WriteBrainFamilies(&renderer);
+  if (stats.exporter_metrics) {
+    WriteExporterFamilies(scan, stats, &renderer);
+    if (stats.process) WriteProcessFamilies(*stats.process, &renderer);
+  }
+  return text;
 }
 
 }  // namespace scx

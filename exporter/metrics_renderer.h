@@ -10,16 +10,11 @@
 #include <string>
 #include <vector>
 
-#include <prometheus/metric_family.h>
-
 #include "engine/scanner.h"
 #include "exporter/process_metrics.h"
+#include "exporter/prometheus_text.h"  // kMaxLabelValueBytes
 
 namespace scx {
-
-// Label values longer than this (a skeleton id or a path read from a file) are cut at
-// a character boundary with a marker (engine/utf8.h, CapText). Paths up to PATH_MAX fit.
-inline constexpr std::size_t kMaxLabelValueBytes = 4096;
 
 // What the exporter knows about itself, kept by the scan loop across scans.
 struct ExporterStats {
@@ -49,20 +44,13 @@ struct ExporterStats {
   std::optional<ProcessStats> process;
 };
 
-// Every metric family of docs/metrics.md, in the order of that document (the
-// exporter's and the process's only when stats.exporter_metrics); a family with no
-// sample (e.g. no brain has a verdict) is left out. A sample
-// whose label set already exists in its family is dropped (it would make the whole
-// scrape invalid) and described in `dropped` (may be null). Brains are unique by
-// name, so nothing is dropped unless that guarantee breaks.
-std::vector<prometheus::MetricFamily> BuildMetricFamilies(const ScanResult& scan,
-                                                          const ExporterStats& stats,
-                                                          std::vector<std::string>* dropped);
-
-// Prometheus text exposition format 0.0.4.
-std::string SerializeMetricFamilies(const std::vector<prometheus::MetricFamily>& families);
-
-// BuildMetricFamilies followed by SerializeMetricFamilies.
+// Every metric family of docs/metrics.md in Prometheus text exposition format 0.0.4,
+// in the order of that document (the exporter's and the process's only when
+// stats.exporter_metrics); a family with no sample (e.g. no brain has a verdict) is
+// left out. A sample whose label set already exists in its family is dropped (it would
+// make the whole scrape invalid) and described in `dropped` (may be null). Brains are
+// unique by name, so nothing is dropped unless that guarantee breaks.
+// Written straight into the returned string: no object per sample.
 std::string RenderMetrics(const ScanResult& scan, const ExporterStats& stats,
                           std::vector<std::string>* dropped);
 

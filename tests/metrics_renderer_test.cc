@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -312,8 +313,11 @@ TEST(MetricsRendererTest, FamiliesComeInDocumentOrder) {
       "skeleton_coherence_exporter_watch_triggered_scans_total",
   };
   std::vector<std::string> names;
-  for (const auto& family : BuildMetricFamilies(SampleScan(), SampleStats(), nullptr)) {
-    names.push_back(family.name);
+  for (const std::string& line : Lines(Render(SampleScan()))) {
+    const std::string prefix = "# TYPE ";
+    if (line.rfind(prefix, 0) == 0) {
+      names.push_back(line.substr(prefix.size(), line.rfind(' ') - prefix.size()));
+    }
   }
   EXPECT_EQ(names, expected);
   // Rendering twice gives the same bytes.
@@ -378,6 +382,135 @@ TEST(MetricsRendererTest, DuplicateLabelSetsAreDroppedAndReported) {
   EXPECT_EQ(std::adjacent_find(lines.begin(), lines.end()), lines.end());
   // A null `dropped` is fine.
   EXPECT_FALSE(RenderMetrics(scan, SampleStats(), nullptr).empty());
+}
+
+// A brain whose name differs from another's only in bytes that are not UTF-8 has
+// the same exported label value: its series collide too, even far apart in the list.
+TEST(MetricsRendererTest, DuplicateGuardSeesNamesEqualOnlyOnceSanitized) {
+  ScanResult scan;
+  scan.brains.push_back(Report(std::string("a\xff"), BrainState::kOk));
+  scan.brains.push_back(Report("b", BrainState::kOk));
+  scan.brains.push_back(Report("a", BrainState::kOk));
+  scan.brains.push_back(Report(std::string("a\xfe"), BrainState::kAbsent));
+  scan.brains.back().brain.project_root = "/elsewhere";
+  ExporterStats stats = SampleStats();
+  stats.exporter_metrics = false;
+  std::vector<std::string> dropped;
+  const std::string text = RenderMetrics(scan, stats, &dropped);
+  // The first of the two keeps its series; the second's state and read errors are
+  // dropped, its info line differs in project_root and stays.
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_brain_state{brain=\"a\xEF\xBF\xBD\",state=\"ok\"} 1"))
+      << text;
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_brain_state{brain=\"a\xEF\xBF\xBD\",state=\"absent\"} 0"));
+  EXPECT_EQ(Samples(text, "skeleton_coherence_brain_state").size(), 3 * std::size(kBrainStates));
+  EXPECT_EQ(Samples(text, "skeleton_coherence_brain_info").size(), 4u);
+  EXPECT_EQ(dropped.size(), std::size(kBrainStates) + ReadErrorReasonCount());
+  EXPECT_NE(std::find(dropped.begin(), dropped.end(),
+                      "skeleton_coherence_brain_state{brain=\"a\xEF\xBF\xBD\",state=\"absent\"}"),
+            dropped.end());
+  // "a" itself is not a twin of either.
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_brain_state{brain=\"a\",state=\"ok\"} 1"));
+}
+
+// A family without a sample has no HELP or TYPE line either.
+TEST(MetricsRendererTest, FamilyWithoutSamplesIsLeftOut) {
+  ExporterStats stats = SampleStats();
+  stats.exporter_metrics = false;
+  EXPECT_EQ(Render(ScanResult(), stats), "");
+
+  ScanResult scan;
+  scan.brains.push_back(Report("empty", BrainState::kAbsent));
+  const std::string text = Render(scan, stats);
+  for (const char* family :
+       {"skeleton_coherence", "skeleton_coherence_stale", "skeleton_coherence_store_version",
+        "skeleton_coherence_foreign_owner", "skeleton_coherence_prefix_ambiguous"}) {
+    EXPECT_EQ(text.find(std::string("# HELP ") + family + " "), std::string::npos) << family;
+    EXPECT_EQ(text.find(std::string("# TYPE ") + family + " "), std::string::npos) << family;
+  }
+  EXPECT_TRUE(HasLine(text, "# TYPE skeleton_coherence_brain_state gauge"));
+}
+
+TEST(MetricsRendererTest, SpecialValuesAreSpelledAsTheFormatSays) {
+  ExporterStats stats = SampleStats();
+  stats.last_scan_duration_seconds = std::numeric_limits<double>::quiet_NaN();
+  stats.last_scan_timestamp_seconds = std::numeric_limits<double>::infinity();
+  stats.scan_interval_seconds = -std::numeric_limits<double>::infinity();
+  ScanResult scan = SampleScan();
+  scan.brains[0].mismatch_since = 1796003827.979081;
+  const std::string text = Render(scan, stats);
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_scan_duration_seconds NaN")) << text;
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_last_scan_timestamp_seconds +Inf"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_scan_interval_seconds -Inf"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_mismatch_since_seconds{brain=\"m1nd\"} 1796003827.979081"));
+}
+
+// The whole text of a small scan, byte for byte (as prometheus-cpp 1.0.1 wrote it).
+TEST(MetricsRendererTest, SmallScanRendersExactly) {
+  ScanResult scan;
+  BrainReport report = Report("m1nd", BrainState::kMismatch);
+  report.brain.runtime_dir = "/home/dev/.m1nd";
+  report.brain.source = BrainSource::kRegistryOwner;
+  report.brain.identity_source = IdentitySource::kIngestRoot;
+  report.store = StorePresence::kPresent;
+  report.coherence = Verdict(CoherenceStatus::kMismatch, "m1nd", "keyvault");
+  report.mismatch_since = 1796003827.979081;
+  report.has_store_facts = true;
+  report.store_version = 140039;
+  report.block_count = 3;
+  report.provenance.owner_brain = "keyvault";
+  report.read_errors_total = {{StoreError::kIo, 2}};
+  scan.brains.push_back(report);
+  ExporterStats stats;
+  stats.exporter_metrics = false;
+  const std::string expected =
+      "# HELP skeleton_coherence 1 when the brain serves its own skeleton, 0 when it serves a "
+      "foreign one. No series without a verdict.\n"
+      "# TYPE skeleton_coherence gauge\n"
+      "skeleton_coherence{brain=\"m1nd\",expected_slug=\"m1nd\",found_slug=\"keyvault\"} 0\n"
+      "# HELP skeleton_coherence_stale 1 when the exported verdict is from an earlier read because "
+      "the store cannot be read now.\n"
+      "# TYPE skeleton_coherence_stale gauge\n"
+      "skeleton_coherence_stale{brain=\"m1nd\"} 0\n"
+      "# HELP skeleton_coherence_mismatch_since_seconds While the brain serves a foreign skeleton "
+      "(stale verdicts included): the store file's mtime, in Unix seconds, at the first read this "
+      "process saw of this foreign verdict. The brain has served it at least since then.\n"
+      "# TYPE skeleton_coherence_mismatch_since_seconds gauge\n"
+      "skeleton_coherence_mismatch_since_seconds{brain=\"m1nd\"} 1796003827.979081\n"
+      "# HELP skeleton_coherence_foreign_owner On mismatch: the other known brain whose slug the "
+      "served skeleton carries. Always 1.\n"
+      "# TYPE skeleton_coherence_foreign_owner gauge\n"
+      "skeleton_coherence_foreign_owner{brain=\"m1nd\",owner_brain=\"keyvault\"} 1\n"
+      "# HELP skeleton_coherence_brain_state The brain's state in the last scan: 1 for the current "
+      "state, 0 for the others.\n"
+      "# TYPE skeleton_coherence_brain_state gauge\n"
+      "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"ok\"} 0\n"
+      "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"mismatch\"} 1\n"
+      "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"absent\"} 0\n"
+      "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"unreadable\"} 0\n"
+      "# HELP skeleton_coherence_brain_info Where the brain was found. Always 1.\n"
+      "# TYPE skeleton_coherence_brain_info gauge\n"
+      "skeleton_coherence_brain_info{brain=\"m1nd\",project_root=\"/home/dev/m1nd\",runtime_dir=\"/"
+      "home/dev/.m1nd\",source=\"registry_owner\",identity_source=\"ingest_root\"} 1\n"
+      "# HELP skeleton_coherence_store_version store_version of the last good read of the brain's "
+      "store.\n"
+      "# TYPE skeleton_coherence_store_version gauge\n"
+      "skeleton_coherence_store_version{brain=\"m1nd\"} 140039\n"
+      "# HELP skeleton_coherence_store_blocks Number of blocks in the last good read of the "
+      "brain's store.\n"
+      "# TYPE skeleton_coherence_store_blocks gauge\n"
+      "skeleton_coherence_store_blocks{brain=\"m1nd\"} 3\n"
+      "# HELP skeleton_coherence_store_read_errors_total Scans in which the brain's store could "
+      "not be read, by reason, since the exporter first saw the brain.\n"
+      "# TYPE skeleton_coherence_store_read_errors_total counter\n"
+      "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"io\"} 2\n"
+      "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"too_large\"} 0\n"
+      "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"not_regular\"} 0\n"
+      "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"parse\"} 0\n"
+      "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"schema\"} 0\n";
+  EXPECT_EQ(Render(scan, stats), expected);
 }
 
 ProcessStats SampleProcess() {
