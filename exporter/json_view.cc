@@ -1,6 +1,10 @@
 // JSON views of a scan: the --once report and the per-brain HTTP view.
 #include "exporter/json_view.h"
 
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/utf8.h"
@@ -115,18 +119,66 @@ void CapStrings(Json* json) {
   }
 }
 
-std::string Dump(Json json) {
+// Pretty-printed with a two-space indent; invalid UTF-8 in paths or ids is replaced
+// rather than thrown on.
+std::string DumpCapped(Json json) {
   CapStrings(&json);
-  // Invalid UTF-8 in paths or ids is replaced rather than thrown on.
-  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return json.dump(2, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string Dump(Json json) { return DumpCapped(std::move(json)) + "\n"; }
+
+// The JSON text's size for a list of brains, estimated a little above: a brain's
+// fixed keys and values plus its strings.
+std::size_t EstimateListBytes(const std::vector<BrainReport>& brains) {
+  constexpr std::size_t kBytesPerBrain = 480;
+  constexpr std::size_t kMismatchBytes = 420;  // reason, north, advice
+  const auto size = [](const std::string& text) {
+    return std::min(text.size(), kMaxJsonStringBytes + 32);
+  };
+  std::size_t bytes = 64;
+  for (const BrainReport& brain : brains) {
+    bytes += kBytesPerBrain + size(brain.brain.name) + size(brain.brain.project_root) +
+             size(brain.brain.display_name) + size(brain.brain.runtime_dir);
+    if (brain.coherence) {
+      const bool mismatch = brain.coherence->status == CoherenceStatus::kMismatch;
+      bytes += (mismatch ? 2 : 1) *
+                   (size(brain.coherence->expected_slug) + size(brain.coherence->found_slug)) +
+               (mismatch ? kMismatchBytes + size(brain.coherence->reason) : 0);
+    }
+  }
+  return bytes;
+}
+
+// Dump(Json{{"brains", [to_json(brain)...]}}), byte for byte, without building the
+// whole list: each brain's object is dumped on its own and indented two levels.
+template <typename ToJson>
+std::string DumpBrainList(const std::vector<BrainReport>& brains, ToJson to_json) {
+  if (brains.empty()) return "{\n  \"brains\": []\n}\n";
+  constexpr std::string_view kIndent = "\n    ";
+  std::string out;
+  out.reserve(EstimateListBytes(brains));
+  out += "{\n  \"brains\": [";
+  for (std::size_t i = 0; i < brains.size(); ++i) {
+    out += i == 0 ? "" : ",";
+    out += kIndent;
+    const std::string element = DumpCapped(to_json(brains[i]));
+    // Newlines in the dump are its own: a newline inside a string is written as \n.
+    std::size_t start = 0;
+    for (std::size_t end; (end = element.find('\n', start)) != std::string::npos; start = end + 1) {
+      out.append(element, start, end - start);
+      out += kIndent;
+    }
+    out.append(element, start, std::string::npos);
+  }
+  out += "\n  ]\n}\n";
+  return out;
 }
 
 }  // namespace
 
 std::string OnceReport(const std::vector<BrainReport>& brains) {
-  Json list = Json::array();
-  for (const BrainReport& brain : brains) list.push_back(OnceBrain(brain));
-  return Dump(Json{{"brains", list}});
+  return DumpBrainList(brains, OnceBrain);
 }
 
 std::string BrainView(const BrainReport& brain) { return Dump(BrainJson(brain)); }
@@ -161,9 +213,7 @@ std::string BrainNorthView(const BrainReport& brain) {
 std::string JsonError(const std::string& message) { return Dump(Json{{"error", message}}); }
 
 std::string BrainsView(const std::vector<BrainReport>& brains) {
-  Json list = Json::array();
-  for (const BrainReport& brain : brains) list.push_back(BrainJson(brain));
-  return Dump(Json{{"brains", list}});
+  return DumpBrainList(brains, BrainJson);
 }
 
 }  // namespace scx

@@ -167,5 +167,73 @@ TEST(JsonViewTest, InvalidUtf8DoesNotThrow) {
   EXPECT_NO_THROW(Json::parse(OnceReport({brain})));
 }
 
+// The list view is written one brain at a time: the same bytes as dumping the whole
+// list at once, with its indentation, separators and escapes.
+TEST(BrainsViewTest, ExactBytes) {
+  BrainReport incident = Report("m1nd", BrainState::kMismatch);
+  incident.brain.project_root = "/home/dev/m1nd";
+  incident.brain.display_name = "line\none \"q\" \\ \xff";
+  incident.brain.source = BrainSource::kStatic;
+  incident.coherence->reason = "r";
+  incident.provenance.shared_with = {"keyvault"};
+  incident.provenance.shared_count = 1;
+  BrainReport notes = Report("notes", BrainState::kAbsent);
+  notes.brain.project_root = "/home/dev/notes";
+  notes.brain.source = BrainSource::kStatic;
+  const std::string expected =
+      "{\n"
+      "  \"brains\": [\n"
+      "    {\n"
+      "      \"brain\": \"m1nd\",\n"
+      "      \"project_root\": \"/home/dev/m1nd\",\n"
+      "      \"display_name\": \"line\\none \\\"q\\\" \\\\ \xEF\xBF\xBD\",\n"
+      "      \"runtime_dir\": \"/rt/m1nd\",\n"
+      "      \"source\": \"static\",\n"
+      "      \"identity_source\": \"project_root\",\n"
+      "      \"state\": \"mismatch\",\n"
+      "      \"present\": true,\n"
+      "      \"store_version\": 7,\n"
+      "      \"block_count\": 3,\n"
+      "      \"skeleton_coherence\": {\n"
+      "        \"status\": \"mismatch\",\n"
+      "        \"expected_slug\": \"m1nd\",\n"
+      "        \"found_slug\": \"keyvault\",\n"
+      "        \"reason\": \"r\"\n"
+      "      },\n"
+      "      \"stale\": false,\n"
+      "      \"shared_with\": [\n"
+      "        \"keyvault\"\n"
+      "      ],\n"
+      "      \"north\": {\n"
+      "        \"skeleton_coherence\": {\n"
+      "          \"status\": \"sick\",\n"
+      "          \"expected_slug\": \"m1nd\",\n"
+      "          \"found_slug\": \"keyvault\",\n"
+      "          \"advice\": \"this brain is serving a foreign skeleton; rebind or re-ingest "
+      "before trusting block scope\"\n"
+      "        }\n"
+      "      }\n"
+      "    },\n"
+      "    {\n"
+      "      \"brain\": \"notes\",\n"
+      "      \"project_root\": \"/home/dev/notes\",\n"
+      "      \"runtime_dir\": \"/rt/notes\",\n"
+      "      \"source\": \"static\",\n"
+      "      \"identity_source\": \"project_root\",\n"
+      "      \"state\": \"absent\",\n"
+      "      \"present\": false,\n"
+      "      \"skeleton_coherence\": null,\n"
+      "      \"stale\": false\n"
+      "    }\n"
+      "  ]\n"
+      "}\n";
+  ;
+  EXPECT_EQ(BrainsView({incident, notes}), expected);
+  EXPECT_EQ(BrainsView({}), "{\n  \"brains\": []\n}\n");
+  // The --once report is written the same way.
+  EXPECT_EQ(Json::parse(OnceReport({incident, notes}))["brains"].size(), 2u);
+  EXPECT_EQ(OnceReport({}), "{\n  \"brains\": []\n}\n");
+}
+
 }  // namespace
 }  // namespace scx
