@@ -1,0 +1,155 @@
+// Cost of rendering one scan: the /metrics text (RenderMetrics) and the
+// /api/v1/brains JSON (BrainsView) of a synthetic fleet, built once in memory (no
+// files). Brains look like a bench/run.py fleet: 1 in 20 a mismatch, 1 in 20 without
+// a store, 1 in 50 with zero blocks, a few sharing a skeleton.
+//
+//   render_bench [--brains=N] [--benchmark_filter=...] [other Google Benchmark flags]
+//
+// Prints the time of one render and the body's size and capacity. For the memory a
+// render takes, run it under heaptrack and compare with a run that renders nothing:
+//   heaptrack build/bin/render_bench --benchmark_min_time=1
+//   heaptrack build/bin/render_bench --benchmark_filter=none
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "exporter/json_view.h"
+#include "exporter/metrics_renderer.h"
+
+namespace scx {
+namespace {
+
+ScanResult* g_scan = nullptr;
+
+Coherence Verdict(CoherenceStatus status, const std::string& expected, const std::string& found) {
+  Coherence verdict;
+  verdict.status = status;
+  verdict.expected_slug = expected;
+  verdict.found_slug = found;
+  if (status == CoherenceStatus::kMismatch) {
+    verdict.reason = "skeleton_id sk_" + found + "_candidate does not name slug " + expected;
+  }
+  return verdict;
+}
+
+BrainReport MakeBrain(int index) {
+  static const char* const kWords[] = {"core",  "api",    "store", "vault", "auth",   "index",
+                                       "cache", "ingest", "sched", "proto", "crypto", "ui"};
+  BrainReport report;
+  const std::string name = std::string(kWords[index % 12]) + "-" + std::to_string(index);
+  report.brain.name = name;
+  report.brain.project_root = "/home/dev/src/" + name;
+  report.brain.runtime_dir = "/home/dev/.m1nd/runtimes/" + name;
+  report.brain.source = BrainSource::kRegistryProject;
+  report.brain.identity_source = IdentitySource::kConfigProjectRoot;
+  if (index % 20 == 7) {
+    report.state = BrainState::kAbsent;
+    report.store = StorePresence::kAbsent;
+    return report;
+  }
+  report.store = StorePresence::kPresent;
+  report.has_store_facts = true;
+  report.store_version = 1 + index % 500;
+  report.block_count = index % 50 == 3 ? 0 : 10;
+  report.skeleton_id = "sk_" + name + "_candidate";
+  if (index % 20 == 3) {
+    const std::string other =
+        std::string(kWords[(index + 1) % 12]) + "-" + std::to_string(index + 1);
+    report.state = BrainState::kMismatch;
+    report.coherence = Verdict(CoherenceStatus::kMismatch, name, other);
+    report.mismatch_since = 1796003827.979081 + index;
+    report.provenance.owner_brain = other;
+    report.provenance.shared_with = {other};
+    report.provenance.shared_count = 1;
+  } else {
+    report.state = BrainState::kOk;
+    report.coherence = Verdict(CoherenceStatus::kOk, name, name);
+  }
+  return report;
+}
+
+ExporterStats MakeStats() {
+  ExporterStats stats;
+  stats.version = "0.1.0";
+  stats.revision = "0123456789ab";
+  stats.scans_total = 12;
+  stats.last_scan_duration_seconds = 0.001490974;
+  stats.last_scan_timestamp_seconds = 1796003827.979081;
+  stats.last_scan_success = true;
+  stats.scan_interval_seconds = 60;
+  ProcessStats process;
+  process.cpu_seconds_total = 3.8;
+  process.resident_memory_bytes = 41943040;
+  process.virtual_memory_bytes = 312475648;
+  process.start_time_seconds = 1796003800.12;
+  process.open_fds = 12;
+  process.max_fds = 1048576;
+  stats.process = process;
+  return stats;
+}
+
+void BM_RenderMetrics(benchmark::State& state) {
+  const ExporterStats stats = MakeStats();
+  std::size_t size = 0;
+  std::size_t capacity = 0;
+  for (auto _ : state) {
+    std::string text = RenderMetrics(*g_scan, stats, nullptr);
+    size = text.size();
+    capacity = text.capacity();
+    benchmark::DoNotOptimize(text.data());
+  }
+  state.counters["brains"] = static_cast<double>(g_scan->brains.size());
+  state.counters["MB"] = static_cast<double>(size) / 1e6;
+  state.counters["capacity_MB"] = static_cast<double>(capacity) / 1e6;
+}
+BENCHMARK(BM_RenderMetrics)->Unit(benchmark::kMillisecond);
+
+void BM_BrainsView(benchmark::State& state) {
+  std::size_t size = 0;
+  std::size_t capacity = 0;
+  for (auto _ : state) {
+    std::string json = BrainsView(g_scan->brains);
+    size = json.size();
+    capacity = json.capacity();
+    benchmark::DoNotOptimize(json.data());
+  }
+  state.counters["brains"] = static_cast<double>(g_scan->brains.size());
+  state.counters["MB"] = static_cast<double>(size) / 1e6;
+  state.counters["capacity_MB"] = static_cast<double>(capacity) / 1e6;
+}
+BENCHMARK(BM_BrainsView)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace scx
+
+int main(int argc, char** argv) {
+  int brains = 10000;
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--brains=", 9) == 0) {
+      brains = std::atoi(argv[i] + 9);
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  scx::ScanResult scan;
+  scan.brains.reserve(brains);
+  for (int i = 0; i < brains; ++i) scan.brains.push_back(scx::MakeBrain(i));
+  std::sort(scan.brains.begin(), scan.brains.end(),
+            [](const scx::BrainReport& a, const scx::BrainReport& b) {
+              return a.brain.name < b.brain.name;
+            });  // as a scan lists them
+  scx::g_scan = &scan;
+
+  int rest_count = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_count, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(rest_count, rest.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
