@@ -25,6 +25,7 @@
 
 #include "engine/brain_file.h"
 #include "engine/brain_names.h"
+#include "engine/parallel_for.h"
 
 namespace scx {
 
@@ -246,6 +247,28 @@ bool ParseManifest(const std::string& text, std::string* project_root, std::stri
   return true;
 }
 
+// A brain folder's project_brain.json as read and parsed.
+struct Manifest {
+  std::string path;
+  ReadStatus status = ReadStatus::kOk;
+  bool parsed = false;
+  std::string project_root;  // when parsed
+  std::string error;         // when not read or not parsed
+};
+
+// Reads and parses the manifest of `dir`. Touches nothing else, so that several
+// threads may read manifests of different folders at once.
+Manifest ReadManifest(const std::string& dir) {
+  Manifest manifest;
+  manifest.path = JoinPath(dir, kProjectBrainManifest);
+  std::string text;
+  manifest.status = ReadSmallFile(manifest.path, &text, &manifest.error);
+  if (manifest.status == ReadStatus::kOk) {
+    manifest.parsed = ParseManifest(text, &manifest.project_root, &manifest.error);
+  }
+  return manifest;
+}
+
 // ---- The walk ---------------------------------------------------------------------
 
 struct OwnerCandidate {
@@ -271,8 +294,9 @@ enum class MissingManifest { kQuiet, kProblem };
 // Collects brains in source priority order, keeping the first per runtime dir.
 class Walk {
  public:
-  Walk(const std::vector<Brain>& previous, const std::atomic<bool>* stop)
-      : stop_(stop), previous_brains_(previous) {}
+  Walk(const std::vector<Brain>& previous, const std::atomic<bool>* stop,
+       const Parallelism& parallelism)
+      : stop_(stop), parallelism_(parallelism), previous_brains_(previous) {}
 
   // True once a stop was requested; checked between steps.
   bool Stopped() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
@@ -290,10 +314,12 @@ class Walk {
   void AddBrain(Brain brain, const std::string& key);
   // Keeps last scan's brain for `key` (if any) when its files could not be read now.
   void CarryOver(const std::string& key);
-  // Reads the manifest of `dir` (a folder whose RuntimeKey is `key`) and adds its
-  // brain (or carries the previous one over).
-  void AddManifestBrain(const std::string& dir, const std::string& key, BrainSource source,
-                        MissingManifest missing);
+  // Adds the brain of `dir` (a folder whose RuntimeKey is `key`) from its manifest,
+  // read by ReadManifest (or carries the previous one over).
+  void AddManifestBrain(const std::string& dir, const std::string& key, const Manifest& manifest,
+                        BrainSource source, MissingManifest missing);
+  // Lists one project-brains/ folder and adds the brain of every folder in it.
+  void AddProjectBrainsIn(const std::string& folder);
   void AddOwner(const OwnerCandidate& owner);
   // Reads ingest_roots.json from `dir`. False (a problem recorded) when it exists but
   // cannot be read or parsed; a missing file is an empty list.
@@ -303,6 +329,7 @@ class Walk {
                bool transient = false);
 
   const std::atomic<bool>* const stop_;  // may be null
+  const Parallelism parallelism_;        // for the folders under project-brains/
   const std::vector<Brain>& previous_brains_;
   std::map<std::string, const Brain*> previous_;  // by RuntimeKey, built on first use
   bool previous_indexed_ = false;
@@ -462,36 +489,58 @@ void Walk::AddOwners() {
 void Walk::AddProjectBrains() {
   for (const std::string& dir : project_entries_) {
     if (Stopped()) return;
-    AddManifestBrain(dir, RuntimeKey(dir), BrainSource::kRegistryProject, MissingManifest::kQuiet);
+    const std::string key = RuntimeKey(dir);
+    if (claimed_.count(key)) continue;  // found (or tried) by a stronger source
+    AddManifestBrain(dir, key, ReadManifest(dir), BrainSource::kRegistryProject,
+                     MissingManifest::kQuiet);
   }
   std::set<std::string> roots_seen;
   for (const OwnerCandidate& owner : owners_) {
     if (Stopped()) return;
     if (!roots_seen.insert(owner.key).second) continue;
-    std::string folder = RealDir(JoinPath(owner.runtime_dir, kProjectBrainsDir));
-    std::vector<std::string> names;
-    std::string error;
-    ReadStatus status = ListDir(folder, &names, &error);
-    if (status == ReadStatus::kError) Problem(DiscoveryProblemSource::kRegistry, folder, error);
-    if (status != ReadStatus::kOk) continue;
-    for (const std::string& name : names) {
-      if (Stopped()) return;
-      // Dot-folders are brains being born (.birth-staging-*), committed by rename.
-      if (name.front() == '.') continue;
-      std::string dir = JoinPath(folder, name);
-      // One lstat per folder: it tells a folder and gives its key. A symlinked brain
-      // folder is named (and keyed) by where it points.
-      struct stat info;
-      if (lstat(dir.c_str(), &info) != 0) continue;
-      if (S_ISLNK(info.st_mode)) {
-        dir = RealDir(dir);
-        if (stat(dir.c_str(), &info) != 0) continue;
-      }
-      if (S_ISDIR(info.st_mode)) {
-        AddManifestBrain(dir, InodeKey(info), BrainSource::kRegistryProject,
-                         MissingManifest::kQuiet);
-      }
+    AddProjectBrainsIn(RealDir(JoinPath(owner.runtime_dir, kProjectBrainsDir)));
+  }
+}
+
+void Walk::AddProjectBrainsIn(const std::string& folder) {
+  std::vector<std::string> names;
+  std::string error;
+  ReadStatus status = ListDir(folder, &names, &error);
+  if (status == ReadStatus::kError) Problem(DiscoveryProblemSource::kRegistry, folder, error);
+  if (status != ReadStatus::kOk) return;
+  // Dot-folders are brains being born (.birth-staging-*), committed by rename.
+  names.erase(std::remove_if(names.begin(), names.end(),
+                             [](const std::string& name) { return name.front() == '.'; }),
+              names.end());
+  // Each folder is looked at and its manifest read on a few threads (this is most of
+  // a cold discovery); what they found is then added here, in name order.
+  struct Found {
+    std::string dir;
+    std::string key;  // empty: not a folder
+    Manifest manifest;
+  };
+  std::vector<Found> found(names.size());
+  auto look = [this, &folder, &names, &found](std::size_t i) {
+    Found& entry = found[i];
+    entry.dir = JoinPath(folder, names[i]);
+    // One lstat per folder: it tells a folder and gives its key. A symlinked brain
+    // folder is named (and keyed) by where it points.
+    struct stat info;
+    if (lstat(entry.dir.c_str(), &info) != 0) return;
+    if (S_ISLNK(info.st_mode)) {
+      entry.dir = RealDir(entry.dir);
+      if (stat(entry.dir.c_str(), &info) != 0) return;
     }
+    if (!S_ISDIR(info.st_mode)) return;
+    entry.key = InodeKey(info);
+    // Claimed before this folder was listed: not read (claimed_ does not change now).
+    if (claimed_.count(entry.key) == 0) entry.manifest = ReadManifest(entry.dir);
+  };
+  if (!ParallelFor(names.size(), parallelism_, look, stop_)) return;
+  for (const Found& entry : found) {
+    if (entry.key.empty() || claimed_.count(entry.key)) continue;
+    AddManifestBrain(entry.dir, entry.key, entry.manifest, BrainSource::kRegistryProject,
+                     MissingManifest::kQuiet);
   }
 }
 
@@ -505,7 +554,10 @@ void Walk::ScanGlob(const std::string& pattern) {
       // GLOB_ONLYDIR is only a hint to glob(3).
       struct stat info;
       if (stat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-        AddManifestBrain(dir, InodeKey(info), BrainSource::kGlob, MissingManifest::kProblem);
+        const std::string key = InodeKey(info);
+        if (claimed_.count(key)) continue;  // found (or tried) by a stronger source
+        AddManifestBrain(dir, key, ReadManifest(dir), BrainSource::kGlob,
+                         MissingManifest::kProblem);
       }
     }
   } else if (result == GLOB_NOSPACE) {
@@ -519,13 +571,10 @@ void Walk::ScanGlob(const std::string& pattern) {
   globfree(&matches);
 }
 
-void Walk::AddManifestBrain(const std::string& dir, const std::string& key, BrainSource source,
-                            MissingManifest missing) {
-  if (claimed_.count(key)) return;  // found (or tried) by a stronger source
-  std::string path = JoinPath(dir, kProjectBrainManifest);
-  std::string text, error, project_root;
-  ReadStatus status = ReadSmallFile(path, &text, &error);
-  if (status == ReadStatus::kMissing) {
+void Walk::AddManifestBrain(const std::string& dir, const std::string& key,
+                            const Manifest& manifest, BrainSource source, MissingManifest missing) {
+  const std::string& path = manifest.path;
+  if (manifest.status == ReadStatus::kMissing) {
     // Not a brain folder (runtime-jobs/, a brain being born): nothing to watch.
     claimed_.insert(key);
     if (missing == MissingManifest::kProblem) {
@@ -533,17 +582,17 @@ void Walk::AddManifestBrain(const std::string& dir, const std::string& key, Brai
     }
     return;
   }
-  if (status == ReadStatus::kError) {
+  if (manifest.status == ReadStatus::kError) {
     claimed_.insert(key);
-    return Problem(DiscoveryProblemSource::kManifest, path, error);
+    return Problem(DiscoveryProblemSource::kManifest, path, manifest.error);
   }
-  if (!ParseManifest(text, &project_root, &error)) {
+  if (!manifest.parsed) {
     // Possibly caught half written: keep last scan's brain until the next scan.
-    Problem(DiscoveryProblemSource::kManifest, path, error, /*transient=*/true);
+    Problem(DiscoveryProblemSource::kManifest, path, manifest.error, /*transient=*/true);
     return CarryOver(key);
   }
   Brain brain;
-  brain.project_root = project_root;
+  brain.project_root = manifest.project_root;
   brain.runtime_dir = dir;
   brain.source = source;
   brain.identity_source = IdentitySource::kManifest;
@@ -583,8 +632,8 @@ std::string ExpandHome(const std::string& path) {
 }
 
 Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous,
-                         const std::atomic<bool>* stop) {
-  Walk walk(previous, stop);
+                         const std::atomic<bool>* stop, const Parallelism& parallelism) {
+  Walk walk(previous, stop, parallelism);
   for (const StaticBrain& brain : config.static_brains) walk.AddStatic(brain);
   for (const std::string& registry : config.registries) {
     if (walk.Stopped()) break;

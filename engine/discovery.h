@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/owner_identity.h"
+#include "engine/parallel_for.h"
 #include "engine/vocabulary.h"
 
 namespace scx {
@@ -113,9 +114,11 @@ struct Discovery {
 // (if any). Names are then made unique by AssignBrainNames, and a brain keeps the
 // label it had in `previous`. When `stop` (may be null) becomes true, the walk ends
 // at the next step (between sources, registry entries, folders and glob matches) and
-// the result is marked stopped.
+// the result is marked stopped. The folders under each project-brains/ folder are
+// looked at on `parallelism`'s threads; the result never depends on them.
 Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous,
-                         const std::atomic<bool>* stop = nullptr);
+                         const std::atomic<bool>* stop = nullptr,
+                         const Parallelism& parallelism = Parallelism{1, 1});
 
 // Expands a leading "~" or "~/" with $HOME.
 std::string ExpandHome(const std::string& path);

@@ -1,7 +1,7 @@
 // One scan of every brain: discovery, change detection, store read and verdict.
 #include "engine/scanner.h"
 
-#include <set>
+#include <unordered_set>
 #include <utility>
 
 namespace scx {
@@ -63,43 +63,65 @@ void Scanner::SetOptions(const StoreReaderOptions& options) {
   }
 }
 
-BrainReport Scanner::ScanBrain(const Brain& brain) {
+Scanner::Fetched Scanner::FetchStore(const Brain& brain, const Memory& memory,
+                                     const StoreReaderOptions& options) {
   const std::string path = brain.runtime_dir + "/" + kStoreFileName;
+  Fetched fetched;
+  // With a stamp to compare, one stat tells an unchanged store (read nothing);
+  // without one, the store is opened at once and stamped by the read's fstat.
+  if (memory.has_good_read || memory.failed_content) {
+    FileStamp stamp;
+    fetched.error = StatStore(path, &stamp, &fetched.message);
+    if (fetched.error != StoreError::kNone) return fetched;
+    if (memory.has_good_read && stamp == memory.stamp) {
+      fetched.unchanged = true;
+      return fetched;
+    }
+    if (memory.failed_content && stamp == memory.failed_stamp) {
+      fetched.same_failure = true;
+      return fetched;
+    }
+  }
+  fetched.was_read = true;
+  fetched.read = ReadStore(path, options);
+  return fetched;
+}
+
+BrainReport Scanner::ScanBrain(const Brain& brain) {
   Memory& memory = memory_[brain.runtime_dir];
+  return ApplyFetched(brain, &memory, FetchStore(brain, memory, options_));
+}
+
+BrainReport Scanner::ApplyFetched(const Brain& brain, Memory* memory_of_brain, Fetched fetched) {
+  Memory& memory = *memory_of_brain;
   BrainReport report;
   report.brain = brain;
 
-  FileStamp stamp;
-  std::string message;
-  // With a stamp to compare, one stat tells an unchanged store (read nothing);
-  // without one, the store is opened at once and stamped by the read's fstat.
-  const bool has_stamp = memory.has_good_read || memory.failed_content;
-  StoreError error = has_stamp ? StatStore(path, &stamp, &message) : StoreError::kNone;
-  if (error == StoreError::kNone) {
-    if (memory.has_good_read && stamp == memory.stamp) {
-      ++unchanged_;
-    } else if (memory.failed_content && stamp == memory.failed_stamp) {
-      ++unchanged_;
-      error = memory.failed_error;
-      message = memory.failed_message;
-    } else {
-      StoreReadResult read = ReadStore(path, options_);
-      error = read.error;
-      message = std::move(read.message);
-      if (error == StoreError::kNone) {
-        ++parsed_;
-        memory.has_good_read = true;
-        memory.stamp = read.stamp;
-        memory.contents = std::move(read.contents);
-        memory.contents_mtime_ns = read.stamp.mtime_ns;
-        memory.verdict_identity.clear();  // new contents: a new verdict
-        memory.failed_content = false;
-      } else if (IsContentError(error)) {
-        memory.failed_content = true;
-        memory.failed_stamp = read.stamp;
-        memory.failed_error = error;
-        memory.failed_message = message;
-      }
+  StoreError error = fetched.error;
+  std::string message = std::move(fetched.message);
+  if (fetched.unchanged) {
+    ++unchanged_;
+  } else if (fetched.same_failure) {
+    ++unchanged_;
+    error = memory.failed_error;
+    message = memory.failed_message;
+  } else if (fetched.was_read) {
+    StoreReadResult& read = fetched.read;
+    error = read.error;
+    message = std::move(read.message);
+    if (error == StoreError::kNone) {
+      ++parsed_;
+      memory.has_good_read = true;
+      memory.stamp = read.stamp;
+      memory.contents = std::move(read.contents);
+      memory.contents_mtime_ns = read.stamp.mtime_ns;
+      memory.verdict_identity.clear();  // new contents: a new verdict
+      memory.failed_content = false;
+    } else if (IsContentError(error)) {
+      memory.failed_content = true;
+      memory.failed_stamp = read.stamp;
+      memory.failed_error = error;
+      memory.failed_message = message;
     }
   }
 
@@ -162,7 +184,7 @@ void Scanner::TrackMismatchSince(Memory* memory, BrainReport* report) {
 
 ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>* stop) {
   auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
-  Discovery discovery = DiscoverBrains(config, previous_brains_, stop);
+  Discovery discovery = DiscoverBrains(config, previous_brains_, stop, parallelism_);
   ScanResult result;
   if (discovery.stopped || stopped()) {
     result.stopped = true;
@@ -175,23 +197,36 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   unchanged_ = 0;
   verdicts_computed_ = 0;
 
-  std::set<std::string> live_runtime_dirs;
+  // Every brain's Memory, found (or made) here on the scan thread; the fetch threads
+  // only read them, and only this thread changes them, after the fetch.
+  const std::vector<Brain>& brains = discovery.brains;
+  std::vector<Memory*> memories;
+  memories.reserve(brains.size());
+  for (const Brain& brain : brains) memories.push_back(&memory_[brain.runtime_dir]);
+  std::vector<Fetched> fetched(brains.size());
+  const StoreReaderOptions& options = options_;
+  auto fetch = [&brains, &memories, &fetched, &options](std::size_t i) {
+    fetched[i] = FetchStore(brains[i], *memories[i], options);
+  };
+  if (!ParallelFor(brains.size(), parallelism_, fetch, stop)) {
+    result.stopped = true;
+    return result;
+  }
+
   std::map<std::string, Previous> states;
-  for (const Brain& brain : discovery.brains) {
-    if (stopped()) {
-      result.stopped = true;
-      return result;
-    }
-    live_runtime_dirs.insert(brain.runtime_dir);
-    BrainReport report = ScanBrain(brain);
-    states[brain.name] =
+  result.brains.reserve(brains.size());
+  for (std::size_t i = 0; i < brains.size(); ++i) {
+    BrainReport report = ApplyFetched(brains[i], memories[i], std::move(fetched[i]));
+    states[brains[i].name] =
         Previous{report.state, report.coherence,
                  report.state == BrainState::kUnreadable ? report.read_error : StoreError::kNone,
                  report.read_error_message};
     result.brains.push_back(std::move(report));
   }
+  // Forget the runtime dirs no brain has any more.
+  const std::unordered_set<const Memory*> live(memories.begin(), memories.end());
   for (auto it = memory_.begin(); it != memory_.end();) {
-    it = live_runtime_dirs.count(it->first) ? std::next(it) : memory_.erase(it);
+    it = live.count(&it->second) ? std::next(it) : memory_.erase(it);
   }
   AddProvenance(&result.brains);
 

@@ -4,7 +4,8 @@
 // Knows nothing about HTTP or Prometheus.
 //
 // Thread-safety: a Scanner is not thread-safe; one thread uses it (the scan loop's).
-// The result types are plain values.
+// Inside Scan it reads stores on a few threads of its own, joined before Scan
+// returns. The result types are plain values.
 #ifndef SCX_ENGINE_SCANNER_H_
 #define SCX_ENGINE_SCANNER_H_
 
@@ -17,6 +18,7 @@
 
 #include "engine/coherence.h"
 #include "engine/discovery.h"
+#include "engine/parallel_for.h"
 #include "engine/skeleton_provenance.h"
 #include "engine/store_reader.h"
 #include "engine/vocabulary.h"
@@ -117,6 +119,11 @@ class Scanner {
   // still shows its last verdict, marked stale.
   void SetOptions(const StoreReaderOptions& options);
 
+  // Sets how many threads the next scans read stores on (stat, open, read, parse).
+  // The verdicts, the remembered state and the result are worked out on the scan
+  // thread in brain order, whatever the threads. Exposed for tests.
+  void SetParallelism(const Parallelism& parallelism) { parallelism_ = parallelism; }
+
   // Scans one brain, updating its remembered state. Exposed for tests.
   BrainReport ScanBrain(const Brain& brain);
 
@@ -152,6 +159,24 @@ class Scanner {
     std::string read_error_message;
   };
 
+  // What one brain's store gave this scan: the file-reading part of ScanBrain.
+  struct Fetched {
+    bool unchanged = false;                // the stamp of the last good read: nothing read
+    bool same_failure = false;             // the stamp of the last content failure: not read again
+    bool was_read = false;                 // read and parsed: `read` holds the result
+    StoreError error = StoreError::kNone;  // of the stat, when nothing was read
+    std::string message;
+    StoreReadResult read;
+  };
+
+  // Stats and reads the store of `brain` as `memory` says it must; changes nothing,
+  // so that several threads may fetch different brains at once.
+  static Fetched FetchStore(const Brain& brain, const Memory& memory,
+                            const StoreReaderOptions& options);
+
+  // Turns a fetch into the brain's report, updating `memory` and the counters.
+  BrainReport ApplyFetched(const Brain& brain, Memory* memory, Fetched fetched);
+
   // Sets report->mismatch_since, starting the clock when the mismatch is new or
   // names another foreign slug and resetting it when there is no mismatch.
   static void TrackMismatchSince(Memory* memory, BrainReport* report);
@@ -163,6 +188,7 @@ class Scanner {
   std::vector<StateChange> ChangesSince(const std::map<std::string, Previous>& now) const;
 
   StoreReaderOptions options_;
+  Parallelism parallelism_;
   std::map<std::string, Memory> memory_;  // by runtime dir
   std::vector<Brain> previous_brains_;
   std::map<std::string, Previous> previous_;  // by brain name

@@ -751,6 +751,68 @@ TEST_F(DiscoveryTest, StaticBrainsSayWhichConfigFieldNamesThem) {
 // examples/ as today's m1nd leaves a machine: a medulla owner named by its ingest
 // root, a read-only attacher on its runtime root, a project entry, project brains,
 // runtime-jobs/ and a brain being born. Four brains, no problem, no notice.
+// Two discoveries agree on every brain and every problem, in the same order.
+void ExpectSameDiscovery(const Discovery& serial, const Discovery& parallel) {
+  ASSERT_EQ(Names(serial), Names(parallel));
+  for (std::size_t i = 0; i < serial.brains.size(); ++i) {
+    EXPECT_EQ(serial.brains[i].project_root, parallel.brains[i].project_root);
+    EXPECT_EQ(serial.brains[i].runtime_dir, parallel.brains[i].runtime_dir);
+    EXPECT_EQ(serial.brains[i].source, parallel.brains[i].source);
+  }
+  EXPECT_EQ(Describe(serial.problems), Describe(parallel.problems));
+  EXPECT_EQ(serial.name_collisions, parallel.name_collisions);
+  EXPECT_FALSE(parallel.stopped);
+}
+
+TEST_F(DiscoveryTest, ProjectBrainsReadOnSeveralThreadsAreFoundAsOnOne) {
+  WriteOwner();
+  // Folders of every kind, with more than enough of them for four threads.
+  for (int i = 0; i < 300; ++i) {
+    const std::string hex = "f" + std::to_string(1000 + i);
+    switch (i % 7) {
+      case 0:
+      case 1:
+        WriteProjectBrain(hex, "/home/u/p" + std::to_string(i % 50));  // names collide
+        break;
+      case 2:
+        MakeDirs(ProjectBrain(hex));  // no manifest: quietly skipped
+        break;
+      case 3:
+        WriteFile(ProjectBrain(hex) + "/project_brain.json", "{\"schema\": \"m1nd-pr");
+        break;
+      case 4:
+        MakeDirs(ProjectBrain(hex));
+        ASSERT_EQ(0, mkfifo((ProjectBrain(hex) + "/project_brain.json").c_str(), 0600));
+        break;
+      case 5:  // an alias of the previous folder, and one of a folder outside
+        ASSERT_EQ(0, symlink(ProjectBrain("f" + std::to_string(999 + i)).c_str(),
+                             ProjectBrain(hex).c_str()));
+        WriteFile(tmp_.Join("outside/" + hex + "/project_brain.json"),
+                  ManifestJson("/home/u/out" + std::to_string(i)));
+        ASSERT_EQ(0, symlink(tmp_.Join("outside/" + hex).c_str(), ProjectBrain("l" + hex).c_str()));
+        break;
+      default:
+        WriteFile(ProjectBrain(hex), "a file, not a folder\n");
+        WriteProjectBrain(".birth-staging-" + hex, "/home/u/unborn");
+        break;
+    }
+  }
+  const DiscoveryConfig config = RegistryConfig(Registry());
+  const Discovery serial = DiscoverBrains(config, {}, nullptr, Parallelism{1, 1});
+  ASSERT_GT(serial.brains.size(), 100u);
+  ASSERT_GT(serial.problems.size(), 50u);
+  const Discovery parallel = DiscoverBrains(config, {}, nullptr, Parallelism{4, 1});
+  ExpectSameDiscovery(serial, parallel);
+
+  // The torn manifests now carry over last scan's brain, if it had one.
+  WriteFile(ProjectBrain("f1000") + "/project_brain.json", "{\"schema");
+  ExpectSameDiscovery(DiscoverBrains(config, serial.brains, nullptr, Parallelism{1, 1}),
+                      DiscoverBrains(config, serial.brains, nullptr, Parallelism{4, 1}));
+
+  std::atomic<bool> stop{true};
+  EXPECT_TRUE(DiscoverBrains(config, {}, &stop, Parallelism{4, 1}).stopped);
+}
+
 TEST(DiscoveryExamplesTest, ExamplesLayoutHasFourBrains) {
   namespace fs = std::filesystem;
   std::string examples = std::string(SCX_SOURCE_DIR) + "/examples";
