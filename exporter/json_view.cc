@@ -128,25 +128,39 @@ std::string DumpCapped(Json json) {
 
 std::string Dump(Json json) { return DumpCapped(std::move(json)) + "\n"; }
 
-// The JSON text's size for a list of brains, estimated a little above: a brain's
-// fixed keys and values plus its strings.
+// The JSON text's size for a list of brains, estimated a little above so that the
+// string is not grown (and copied) while written: each brain's keys and fixed values,
+// plus its strings (escapes not counted).
 std::size_t EstimateListBytes(const std::vector<BrainReport>& brains) {
-  constexpr std::size_t kBytesPerBrain = 480;
-  constexpr std::size_t kMismatchBytes = 420;  // reason, north, advice
   const auto size = [](const std::string& text) {
     return std::min(text.size(), kMaxJsonStringBytes + 32);
   };
   std::size_t bytes = 64;
   for (const BrainReport& brain : brains) {
-    bytes += kBytesPerBrain + size(brain.brain.name) + size(brain.brain.project_root) +
+    bytes += 270 + size(brain.brain.name) + size(brain.brain.project_root) +
              size(brain.brain.display_name) + size(brain.brain.runtime_dir);
+    if (brain.has_store_facts) bytes += 60;
     if (brain.coherence) {
-      const bool mismatch = brain.coherence->status == CoherenceStatus::kMismatch;
-      bytes += (mismatch ? 2 : 1) *
-                   (size(brain.coherence->expected_slug) + size(brain.coherence->found_slug)) +
-               (mismatch ? kMismatchBytes + size(brain.coherence->reason) : 0);
+      bytes += 90 + size(brain.coherence->expected_slug) + size(brain.coherence->found_slug);
+      if (brain.coherence->status == CoherenceStatus::kMismatch) {
+        // Reason, north (advice, the slugs again).
+        bytes += 300 + size(brain.coherence->expected_slug) + size(brain.coherence->found_slug) +
+                 size(brain.coherence->reason);
+      }
+    }
+    if (brain.mismatch_since) bytes += 40;
+    if (brain.state == BrainState::kUnreadable) bytes += 80 + size(brain.read_error_message);
+    const SkeletonProvenance& provenance = brain.provenance;
+    if (!provenance.owner_brain.empty()) bytes += 30 + size(provenance.owner_brain);
+    if (!provenance.shared_with.empty()) bytes += 40;
+    for (const std::string& other : provenance.shared_with) bytes += 12 + size(other);
+    if (provenance.shared_count > provenance.shared_with.size()) bytes += 40;
+    if (provenance.prefix_ambiguous) {
+      bytes += 80 + size(provenance.ambiguous_slug) + size(provenance.ambiguous_with);
     }
   }
+  // Longer numbers and escapes.
+  bytes += bytes / 32;
   return bytes;
 }
 

@@ -54,25 +54,33 @@ std::vector<bool> BrainsSharingALabel(const std::vector<BrainReport>& brains) {
   return shared;
 }
 
-// The text's size, estimated a little above: per brain, the fixed part of its lines
-// and each string times the lines that carry it (label values over the cap count as
-// capped).
+// The text's size, estimated a little above so that the string is not grown (and
+// copied) while written: the bytes of each line a brain gets, without its strings, and
+// each string times the lines that carry it (label values over the cap count as capped;
+// escapes are not counted).
 std::size_t EstimateBytes(const ScanResult& scan) {
   const auto size = [](const std::string& text) {
     return std::min(text.size(), kMaxLabelValueBytes + 32);
   };
-  constexpr std::size_t kFixedBytes = 6 * 1024;  // HELP/TYPE lines, exporter and process
-  constexpr std::size_t kBytesPerBrain = 1050;   // a brain's lines without its strings
-  constexpr std::size_t kLinesPerBrain = 17;     // lines carrying the brain's name
+  constexpr std::size_t kFixedBytes = 8 * 1024;  // HELP/TYPE lines, exporter and process
   std::size_t bytes = kFixedBytes;
   for (const BrainReport& report : scan.brains) {
-    bytes += kBytesPerBrain + kLinesPerBrain * size(report.brain.name) +
-             size(report.brain.project_root) + size(report.brain.runtime_dir) +
-             size(report.provenance.owner_brain) + size(report.provenance.ambiguous_slug);
+    const std::size_t name = size(report.brain.name);
+    // State (4 lines), info, read errors (5 lines).
+    bytes += 720 + 10 * name + size(report.brain.project_root) + size(report.brain.runtime_dir);
+    if (report.has_store_facts) bytes += 100 + 2 * name;
     if (report.coherence) {
-      bytes += size(report.coherence->expected_slug) + size(report.coherence->found_slug);
+      bytes += 100 + 2 * name + size(report.coherence->expected_slug) +
+               size(report.coherence->found_slug);
     }
+    if (report.mismatch_since) bytes += 80 + name;
+    const SkeletonProvenance& provenance = report.provenance;
+    if (!provenance.owner_brain.empty()) bytes += 60 + name + size(provenance.owner_brain);
+    if (provenance.shared_count > 0) bytes += 60 + name;
+    if (provenance.prefix_ambiguous) bytes += 70 + name + size(provenance.ambiguous_slug);
   }
+  // Longer numbers and escapes.
+  bytes += bytes / 32;
   return bytes;
 }
 
