@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/coherence.h"
@@ -189,7 +190,8 @@ class Scanner {
 
   StoreReaderOptions options_;
   Parallelism parallelism_;
-  std::map<std::string, Memory> memory_;  // by runtime dir
+  // By runtime dir. Node-based: a Memory stays where it is while others come and go.
+  std::unordered_map<std::string, Memory> memory_;
   std::vector<Brain> previous_brains_;
   std::map<std::string, Previous> previous_;  // by brain name
   std::int64_t parsed_ = 0;
