@@ -24,20 +24,25 @@ bool GzipCompress(std::string_view input, std::string* output) {
                    Z_DEFAULT_STRATEGY) != Z_OK) {
     return false;
   }
-  output->resize(deflateBound(&stream, static_cast<uLong>(input.size())));
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
   stream.avail_in = static_cast<uInt>(input.size());
-  stream.next_out = reinterpret_cast<Bytef*>(output->data());
-  stream.avail_out = static_cast<uInt>(output->size());
-  // deflateBound guarantees that one Z_FINISH call completes the stream.
-  const int result = deflate(&stream, Z_FINISH);
-  const uLong produced = stream.total_out;
+  // Piece by piece into the output, which grows with what deflate produces: sized up
+  // front for the worst case (deflateBound: more than the input), it would keep that
+  // capacity for as long as the compressed copy is served.
+  std::vector<char> piece(kGzipPieceBytes);
+  int result = Z_OK;
+  while (result == Z_OK) {
+    stream.next_out = reinterpret_cast<Bytef*>(piece.data());
+    stream.avail_out = static_cast<uInt>(piece.size());
+    result = deflate(&stream, Z_FINISH);
+    output->append(piece.data(), piece.size() - stream.avail_out);
+  }
   deflateEnd(&stream);
   if (result != Z_STREAM_END) {
     output->clear();
     return false;
   }
-  output->resize(produced);
+  output->shrink_to_fit();
   return true;
 }
 

@@ -11,9 +11,10 @@ namespace {
 constexpr int kMaxMallocArenas = 2;
 }  // namespace
 
-void LimitMallocArenas() {
+void TuneMallocForServing() {
 #if defined(__GLIBC__)
   mallopt(M_ARENA_MAX, kMaxMallocArenas);
+  mallopt(M_MMAP_THRESHOLD, static_cast<int>(kMmapThresholdBytes));
 #endif
 }
 

@@ -1,19 +1,29 @@
 // How the process keeps its heap small: few malloc arenas for many worker threads,
-// and freed memory handed back to the system after each render (glibc; elsewhere
-// these do nothing).
+// large buffers always mapped and unmapped on their own, and freed memory handed back
+// to the system after each render (glibc; elsewhere these do nothing).
 #ifndef SCX_EXPORTER_HEAP_H_
 #define SCX_EXPORTER_HEAP_H_
 
+#include <cstddef>
+
 namespace scx {
 
-// At most two malloc arenas. glibc otherwise gives up to eight per core to threads that
-// allocate at once, and each keeps the memory its largest burst needed (measured: the
-// HTTP workers' arenas held about 200 MB after eight concurrent scrapes of 10,000
-// brains). Call once, before any thread starts.
-void LimitMallocArenas();
+// Allocations of at least this size get their own mapping, returned to the system
+// as soon as they are freed.
+inline constexpr std::size_t kMmapThresholdBytes = 256 * 1024;
+
+// Call once, before any thread starts:
+// - at most two malloc arenas. glibc otherwise gives up to eight per core to threads
+//   that allocate at once, and each keeps the memory its largest burst needed
+//   (measured: the HTTP workers' arenas held about 200 MB after eight concurrent
+//   scrapes of 10,000 brains);
+// - a fixed mmap threshold (kMmapThresholdBytes). glibc raises its threshold after
+//   each large buffer it unmaps, up to 32 MB, after which the multi-megabyte bodies
+//   of every scan come from the heap and leave it fragmented.
+void TuneMallocForServing();
 
 // Returns the heap's free pages to the system (malloc_trim). Called after a snapshot
-// is rendered, when the render's transient memory has just been freed.
+// is published, when the render's transient memory has just been freed.
 void ReleaseFreeHeap();
 
 }  // namespace scx

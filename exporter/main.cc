@@ -95,7 +95,7 @@ int Main(int argc, char** argv) {
     Logger logger(flags.log_level, flags.log_format);
     return RunOnce(config, flags.once_output, &logger);
   }
-  LimitMallocArenas();
+  TuneMallocForServing();
   return RunService(flags, config);
 }
 
