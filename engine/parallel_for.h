@@ -23,7 +23,7 @@ struct Parallelism {
   // Fewer indices than this run on the calling thread alone, and each further
   // thread needs this many more: starting a thread costs more than a few dozen
   // small reads.
-  std::size_t min_items = 128;
+  std::size_t min_items = 32;
 };
 
 // The threads ParallelFor uses for `count` indices.
