@@ -16,34 +16,68 @@ constexpr int kDefaultMemLevel = 8;
 
 }  // namespace
 
+struct GzipWriter::Stream {
+  z_stream z{};
+  bool initialized = false;
+  std::vector<char> piece = std::vector<char>(kGzipPieceBytes);
+};
+
+GzipWriter::GzipWriter() : stream_(std::make_unique<Stream>()) {
+  stream_->initialized =
+      deflateInit2(&stream_->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, kGzipWindowBits,
+                   kDefaultMemLevel, Z_DEFAULT_STRATEGY) == Z_OK;
+  ok_ = stream_->initialized;
+}
+
+GzipWriter::~GzipWriter() {
+  if (stream_->initialized) deflateEnd(&stream_->z);
+}
+
+// The output grows with what deflate makes: sized up front for the worst case
+// (deflateBound, more than the input) it would keep that room for as long as the
+// compressed copy is served.
+bool GzipWriter::Deflate(std::string_view input, int flush) {
+  z_stream& z = stream_->z;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
+  z.avail_in = static_cast<uInt>(input.size());
+  for (;;) {
+    z.next_out = reinterpret_cast<Bytef*>(stream_->piece.data());
+    z.avail_out = static_cast<uInt>(stream_->piece.size());
+    const int result = deflate(&z, flush);
+    output_.append(stream_->piece.data(), stream_->piece.size() - z.avail_out);
+    if (result == Z_STREAM_END) return true;
+    if (result != Z_OK && result != Z_BUF_ERROR) return false;
+    // Without Z_FINISH, done once the input is taken and the output had room left.
+    if (flush != Z_FINISH && z.avail_in == 0 && z.avail_out != 0) return true;
+    if (result == Z_BUF_ERROR && z.avail_out != 0) return false;  // no progress possible
+  }
+}
+
+bool GzipWriter::Add(std::string_view piece) {
+  if (!ok_) return false;
+  if (piece.size() > std::numeric_limits<uInt>::max()) ok_ = false;
+  if (ok_ && !piece.empty()) ok_ = Deflate(piece, Z_NO_FLUSH);
+  return ok_;
+}
+
+bool GzipWriter::Finish(std::string* output) {
+  output->clear();
+  if (ok_) ok_ = Deflate(std::string_view(), Z_FINISH);
+  if (!ok_) {
+    output_.clear();
+    return false;
+  }
+  output_.shrink_to_fit();
+  *output = std::move(output_);
+  output_.clear();
+  return true;
+}
+
 bool GzipCompress(std::string_view input, std::string* output) {
   output->clear();
   if (input.size() > std::numeric_limits<uInt>::max()) return false;
-  z_stream stream{};
-  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, kGzipWindowBits, kDefaultMemLevel,
-                   Z_DEFAULT_STRATEGY) != Z_OK) {
-    return false;
-  }
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
-  stream.avail_in = static_cast<uInt>(input.size());
-  // Piece by piece into the output, which grows with what deflate produces: sized up
-  // front for the worst case (deflateBound: more than the input), it would keep that
-  // capacity for as long as the compressed copy is served.
-  std::vector<char> piece(kGzipPieceBytes);
-  int result = Z_OK;
-  while (result == Z_OK) {
-    stream.next_out = reinterpret_cast<Bytef*>(piece.data());
-    stream.avail_out = static_cast<uInt>(piece.size());
-    result = deflate(&stream, Z_FINISH);
-    output->append(piece.data(), piece.size() - stream.avail_out);
-  }
-  deflateEnd(&stream);
-  if (result != Z_STREAM_END) {
-    output->clear();
-    return false;
-  }
-  output->shrink_to_fit();
-  return true;
+  GzipWriter writer;
+  return writer.Add(input) && writer.Finish(output);
 }
 
 bool GzipDecompress(std::string_view input, std::string* output) {

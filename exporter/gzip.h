@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,30 @@ namespace scx {
 // Compresses `input` into a complete gzip member. Returns false (and leaves
 // `output` empty) only when zlib fails, e.g. out of memory.
 bool GzipCompress(std::string_view input, std::string* output);
+
+// Compresses text handed over in pieces into one gzip member, so that the whole text
+// never has to be in memory. Add the pieces in order, then Finish.
+class GzipWriter {
+ public:
+  GzipWriter();
+  ~GzipWriter();
+  GzipWriter(const GzipWriter&) = delete;
+  GzipWriter& operator=(const GzipWriter&) = delete;
+
+  // False once compression has failed (e.g. out of memory); later calls do nothing.
+  bool Add(std::string_view piece);
+  // Completes the member and moves it into `output` (its capacity trimmed to its
+  // size). False, with `output` empty, when compression failed at any point.
+  bool Finish(std::string* output);
+
+ private:
+  bool Deflate(std::string_view input, int flush);
+
+  struct Stream;
+  std::unique_ptr<Stream> stream_;
+  bool ok_ = true;
+  std::string output_;
+};
 
 // Decompresses one gzip member. Returns false for anything that is not a complete,
 // valid gzip stream. Used by tests and tools to check what is served.

@@ -87,8 +87,16 @@ std::size_t EstimateBytes(const ScanResult& scan) {
 // Writes families in order into one string.
 class Renderer {
  public:
-  Renderer(const ScanResult& scan, std::vector<std::string>* dropped, std::string* out)
-      : scan_(scan), dropped_(dropped), out_(out), shared_(BrainsSharingALabel(scan.brains)) {}
+  // `out` collects the text; when `sink` is set, `out` is handed to it and emptied
+  // whenever it holds `piece_bytes`, and once more by Finish.
+  Renderer(const ScanResult& scan, std::vector<std::string>* dropped, std::string* out,
+           std::size_t piece_bytes = 0, const std::function<void(std::string_view)>* sink = nullptr)
+      : scan_(scan),
+        dropped_(dropped),
+        out_(out),
+        piece_bytes_(piece_bytes),
+        sink_(sink),
+        shared_(BrainsSharingALabel(scan.brains)) {}
 
   // One family over every brain: `add(report, &family)` adds that brain's samples.
   template <typename AddSamples>
@@ -97,11 +105,18 @@ class Renderer {
     for (std::size_t i = 0; i < scan_.brains.size(); ++i) {
       writer.CheckDuplicates(shared_[i]);
       add(scan_.brains[i], &writer);
+      if (sink_ != nullptr && out_->size() >= piece_bytes_) HandOver();
     }
+  }
+
+  // Hands what is left to the sink.
+  void Finish() {
+    if (sink_ != nullptr && !out_->empty()) HandOver();
   }
 
   // A family whose samples come from a fixed vocabulary: nothing to check.
   FamilyWriter Fixed(const MetricFamilySpec& family) {
+    if (sink_ != nullptr && out_->size() >= piece_bytes_) HandOver();
     return FamilyWriter(family, out_, dropped_);
   }
 
@@ -109,9 +124,16 @@ class Renderer {
   void Single(const MetricFamilySpec& family, double value) { Fixed(family).Add({}, value); }
 
  private:
+  void HandOver() {
+    (*sink_)(*out_);
+    out_->clear();
+  }
+
   const ScanResult& scan_;
   std::vector<std::string>* dropped_;
   std::string* out_;
+  const std::size_t piece_bytes_;
+  const std::function<void(std::string_view)>* sink_;
   std::vector<bool> shared_;
 };
 
@@ -321,6 +343,17 @@ void WriteProcessFamilies(const ProcessStats& process, Renderer* renderer) {
                    process.start_time_seconds);
 }
 
+void WriteAllFamilies(const ScanResult& scan, const ExporterStats& stats, Renderer* renderer) {
+  WriteVerdictFamilies(renderer);
+  WriteProvenanceFamilies(renderer);
+  WriteBrainFamilies(renderer);
+  if (stats.exporter_metrics) {
+    WriteExporterFamilies(scan, stats, renderer);
+    if (stats.process) WriteProcessFamilies(*stats.process, renderer);
+  }
+  renderer->Finish();
+}
+
 }  // namespace
 
 std::string RenderMetrics(const ScanResult& scan, const ExporterStats& stats,
@@ -328,14 +361,17 @@ std::string RenderMetrics(const ScanResult& scan, const ExporterStats& stats,
   std::string text;
   text.reserve(EstimateBytes(scan));
   Renderer renderer(scan, dropped, &text);
-  WriteVerdictFamilies(&renderer);
-  WriteProvenanceFamilies(&renderer);
-  WriteBrainFamilies(&renderer);
-  if (stats.exporter_metrics) {
-    WriteExporterFamilies(scan, stats, &renderer);
-    if (stats.process) WriteProcessFamilies(*stats.process, &renderer);
-  }
+  WriteAllFamilies(scan, stats, &renderer);
   return text;
+}
+
+void RenderMetricsTo(const ScanResult& scan, const ExporterStats& stats,
+                     std::vector<std::string>* dropped, std::size_t piece_bytes,
+                     const std::function<void(std::string_view piece)>& sink) {
+  std::string piece;
+  piece.reserve(piece_bytes + piece_bytes / 4);
+  Renderer renderer(scan, dropped, &piece, piece_bytes, &sink);
+  WriteAllFamilies(scan, stats, &renderer);
 }
 
 }  // namespace scx

@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/scanner.h"
@@ -53,6 +55,13 @@ struct ExporterStats {
 // Written straight into the returned string: no object per sample.
 std::string RenderMetrics(const ScanResult& scan, const ExporterStats& stats,
                           std::vector<std::string>* dropped);
+
+// The same text, handed to `sink` in order in pieces of about `piece_bytes` (a piece
+// ends after a brain's samples or a family once it holds that many bytes, so the
+// whole text is never in memory at once; the last piece may be shorter).
+void RenderMetricsTo(const ScanResult& scan, const ExporterStats& stats,
+                     std::vector<std::string>* dropped, std::size_t piece_bytes,
+                     const std::function<void(std::string_view piece)>& sink);
 
 }  // namespace scx
 

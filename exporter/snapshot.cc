@@ -13,19 +13,16 @@ Snapshot::Snapshot(const LandingPageInfo& page_info, Logger* logger)
     : page_info_(page_info), logger_(logger) {}
 
 Snapshot::Snapshot(std::shared_ptr<const ScanResult> scan, std::uint64_t scan_number,
-                   double scanned_at, std::string metrics_text, const LandingPageInfo& page_info,
-                   Logger* logger)
+                   double scanned_at, std::string metrics_gzip, std::string metrics_plain,
+                   std::size_t metrics_size, const LandingPageInfo& page_info, Logger* logger)
     : scan_(std::move(scan)),
       scan_number_(scan_number),
       scanned_at_(scanned_at),
-      metrics_size_(metrics_text.size()),
+      metrics_size_(metrics_size),
+      metrics_gzip_(std::move(metrics_gzip)),
+      metrics_plain_(std::move(metrics_plain)),
       page_info_(page_info),
-      logger_(logger) {
-  if (!GzipCompress(metrics_text, &metrics_gzip_)) {
-    logger_->Error("gzip compression of the metrics failed; serving them uncompressed");
-    metrics_plain_ = std::move(metrics_text);
-  }
-}
+      logger_(logger) {}
 
 const std::vector<BrainReport>& Snapshot::brains() const {
   static const std::vector<BrainReport> kNone;
@@ -75,14 +72,27 @@ std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info
 std::shared_ptr<const Snapshot> RenderSnapshot(std::shared_ptr<const ScanResult> scan,
                                                const ExporterStats& stats,
                                                const LandingPageInfo& page_info, Logger* logger) {
+  // Compressed as it is rendered: the whole text is never in memory.
   std::vector<std::string> dropped;
-  std::string text = RenderMetrics(*scan, stats, &dropped);
+  GzipWriter gzip;
+  std::size_t size = 0;
+  RenderMetricsTo(*scan, stats, &dropped, kGzipPieceBytes, [&](std::string_view piece) {
+    size += piece.size();
+    gzip.Add(piece);
+  });
   for (const std::string& series : dropped) {
     logger->Error("duplicate series dropped from the metrics", {{"series", series}});
   }
+  std::string compressed;
+  std::string plain;
+  if (!gzip.Finish(&compressed)) {
+    logger->Error("gzip compression of the metrics failed; serving them uncompressed");
+    plain = RenderMetrics(*scan, stats, nullptr);
+    size = plain.size();
+  }
   return std::make_shared<const Snapshot>(std::move(scan), stats.scans_total,
-                                          stats.last_scan_timestamp_seconds, std::move(text),
-                                          page_info, logger);
+                                          stats.last_scan_timestamp_seconds, std::move(compressed),
+                                          std::move(plain), size, page_info, logger);
 }
 
 }  // namespace scx

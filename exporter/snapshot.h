@@ -1,9 +1,9 @@
 // Everything the HTTP endpoints serve from one completed scan. The metrics are
-// rendered once, when the scan completes, and kept gzip-compressed only (about a
-// twentieth of the text): a gzip scrape is sent that copy as it is, a plain one gets
-// it inflated piece by piece while it is sent. The JSON view and the landing page are
-// rendered at their first request and then kept with the snapshot. Serving a request
-// never copies a body.
+// rendered once, when the scan completes, compressed piece by piece as they are
+// rendered, and kept gzip-compressed only (about a twentieth of the text): a gzip scrape is sent
+// that copy as it is, a plain one gets it inflated piece by piece while it is sent. The JSON view
+// and the landing page are rendered at their first request and then kept with the snapshot. Serving
+// a request never copies a body.
 //
 // Thread-safety: a published Snapshot is immutable apart from its lazily rendered
 // views, which are rendered once (std::call_once) and may be read from any thread.
@@ -31,8 +31,11 @@ class Snapshot {
  public:
   // No scan yet: no metrics, an empty JSON view, the landing page says so.
   Snapshot(const LandingPageInfo& page_info, Logger* logger);
+  // The metrics as `metrics_gzip` (one gzip member of `metrics_size` bytes of text),
+  // or, when compression failed, as `metrics_plain` with `metrics_gzip` empty.
   Snapshot(std::shared_ptr<const ScanResult> scan, std::uint64_t scan_number, double scanned_at,
-           std::string metrics_text, const LandingPageInfo& page_info, Logger* logger);
+           std::string metrics_gzip, std::string metrics_plain, std::size_t metrics_size,
+           const LandingPageInfo& page_info, Logger* logger);
   Snapshot(const Snapshot&) = delete;
   Snapshot& operator=(const Snapshot&) = delete;
 

@@ -283,6 +283,40 @@ TEST(MetricsRendererTest, WhoseSkeletonSignals) {
   EXPECT_EQ(Samples(text, "skeleton_coherence_prefix_ambiguous").size(), 1u);
 }
 
+TEST(MetricsRendererTest, InPiecesItIsTheSameTextAndDrops) {
+  ScanResult scan = SampleScan();
+  for (int i = 0; i < 200; ++i) {
+    scan.brains.push_back(Report("brain" + std::to_string(1000 + i), BrainState::kAbsent));
+  }
+  scan.brains.push_back(scan.brains[0]);  // a twin: its duplicate samples are dropped
+  ExporterStats stats = SampleStats();
+  std::vector<std::string> whole_dropped;
+  const std::string whole = RenderMetrics(scan, stats, &whole_dropped);
+  ASSERT_FALSE(whole_dropped.empty());
+  for (std::size_t piece_bytes :
+       {std::size_t{1}, std::size_t{700}, std::size_t{4096}, std::size_t{1} << 30}) {
+    std::string joined;
+    std::vector<std::string> dropped;
+    std::size_t pieces = 0;
+    RenderMetricsTo(scan, stats, &dropped, piece_bytes, [&](std::string_view piece) {
+      EXPECT_FALSE(piece.empty());
+      // A piece ends after the brain or family that made it reach piece_bytes (a
+      // brain's lines and an exporter family here are well under 2 KB each).
+      EXPECT_LT(piece.size(), piece_bytes + 2048) << piece_bytes;
+      joined.append(piece);
+      ++pieces;
+    });
+    EXPECT_EQ(joined, whole) << piece_bytes;
+    EXPECT_EQ(dropped, whole_dropped) << piece_bytes;
+    if (piece_bytes == 700) {
+      EXPECT_GT(pieces, whole.size() / 2048);
+    }
+    if (piece_bytes == std::size_t{1} << 30) {
+      EXPECT_EQ(pieces, 1u);
+    }
+  }
+}
+
 TEST(MetricsRendererTest, FamiliesComeInDocumentOrder) {
   const std::vector<std::string> expected = {
       "skeleton_coherence",

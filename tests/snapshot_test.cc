@@ -120,6 +120,26 @@ TEST_F(SnapshotTest, InitialSnapshotHasNoMetricsAndSaysSo) {
   EXPECT_NE(snapshot->landing_page().find("first scan has not completed"), std::string::npos);
 }
 
+TEST(GzipTest, WriterInPiecesMakesOneMemberOfTheWholeText) {
+  std::string text;
+  for (int i = 0; text.size() < 500000; ++i) text += "line " + std::to_string(i * 7919) + "\n";
+  GzipWriter writer;
+  for (std::size_t at = 0; at < text.size(); at += 3001) {
+    ASSERT_TRUE(writer.Add(std::string_view(text).substr(at, 3001)));
+  }
+  std::string zipped = "stale";
+  ASSERT_TRUE(writer.Finish(&zipped));
+  EXPECT_EQ(zipped.capacity(), zipped.size());
+  std::string unzipped;
+  ASSERT_TRUE(GzipDecompress(zipped, &unzipped));
+  EXPECT_EQ(unzipped, text);
+  // No piece at all is an empty text, still a valid member.
+  GzipWriter empty;
+  ASSERT_TRUE(empty.Finish(&zipped));
+  ASSERT_TRUE(GzipDecompress(zipped, &unzipped));
+  EXPECT_EQ(unzipped, "");
+}
+
 TEST(GzipTest, StreamingGunzipRefusesTruncatedAndForeignInput) {
   std::string text(300000, 'a');
   for (std::size_t i = 0; i < text.size(); i += 7) text[i] = static_cast<char>('a' + i % 26);
