@@ -134,11 +134,14 @@ void FamilyWriter::Add(std::initializer_list<Label> labels, double value) {
 
 void FamilyWriter::WriteHeader() {
   started_ = true;
-  out_->append("# HELP ");
-  out_->append(family_.name);
-  out_->push_back(' ');
-  AppendHelpText(family_.help, out_);
-  out_->append("\n# TYPE ");
+  if (!family_.help.empty()) {  // as prometheus-cpp: no HELP line without a text
+    out_->append("# HELP ");
+    out_->append(family_.name);
+    out_->push_back(' ');
+    AppendHelpText(family_.help, out_);
+    out_->push_back('\n');
+  }
+  out_->append("# TYPE ");
   out_->append(family_.name);
   out_->append(family_.type == MetricType::kCounter ? " counter\n" : " gauge\n");
 }

@@ -51,7 +51,8 @@ void AppendHelpText(std::string_view help, std::string* out);
 void AppendValue(double value, std::string* out);
 
 // Writes the samples of one family into `out`. The HELP and TYPE lines come with the
-// first sample, so a family without samples is left out. Samples added while
+// first sample, so a family without samples is left out (and no HELP line without a
+// help text, as prometheus-cpp writes it). Samples added while
 // CheckDuplicates(true) are compared with the family's earlier such samples: one whose
 // label set is already there is dropped (it would make the whole scrape invalid) and
 // described in `dropped` (may be null). Only those samples are remembered.
