@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -333,7 +334,7 @@ class Walk {
   const std::vector<Brain>& previous_brains_;
   std::map<std::string, const Brain*> previous_;  // by RuntimeKey, built on first use
   bool previous_indexed_ = false;
-  std::set<std::string> claimed_;  // keys of runtime dirs already tried
+  std::unordered_set<std::string> claimed_;  // keys of runtime dirs already tried
   std::vector<Brain> brains_;
   std::vector<DiscoveryProblem> problems_;
   std::vector<DiscoveryNotice> notices_;

@@ -202,6 +202,7 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   const std::vector<Brain>& brains = discovery.brains;
   std::vector<Memory*> memories;
   memories.reserve(brains.size());
+  memory_.reserve(brains.size());
   for (const Brain& brain : brains) memories.push_back(&memory_[brain.runtime_dir]);
   std::vector<Fetched> fetched(brains.size());
   const StoreReaderOptions& options = options_;
