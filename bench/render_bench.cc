@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,8 @@ namespace {
 
 ScanResult* g_scan = nullptr;
 
-Coherence Verdict(CoherenceStatus status, const std::string& expected, const std::string& found) {
+std::shared_ptr<const Coherence> Verdict(CoherenceStatus status, const std::string& expected,
+                                         const std::string& found) {
   Coherence verdict;
   verdict.status = status;
   verdict.expected_slug = expected;
@@ -34,7 +36,7 @@ Coherence Verdict(CoherenceStatus status, const std::string& expected, const std
   if (status == CoherenceStatus::kMismatch) {
     verdict.reason = "skeleton_id sk_" + found + "_candidate does not name slug " + expected;
   }
-  return verdict;
+  return std::make_shared<const Coherence>(verdict);
 }
 
 BrainReport MakeBrain(int index) {

@@ -1,7 +1,9 @@
 // One scan of every brain: discovery, change detection, store read and verdict.
 #include "engine/scanner.h"
 
-#include <unordered_set>
+#include <memory>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 
 namespace scx {
@@ -15,18 +17,26 @@ bool IsContentError(StoreError error) {
          error == StoreError::kTooLarge;
 }
 
-std::optional<Coherence> VerdictOf(const Brain& brain, const StoreContents& contents) {
-  return CheckCoherence(brain.project_root, brain.display_name, &contents.digest);
+std::shared_ptr<const Coherence> VerdictOf(const Brain& brain, const StoreContents& contents) {
+  std::optional<Coherence> verdict =
+      CheckCoherence(brain.project_root, brain.display_name, &contents.digest);
+  if (!verdict) return nullptr;
+  return std::make_shared<const Coherence>(std::move(*verdict));
 }
 
-BrainState StateOfVerdict(const std::optional<Coherence>& verdict) {
+// A verdict depends on the store and on these two facts of the brain only.
+bool SameIdentity(const Brain& a, const Brain& b) {
+  return a.project_root == b.project_root && a.display_name == b.display_name;
+}
+
+BrainState StateOfVerdict(const Coherence* verdict) {
   if (!verdict) return BrainState::kAbsent;
   return verdict->status == CoherenceStatus::kOk ? BrainState::kOk : BrainState::kMismatch;
 }
 
-bool SameVerdict(const std::optional<Coherence>& a, const std::optional<Coherence>& b) {
-  if (a.has_value() != b.has_value()) return false;
-  if (!a) return true;
+bool SameVerdict(const Coherence* a, const Coherence* b) {
+  if ((a == nullptr) != (b == nullptr)) return false;
+  if (a == nullptr) return true;
   return a->status == b->status && a->expected_slug == b->expected_slug &&
          a->found_slug == b->found_slug;
 }
@@ -53,31 +63,50 @@ void AddProvenance(std::vector<BrainReport>* reports) {
 
 }  // namespace
 
+std::uint64_t ReadErrorCounts::operator[](StoreError error) const {
+  std::size_t index = 0;
+  for (const Term<StoreError>& term : kStoreErrors) {
+    if (!IsReadError(term.value)) continue;
+    if (term.value == error) return counts_[index];
+    ++index;
+  }
+  return 0;
+}
+
+void ReadErrorCounts::Add(StoreError error, std::uint64_t scans) {
+  std::size_t index = 0;
+  for (const Term<StoreError>& term : kStoreErrors) {
+    if (!IsReadError(term.value)) continue;
+    if (term.value == error) counts_[index] += scans;
+    ++index;
+  }
+}
+
 Scanner::Scanner(StoreReaderOptions options) : options_(options) {}
 
 void Scanner::SetOptions(const StoreReaderOptions& options) {
   options_ = options;
-  for (auto& [runtime_dir, memory] : memory_) {
-    memory.stamp = FileStamp();  // no real file has this stamp: read again
-    memory.failed_content = false;
+  for (Record& record : records_) {
+    record.stamp = FileStamp();  // no real file has this stamp: read again
+    record.failed.reset();
   }
 }
 
-Scanner::Fetched Scanner::FetchStore(const Brain& brain, const Memory& memory,
+Scanner::Fetched Scanner::FetchStore(const Brain& brain, const Record& record,
                                      const StoreReaderOptions& options) {
   const std::string path = brain.runtime_dir + "/" + kStoreFileName;
   Fetched fetched;
   // With a stamp to compare, one stat tells an unchanged store (read nothing);
   // without one, the store is opened at once and stamped by the read's fstat.
-  if (memory.has_good_read || memory.failed_content) {
+  if (record.has_good_read || record.failed) {
     FileStamp stamp;
     fetched.error = StatStore(path, &stamp, &fetched.message);
     if (fetched.error != StoreError::kNone) return fetched;
-    if (memory.has_good_read && stamp == memory.stamp) {
+    if (record.has_good_read && stamp == record.stamp) {
       fetched.unchanged = true;
       return fetched;
     }
-    if (memory.failed_content && stamp == memory.failed_stamp) {
+    if (record.failed && stamp == record.failed->stamp) {
       fetched.same_failure = true;
       return fetched;
     }
@@ -87,104 +116,136 @@ Scanner::Fetched Scanner::FetchStore(const Brain& brain, const Memory& memory,
   return fetched;
 }
 
-BrainReport Scanner::ScanBrain(const Brain& brain) {
-  Memory& memory = memory_[brain.runtime_dir];
-  return ApplyFetched(brain, &memory, FetchStore(brain, memory, options_));
-}
-
-BrainReport Scanner::ApplyFetched(const Brain& brain, Memory* memory_of_brain, Fetched fetched) {
-  Memory& memory = *memory_of_brain;
+BrainReport Scanner::ApplyFetched(const Brain& brain, const Brain* before, Record* record_of_brain,
+                                  Fetched fetched) {
+  Record& record = *record_of_brain;
   BrainReport report;
   report.brain = brain;
+  const std::shared_ptr<const Coherence> last_verdict = record.verdict;
 
+  bool new_contents = false;
   StoreError error = fetched.error;
   std::string message = std::move(fetched.message);
   if (fetched.unchanged) {
     ++unchanged_;
   } else if (fetched.same_failure) {
     ++unchanged_;
-    error = memory.failed_error;
-    message = memory.failed_message;
+    error = record.failed->error;
+    message = record.failed->message;
   } else if (fetched.was_read) {
     StoreReadResult& read = fetched.read;
     error = read.error;
     message = std::move(read.message);
     if (error == StoreError::kNone) {
       ++parsed_;
-      memory.has_good_read = true;
-      memory.stamp = read.stamp;
-      memory.contents = std::move(read.contents);
-      memory.contents_mtime_ns = read.stamp.mtime_ns;
-      memory.verdict_identity.clear();  // new contents: a new verdict
-      memory.failed_content = false;
+      record.has_good_read = true;
+      record.stamp = read.stamp;
+      record.contents = std::move(read.contents);
+      record.contents_mtime_ns = read.stamp.mtime_ns;
+      new_contents = true;
+      record.failed.reset();
     } else if (IsContentError(error)) {
-      memory.failed_content = true;
-      memory.failed_stamp = read.stamp;
-      memory.failed_error = error;
-      memory.failed_message = message;
+      record.failed = std::make_unique<ContentFailure>(ContentFailure{read.stamp, error, message});
     }
   }
 
   if (error == StoreError::kAbsent) {
     // No store: no verdict, and nothing old to keep showing.
-    memory.has_good_read = false;
-    memory.failed_content = false;
-    memory.contents = StoreContents();
-    memory.verdict_identity.clear();
+    record.has_good_read = false;
+    record.failed.reset();
+    record.contents = StoreContents();
+    record.verdict.reset();
     report.store = StorePresence::kAbsent;
     report.state = BrainState::kAbsent;
   } else if (error != StoreError::kNone) {
-    ++memory.read_errors_total[error];
+    record.read_errors_total.Add(error);
     report.store = StorePresence::kUnreadable;
     report.state = BrainState::kUnreadable;
     report.read_error = error;
-    report.read_error_message = message;
+    report.read_error_message = std::move(message);
   } else {
     report.store = StorePresence::kPresent;
   }
 
-  if (memory.has_good_read) {
-    report.coherence = CachedVerdict(brain, &memory);
-    report.verdict_stale = report.coherence.has_value() && error != StoreError::kNone;
+  if (record.has_good_read) {
+    // The verdict is worked out again only when the read or the brain's identity is
+    // new; a record with a good read kept from the previous scan has its `before`.
+    if (new_contents || before == nullptr || !SameIdentity(*before, brain)) {
+      record.verdict = VerdictOf(brain, record.contents);
+      ++verdicts_computed_;
+    }
+    report.coherence = record.verdict;
+    report.verdict_stale = report.coherence != nullptr && error != StoreError::kNone;
     report.has_store_facts = true;
-    report.store_version = memory.contents.store_version;
-    report.block_count = memory.contents.block_count;
-    report.skeleton_id = memory.contents.digest.skeleton_id;
+    report.store_version = record.contents.store_version;
+    report.block_count = record.contents.block_count;
+    report.skeleton_id = record.contents.digest.skeleton_id;
   }
-  if (error == StoreError::kNone) report.state = StateOfVerdict(report.coherence);
-  TrackMismatchSince(&memory, &report);
-  report.read_errors_total = memory.read_errors_total;
+  if (error == StoreError::kNone) report.state = StateOfVerdict(report.coherence.get());
+  TrackMismatchSince(last_verdict.get(), &record, &report);
+  report.read_errors_total = record.read_errors_total;
+  record.state = report.state;
   return report;
 }
 
-const std::optional<Coherence>& Scanner::CachedVerdict(const Brain& brain, Memory* memory) {
-  std::string identity = brain.project_root + '\0' + brain.display_name;
-  if (memory->verdict_identity != identity) {
-    memory->verdict = VerdictOf(brain, memory->contents);
-    memory->verdict_identity = std::move(identity);
-    ++verdicts_computed_;
-  }
-  return memory->verdict;
-}
-
-void Scanner::TrackMismatchSince(Memory* memory, BrainReport* report) {
-  const std::optional<Coherence>& verdict = report->coherence;
-  if (!verdict || verdict->status != CoherenceStatus::kMismatch) {
-    memory->mismatch_key.clear();
+void Scanner::TrackMismatchSince(const Coherence* last, Record* record, BrainReport* report) {
+  const Coherence* verdict = report->coherence.get();
+  if (verdict == nullptr || verdict->status != CoherenceStatus::kMismatch) {
+    record->mismatch_tracked = false;
     return;
   }
-  std::string key = verdict->expected_slug + '\n' + verdict->found_slug;
-  if (key != memory->mismatch_key) {
+  // While tracked, `last` is the mismatch the previous scan reported.
+  if (!record->mismatch_tracked || last->expected_slug != verdict->expected_slug ||
+      last->found_slug != verdict->found_slug) {
     // A verdict always comes from the last good read.
-    memory->mismatch_key = std::move(key);
-    memory->mismatch_since_ns = memory->contents_mtime_ns;
+    record->mismatch_tracked = true;
+    record->mismatch_since_ns = record->contents_mtime_ns;
   }
-  report->mismatch_since = static_cast<double>(memory->mismatch_since_ns) / 1e9;
+  report->mismatch_since = static_cast<double>(record->mismatch_since_ns) / 1e9;
+}
+
+std::vector<std::size_t> Scanner::RecordsOf(const std::vector<Brain>& brains) const {
+  std::unordered_map<std::string_view, std::size_t> by_runtime_dir;
+  by_runtime_dir.reserve(brains_.size());
+  for (std::size_t i = 0; i < brains_.size(); ++i)
+    by_runtime_dir.emplace(brains_[i].runtime_dir, i);
+  std::vector<std::size_t> records(brains.size(), kNoRecord);
+  for (std::size_t i = 0; i < brains.size(); ++i) {
+    auto found = by_runtime_dir.find(brains[i].runtime_dir);
+    if (found == by_runtime_dir.end()) continue;
+    records[i] = found->second;
+    by_runtime_dir.erase(found);  // one brain per record
+  }
+  return records;
+}
+
+std::vector<Scanner::Seen> Scanner::SeenByName(const std::vector<Brain>& brains,
+                                               std::vector<StateChange>* gone) const {
+  // Both lists are sorted by name: one walk pairs them.
+  std::vector<Seen> seen(brains.size());
+  std::size_t previous = 0;
+  auto report_gone = [this, gone](std::size_t index) {
+    StateChange change;
+    change.brain = brains_[index].name;
+    change.from = records_[index].state;
+    gone->push_back(std::move(change));
+  };
+  for (std::size_t i = 0; i < brains.size(); ++i) {
+    while (previous < brains_.size() && brains_[previous].name < brains[i].name) {
+      report_gone(previous++);
+    }
+    if (previous < brains_.size() && brains_[previous].name == brains[i].name) {
+      const Record& record = records_[previous++];
+      seen[i] = Seen{true, record.state, record.verdict};
+    }
+  }
+  while (previous < brains_.size()) report_gone(previous++);
+  return seen;
 }
 
 ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>* stop) {
   auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
-  Discovery discovery = DiscoverBrains(config, previous_brains_, stop, parallelism_);
+  Discovery discovery = DiscoverBrains(config, brains_, stop, parallelism_);
   ScanResult result;
   if (discovery.stopped || stopped()) {
     result.stopped = true;
@@ -197,74 +258,64 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   unchanged_ = 0;
   verdicts_computed_ = 0;
 
-  // Every brain's Memory, found (or made) here on the scan thread; the fetch threads
-  // only read them, and only this thread changes them, after the fetch.
+  // Every brain's record of the previous scan, found here on the scan thread; the
+  // fetch threads only read them, and only this thread changes them, after the fetch.
   const std::vector<Brain>& brains = discovery.brains;
-  std::vector<Memory*> memories;
-  memories.reserve(brains.size());
-  memory_.reserve(brains.size());
-  for (const Brain& brain : brains) memories.push_back(&memory_[brain.runtime_dir]);
+  const std::vector<std::size_t> earlier = RecordsOf(brains);
+  const Record new_record{};
   std::vector<Fetched> fetched(brains.size());
   const StoreReaderOptions& options = options_;
-  auto fetch = [&brains, &memories, &fetched, &options](std::size_t i) {
-    fetched[i] = FetchStore(brains[i], *memories[i], options);
+  auto fetch = [this, &brains, &earlier, &new_record, &fetched, &options](std::size_t i) {
+    const Record& record = earlier[i] == kNoRecord ? new_record : records_[earlier[i]];
+    fetched[i] = FetchStore(brains[i], record, options);
   };
   if (!ParallelFor(brains.size(), parallelism_, fetch, stop)) {
     result.stopped = true;
     return result;
   }
 
-  std::map<std::string, Previous> states;
+  // From here on the scan completes. The previous scan's states by name, taken
+  // before the records move to this scan's brains.
+  std::vector<StateChange> gone;
+  std::vector<Seen> seen = SeenByName(brains, &gone);
+  std::vector<Record> records(brains.size());
   result.brains.reserve(brains.size());
   for (std::size_t i = 0; i < brains.size(); ++i) {
-    BrainReport report = ApplyFetched(brains[i], memories[i], std::move(fetched[i]));
-    states[brains[i].name] =
-        Previous{report.state, report.coherence,
-                 report.state == BrainState::kUnreadable ? report.read_error : StoreError::kNone,
-                 report.read_error_message};
+    const Brain* before = nullptr;
+    if (earlier[i] != kNoRecord) {
+      records[i] = std::move(records_[earlier[i]]);
+      before = &brains_[earlier[i]];
+    }
+    BrainReport report = ApplyFetched(brains[i], before, &records[i], std::move(fetched[i]));
+    if (!seen[i].seen || seen[i].state != report.state ||
+        !SameVerdict(seen[i].coherence.get(), report.coherence.get())) {
+      StateChange change;
+      change.brain = brains[i].name;
+      if (seen[i].seen) change.from = seen[i].state;
+      change.to = report.state;
+      change.coherence = report.coherence;
+      if (report.state == BrainState::kUnreadable) {
+        change.read_error = report.read_error;
+        change.read_error_message = report.read_error_message;
+      }
+      result.changes.push_back(std::move(change));
+    }
     result.brains.push_back(std::move(report));
   }
-  // Forget the runtime dirs no brain has any more.
-  const std::unordered_set<const Memory*> live(memories.begin(), memories.end());
-  for (auto it = memory_.begin(); it != memory_.end();) {
-    it = live.count(&it->second) ? std::next(it) : memory_.erase(it);
-  }
+  for (StateChange& change : gone) result.changes.push_back(std::move(change));
+  // What this scan no longer needs goes before the provenance is worked out.
+  std::vector<Fetched>().swap(fetched);
+  std::vector<Seen>().swap(seen);
   AddProvenance(&result.brains);
 
-  result.changes = ChangesSince(states);
   result.stores_parsed = parsed_;
   result.stores_unchanged = unchanged_;
   result.verdicts_computed = verdicts_computed_;
-  previous_brains_ = std::move(discovery.brains);
-  previous_ = std::move(states);
+  // The records of runtime dirs no brain has any more are forgotten here.
+  brains_ = std::move(discovery.brains);
+  brains_.shrink_to_fit();
+  records_ = std::move(records);
   return result;
-}
-
-std::vector<StateChange> Scanner::ChangesSince(const std::map<std::string, Previous>& now) const {
-  std::vector<StateChange> changes;
-  for (const auto& [name, current] : now) {
-    auto before = previous_.find(name);
-    if (before != previous_.end() && before->second.state == current.state &&
-        SameVerdict(before->second.coherence, current.coherence)) {
-      continue;
-    }
-    StateChange change;
-    change.brain = name;
-    if (before != previous_.end()) change.from = before->second.state;
-    change.to = current.state;
-    change.coherence = current.coherence;
-    change.read_error = current.read_error;
-    change.read_error_message = current.read_error_message;
-    changes.push_back(std::move(change));
-  }
-  for (const auto& [name, before] : previous_) {
-    if (now.count(name)) continue;
-    StateChange change;
-    change.brain = name;
-    change.from = before.state;
-    changes.push_back(std::move(change));
-  }
-  return changes;
 }
 
 }  // namespace scx

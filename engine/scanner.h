@@ -9,12 +9,13 @@
 #ifndef SCX_ENGINE_SCANNER_H_
 #define SCX_ENGINE_SCANNER_H_
 
+#include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/coherence.h"
@@ -52,41 +53,64 @@ inline const char* StorePresenceName(StorePresence presence) {
   return NameOf(kStorePresences, presence);
 }
 
+// How many StoreError values are read errors (IsReadError).
+constexpr std::size_t CountReadErrors() {
+  std::size_t count = 0;
+  for (const Term<StoreError>& term : kStoreErrors) count += IsReadError(term.value) ? 1 : 0;
+  return count;
+}
+
+// Scans in which a brain's store could not be read, since it was first seen, by
+// reason: one counter for each read error (IsReadError values), all zero at first.
+class ReadErrorCounts {
+ public:
+  // 0 for the values that are not read errors.
+  std::uint64_t operator[](StoreError error) const;
+  // Counts `scans` more for `error`; ignored for values that are not read errors.
+  void Add(StoreError error, std::uint64_t scans = 1);
+
+  bool operator==(const ReadErrorCounts& other) const { return counts_ == other.counts_; }
+  bool operator!=(const ReadErrorCounts& other) const { return !(*this == other); }
+
+ private:
+  std::array<std::uint64_t, CountReadErrors()> counts_{};  // in kStoreErrors order
+};
+
 // What the latest scan knows about one brain.
 struct BrainReport {
   Brain brain;
   BrainState state = BrainState::kAbsent;
   StorePresence store = StorePresence::kAbsent;  // the file as found this scan
   StoreError read_error = StoreError::kNone;     // this scan's error, if unreadable
+  // The verdict below is the last good one, kept while the store is unreadable now.
+  bool verdict_stale = false;
+  bool has_store_facts = false;  // the store facts below are set
   std::string read_error_message;
   // The verdict to export: this scan's, or the last good one when the store is
-  // unreadable now (then verdict_stale is true). Empty: nothing to export.
-  std::optional<Coherence> coherence;
-  bool verdict_stale = false;
+  // unreadable now (then verdict_stale is true). Null: nothing to export. Shared with
+  // the scanner and the next scans' reports while it holds: never changed once made.
+  std::shared_ptr<const Coherence> coherence;
   // While the verdict (stale included) is a mismatch: the store file's mtime (Unix
   // seconds) at the first read this process saw of this same foreign verdict. So the
   // brain has served this skeleton at least since then. Empty otherwise.
   std::optional<double> mismatch_since;
-  // Facts of the last good read, when there is one to show.
-  bool has_store_facts = false;
+  // Facts of the last good read, when there is one to show (has_store_facts).
   std::int64_t store_version = 0;
   std::int64_t block_count = 0;
   std::string skeleton_id;  // of the last good read
   // Whose skeleton it is (owner, sharing, prefix ambiguity): a signal beside the
   // verdict, computed over the whole scan. Never changes `coherence`.
   SkeletonProvenance provenance;
-  // Scans in which this brain's store could not be read, since it was first seen,
-  // by reason (IsReadError values only).
-  std::map<StoreError, std::uint64_t> read_errors_total;
+  ReadErrorCounts read_errors_total;
 };
 
 // A brain whose state differs from the previous scan (or that is new or gone).
 struct StateChange {
   std::string brain;
-  std::optional<BrainState> from;             // empty: first seen
-  std::optional<BrainState> to;               // empty: gone
-  std::optional<Coherence> coherence;         // the verdict after the change, if any
-  StoreError read_error = StoreError::kNone;  // when `to` is kUnreadable
+  std::optional<BrainState> from;              // empty: first seen
+  std::optional<BrainState> to;                // empty: gone
+  std::shared_ptr<const Coherence> coherence;  // the verdict after the change, if any
+  StoreError read_error = StoreError::kNone;   // when `to` is kUnreadable
   std::string read_error_message;
 };
 
@@ -125,42 +149,43 @@ class Scanner {
   // thread in brain order, whatever the threads. Exposed for tests.
   void SetParallelism(const Parallelism& parallelism) { parallelism_ = parallelism; }
 
-  // Scans one brain, updating its remembered state. Exposed for tests.
-  BrainReport ScanBrain(const Brain& brain);
-
  private:
-  // What is remembered of one runtime dir between scans.
-  struct Memory {
+  // The last read of a store that failed for its content (parse, schema, too large):
+  // an unchanged file is not read again.
+  struct ContentFailure {
+    FileStamp stamp;
+    StoreError error = StoreError::kNone;
+    std::string message;
+  };
+
+  // What is remembered of one brain between scans; its Brain is in brains_, at the
+  // same index. A brain that moves to another runtime dir starts a new record.
+  struct Record {
+    BrainState state = BrainState::kAbsent;  // as the last scan reported it
     bool has_good_read = false;
-    FileStamp stamp;                     // of the last good read
-    StoreContents contents;              // of the last good read: its digest, no block ids
-    std::int64_t contents_mtime_ns = 0;  // of the last good read; kept by SetOptions
-    // The verdict of `contents` for the identity it was worked out for
-    // (project_root + '\0' + display_name); empty key: none cached.
-    std::string verdict_identity;
-    std::optional<Coherence> verdict;
-    // The last read that failed for its content (parse, schema, too large): an
-    // unchanged file is not read again.
-    bool failed_content = false;
-    FileStamp failed_stamp;
-    StoreError failed_error = StoreError::kNone;
-    std::string failed_message;
-    std::map<StoreError, std::uint64_t> read_errors_total;
-    // The mismatch verdict being served ("expected\nfound"; empty when none) and the
-    // store's mtime at the first read that showed it.
-    std::string mismatch_key;
+    // The last scan's verdict was a mismatch, this foreign verdict served since the
+    // store's mtime mismatch_since_ns.
+    bool mismatch_tracked = false;
     std::int64_t mismatch_since_ns = 0;
+    FileStamp stamp;                     // of the last good read
+    std::int64_t contents_mtime_ns = 0;  // of the last good read; kept by SetOptions
+    StoreContents contents;              // of the last good read: its digest, no block ids
+    // The verdict of `contents` for the brain's identity (project_root, display_name)
+    // in the last scan, as the last scan reported it; null while there is no good
+    // read or the store has no skeleton.
+    std::shared_ptr<const Coherence> verdict;
+    std::unique_ptr<ContentFailure> failed;  // null: no content failure to remember
+    ReadErrorCounts read_errors_total;
   };
 
-  // A brain's state and verdict in the previous scan, for change detection.
-  struct Previous {
+  // The previous scan's state and verdict of the brain with a given name.
+  struct Seen {
+    bool seen = false;
     BrainState state = BrainState::kAbsent;
-    std::optional<Coherence> coherence;
-    StoreError read_error = StoreError::kNone;
-    std::string read_error_message;
+    std::shared_ptr<const Coherence> coherence;
   };
 
-  // What one brain's store gave this scan: the file-reading part of ScanBrain.
+  // What one brain's store gave this scan: the file-reading part of a scan.
   struct Fetched {
     bool unchanged = false;                // the stamp of the last good read: nothing read
     bool same_failure = false;             // the stamp of the last content failure: not read again
@@ -170,30 +195,36 @@ class Scanner {
     StoreReadResult read;
   };
 
-  // Stats and reads the store of `brain` as `memory` says it must; changes nothing,
+  static constexpr std::size_t kNoRecord = static_cast<std::size_t>(-1);
+
+  // For each of `brains`, the index in records_ of its runtime dir's record, or
+  // kNoRecord; a record goes to one brain at most.
+  std::vector<std::size_t> RecordsOf(const std::vector<Brain>& brains) const;
+
+  // For each of `brains` (sorted by name), what the previous scan saw of its name;
+  // appends to `gone` a change for each previous name no brain has any more.
+  std::vector<Seen> SeenByName(const std::vector<Brain>& brains,
+                               std::vector<StateChange>* gone) const;
+
+  // Stats and reads the store of `brain` as `record` says it must; changes nothing,
   // so that several threads may fetch different brains at once.
-  static Fetched FetchStore(const Brain& brain, const Memory& memory,
+  static Fetched FetchStore(const Brain& brain, const Record& record,
                             const StoreReaderOptions& options);
 
-  // Turns a fetch into the brain's report, updating `memory` and the counters.
-  BrainReport ApplyFetched(const Brain& brain, Memory* memory, Fetched fetched);
+  // Turns a fetch into the brain's report, updating `record` and the counters.
+  // `before` is the Brain the record had in the previous scan (null: a new record).
+  BrainReport ApplyFetched(const Brain& brain, const Brain* before, Record* record,
+                           Fetched fetched);
 
   // Sets report->mismatch_since, starting the clock when the mismatch is new or
-  // names another foreign slug and resetting it when there is no mismatch.
-  static void TrackMismatchSince(Memory* memory, BrainReport* report);
-
-  // The verdict of the last good read for `brain`, worked out again only when the
-  // read or the brain's identity is new.
-  const std::optional<Coherence>& CachedVerdict(const Brain& brain, Memory* memory);
-
-  std::vector<StateChange> ChangesSince(const std::map<std::string, Previous>& now) const;
+  // names another foreign slug than `last` (the previous scan's verdict) and
+  // stopping it when there is no mismatch.
+  static void TrackMismatchSince(const Coherence* last, Record* record, BrainReport* report);
 
   StoreReaderOptions options_;
   Parallelism parallelism_;
-  // By runtime dir. Node-based: a Memory stays where it is while others come and go.
-  std::unordered_map<std::string, Memory> memory_;
-  std::vector<Brain> previous_brains_;
-  std::map<std::string, Previous> previous_;  // by brain name
+  std::vector<Brain> brains_;    // the previous scan's, sorted by name
+  std::vector<Record> records_;  // records_[i] is brains_[i]'s
   std::int64_t parsed_ = 0;
   std::int64_t unchanged_ = 0;
   std::int64_t verdicts_computed_ = 0;

@@ -16,7 +16,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // Surface A's `skeleton_coherence` object, or null when there is no verdict.
-Json CoherenceJson(const std::optional<Coherence>& coherence) {
+Json CoherenceJson(const Coherence* coherence) {
   if (!coherence) return nullptr;
   Json out;
   if (coherence->status == CoherenceStatus::kOk) {
@@ -67,7 +67,7 @@ Json OnceBrain(const BrainReport& brain) {
   out["identity_source"] = IdentitySourceName(brain.brain.identity_source);
   out["store"] = StorePresenceName(brain.store);
   if (brain.state == BrainState::kUnreadable) out["store_error"] = StoreErrorJson(brain);
-  out["skeleton_coherence"] = CoherenceJson(brain.coherence);
+  out["skeleton_coherence"] = CoherenceJson(brain.coherence.get());
   AddMismatchSince(brain, &out);
   AddProvenance(brain, &out);
   return out;
@@ -96,7 +96,7 @@ Json BrainJson(const BrainReport& brain) {
     out["store_version"] = brain.store_version;
     out["block_count"] = brain.block_count;
   }
-  out["skeleton_coherence"] = CoherenceJson(brain.coherence);
+  out["skeleton_coherence"] = CoherenceJson(brain.coherence.get());
   out["stale"] = brain.verdict_stale;
   AddMismatchSince(brain, &out);
   AddProvenance(brain, &out);

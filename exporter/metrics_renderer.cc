@@ -254,7 +254,7 @@ void WriteBrainFamilies(Renderer* renderer) {
     for (const Term<StoreError>& reason : kStoreErrors) {
       if (!IsReadError(reason.value)) continue;
       family->Add({{"brain", report.brain.name}, {"reason", reason.name}},
-                  static_cast<double>(CountOf(report.read_errors_total, reason.value)));
+                  static_cast<double>(report.read_errors_total[reason.value]));
     }
   });
 }

@@ -72,7 +72,7 @@ std::string Reason(const BrainReport& brain) {
 }
 
 Row RowOf(const BrainReport& brain) {
-  const bool verdict = brain.coherence.has_value();
+  const bool verdict = brain.coherence != nullptr;
   return {CellText(brain.brain.name),
           StateText(brain),
           CellText(verdict ? brain.coherence->expected_slug : ""),

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include <nlohmann/json.hpp>
 
 namespace scx {
@@ -24,7 +26,7 @@ BrainReport Report(const std::string& name, BrainState state) {
     verdict.expected_slug = name;
     verdict.found_slug = state == BrainState::kOk ? name : "keyvault";
     if (state == BrainState::kMismatch) verdict.reason = "skeleton_id does not match";
-    report.coherence = verdict;
+    report.coherence = std::make_shared<const Coherence>(verdict);
     report.has_store_facts = true;
     report.store_version = 7;
     report.block_count = 3;
@@ -150,8 +152,10 @@ TEST(BrainsViewTest, ListsEveryBrain) {
 TEST(JsonViewTest, HugeStringsAreCappedInEveryView) {
   BrainReport brain = Report("m1nd", BrainState::kMismatch);
   const std::string skeleton_id = "sk_" + std::string(10 << 20, 'k') + "_candidate";
-  brain.coherence->found_slug = std::string(10 << 20, 'k');
-  brain.coherence->reason = "skeleton_id \"" + skeleton_id + "\" is not this brain's";
+  Coherence verdict = *brain.coherence;
+  verdict.found_slug = std::string(10 << 20, 'k');
+  verdict.reason = "skeleton_id \"" + skeleton_id + "\" is not this brain's";
+  brain.coherence = std::make_shared<const Coherence>(verdict);
   for (const std::string& text : {OnceReport({brain}), BrainView(brain), BrainsView({brain})}) {
     EXPECT_LT(text.size(), 4 * kMaxJsonStringBytes + 4096);
     const Json json = Json::parse(text);
@@ -174,7 +178,9 @@ TEST(BrainsViewTest, ExactBytes) {
   incident.brain.project_root = "/home/dev/m1nd";
   incident.brain.display_name = "line\none \"q\" \\ \xff";
   incident.brain.source = BrainSource::kStatic;
-  incident.coherence->reason = "r";
+  Coherence verdict = *incident.coherence;
+  verdict.reason = "r";
+  incident.coherence = std::make_shared<const Coherence>(verdict);
   incident.provenance.shared_with = {"keyvault"};
   incident.provenance.shared_count = 1;
   BrainReport notes = Report("notes", BrainState::kAbsent);

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -32,7 +33,7 @@ BrainReport Incident() {
   verdict.status = CoherenceStatus::kMismatch;
   verdict.expected_slug = "m1nd";
   verdict.found_slug = "keyvault";
-  report.coherence = verdict;
+  report.coherence = std::make_shared<const Coherence>(verdict);
   return report;
 }
 
@@ -51,7 +52,7 @@ BrainReport Ok(const std::string& name) {
   verdict.status = CoherenceStatus::kOk;
   verdict.expected_slug = name;
   verdict.found_slug = name;
-  report.coherence = verdict;
+  report.coherence = std::make_shared<const Coherence>(verdict);
   return report;
 }
 
@@ -237,7 +238,9 @@ TEST(LandingPageTest, EverythingFromDiskIsEscaped) {
   BrainReport report = Incident();
   report.brain.name = "<script>alert(1)</script>";
   report.brain.project_root = "/tmp/a&b";
-  report.coherence->found_slug = "x\"y";
+  Coherence verdict = *report.coherence;
+  verdict.found_slug = "x\"y";
+  report.coherence = std::make_shared<const Coherence>(verdict);
   const std::string html = RenderLandingPage(Info(), {report}, true);
   EXPECT_FALSE(Contains(html, "<script>alert"));
   EXPECT_TRUE(Contains(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));

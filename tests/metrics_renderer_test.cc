@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,12 +34,13 @@ std::size_t ReadErrorReasonCount() {
   return count;
 }
 
-Coherence Verdict(CoherenceStatus status, const std::string& expected, const std::string& found) {
+std::shared_ptr<const Coherence> Verdict(CoherenceStatus status, const std::string& expected,
+                                         const std::string& found) {
   Coherence verdict;
   verdict.status = status;
   verdict.expected_slug = expected;
   verdict.found_slug = found;
-  return verdict;
+  return std::make_shared<const Coherence>(verdict);
 }
 
 // The incident brain, a healthy one, an empty-store one and a stale one.
@@ -76,7 +78,7 @@ ScanResult SampleScan() {
   stale.has_store_facts = true;
   stale.store_version = 4;
   stale.block_count = 1;
-  stale.read_errors_total = {{StoreError::kParse, 2}};
+  stale.read_errors_total.Add(StoreError::kParse, 2);
   stale.provenance.prefix_ambiguous = true;
   stale.provenance.ambiguous_slug = "torn_core";
   scan.brains.push_back(stale);
@@ -393,7 +395,7 @@ TEST(MetricsRendererTest, DuplicateLabelSetsAreDroppedAndReported) {
   ScanResult scan = SampleScan();
   BrainReport twin = scan.brains[0];  // same name as the incident brain
   twin.brain.runtime_dir = "/elsewhere";
-  twin.coherence->found_slug = "other";
+  twin.coherence = Verdict(CoherenceStatus::kMismatch, "m1nd", "other");
   scan.brains.push_back(twin);
 
   std::vector<std::string> dropped;
@@ -495,7 +497,7 @@ TEST(MetricsRendererTest, SmallScanRendersExactly) {
   report.store_version = 140039;
   report.block_count = 3;
   report.provenance.owner_brain = "keyvault";
-  report.read_errors_total = {{StoreError::kIo, 2}};
+  report.read_errors_total.Add(StoreError::kIo, 2);
   scan.brains.push_back(report);
   ExporterStats stats;
   stats.exporter_metrics = false;

@@ -72,7 +72,7 @@ TEST_F(ScannerTest, IncidentHealthyAndEmptyBrains) {
   const BrainReport& m1nd = Find(scan, "m1nd");
   EXPECT_EQ(m1nd.state, BrainState::kMismatch);
   EXPECT_STREQ(StorePresenceName(m1nd.store), "present");
-  ASSERT_TRUE(m1nd.coherence.has_value());
+  ASSERT_NE(m1nd.coherence, nullptr);
   EXPECT_EQ(m1nd.coherence->expected_slug, "m1nd");
   EXPECT_EQ(m1nd.coherence->found_slug, "keyvault");
   EXPECT_FALSE(m1nd.verdict_stale);
@@ -85,7 +85,7 @@ TEST_F(ScannerTest, IncidentHealthyAndEmptyBrains) {
   const BrainReport& notes = Find(scan, "notes");
   EXPECT_EQ(notes.state, BrainState::kAbsent);
   EXPECT_STREQ(StorePresenceName(notes.store), "absent");
-  EXPECT_FALSE(notes.coherence.has_value());
+  EXPECT_EQ(notes.coherence, nullptr);
   EXPECT_FALSE(notes.has_store_facts);
 
   EXPECT_EQ(scan.stores_parsed, 2);
@@ -106,7 +106,7 @@ TEST_F(ScannerTest, StoreWithNullSkeletonIsUnreadableAndKeepsTheLastVerdict) {
   EXPECT_EQ(m1nd.state, BrainState::kUnreadable);
   EXPECT_STREQ(StorePresenceName(m1nd.store), "unreadable");
   EXPECT_EQ(m1nd.read_error, StoreError::kSchema);
-  ASSERT_TRUE(m1nd.coherence.has_value());
+  ASSERT_NE(m1nd.coherence, nullptr);
   EXPECT_EQ(m1nd.coherence->status, CoherenceStatus::kMismatch);
   EXPECT_TRUE(m1nd.verdict_stale);
 }
@@ -116,7 +116,7 @@ TEST_F(ScannerTest, StoreWithoutSkeletonIsUnreadableNotEmpty) {
   ScanResult scan = scanner_.Scan(config_);
   EXPECT_EQ(scan.brains[0].state, BrainState::kUnreadable);
   EXPECT_EQ(scan.brains[0].read_error, StoreError::kSchema);
-  EXPECT_FALSE(scan.brains[0].coherence.has_value());
+  EXPECT_EQ(scan.brains[0].coherence, nullptr);
 }
 
 // Whose skeleton: a signal beside the verdict that never changes it.
@@ -130,13 +130,13 @@ TEST_F(ScannerTest, TheIncidentNamesTheOwnerWithoutChangingAnyVerdict) {
   EXPECT_EQ(m1nd.skeleton_id, "sk_keyvault_candidate");
   EXPECT_EQ(m1nd.provenance.owner_brain, "keyvault");
   EXPECT_EQ(m1nd.provenance.shared_with, std::vector<std::string>{"keyvault"});
-  ASSERT_TRUE(m1nd.coherence.has_value());
+  ASSERT_NE(m1nd.coherence, nullptr);
   EXPECT_EQ(m1nd.coherence->status, CoherenceStatus::kMismatch);
   EXPECT_EQ(m1nd.coherence->found_slug, "keyvault");
   const BrainReport& lib = Find(scan, "lib");
   EXPECT_TRUE(lib.provenance.prefix_ambiguous);
   EXPECT_EQ(lib.provenance.ambiguous_slug, "lib_core");
-  ASSERT_TRUE(lib.coherence.has_value());
+  ASSERT_NE(lib.coherence, nullptr);
   EXPECT_EQ(lib.coherence->status, CoherenceStatus::kOk);
   EXPECT_EQ(lib.coherence->found_slug, "lib");
   EXPECT_EQ(Find(scan, "keyvault").provenance.owner_brain, "");
@@ -196,12 +196,12 @@ TEST_F(ScannerTest, UnreadableStoreKeepsTheLastGoodVerdictMarkedStale) {
   EXPECT_EQ(brain.state, BrainState::kUnreadable);
   EXPECT_STREQ(StorePresenceName(brain.store), "unreadable");
   EXPECT_EQ(brain.read_error, StoreError::kParse);
-  ASSERT_TRUE(brain.coherence.has_value());
+  ASSERT_NE(brain.coherence, nullptr);
   EXPECT_EQ(brain.coherence->status, CoherenceStatus::kMismatch);
   EXPECT_EQ(brain.coherence->found_slug, "keyvault");
   EXPECT_TRUE(brain.verdict_stale);
   EXPECT_EQ(brain.store_version, 3);
-  EXPECT_EQ(brain.read_errors_total.at(StoreError::kParse), 1u);
+  EXPECT_EQ(brain.read_errors_total[StoreError::kParse], 1u);
   ASSERT_EQ(scan.changes.size(), 1u);
   EXPECT_EQ(scan.changes[0].to, BrainState::kUnreadable);
   EXPECT_EQ(scan.changes[0].read_error, StoreError::kParse);
@@ -210,7 +210,7 @@ TEST_F(ScannerTest, UnreadableStoreKeepsTheLastGoodVerdictMarkedStale) {
   ScanResult again = scanner_.Scan(config_);
   EXPECT_EQ(again.stores_parsed, 0);
   EXPECT_EQ(again.brains[0].state, BrainState::kUnreadable);
-  EXPECT_EQ(again.brains[0].read_errors_total.at(StoreError::kParse), 2u);
+  EXPECT_EQ(again.brains[0].read_errors_total[StoreError::kParse], 2u);
   EXPECT_TRUE(again.changes.empty());
 
   // A good write replaces the stale verdict.
@@ -219,7 +219,7 @@ TEST_F(ScannerTest, UnreadableStoreKeepsTheLastGoodVerdictMarkedStale) {
   EXPECT_EQ(fixed.brains[0].state, BrainState::kOk);
   EXPECT_FALSE(fixed.brains[0].verdict_stale);
   EXPECT_EQ(fixed.brains[0].store_version, 4);
-  EXPECT_EQ(fixed.brains[0].read_errors_total.at(StoreError::kParse), 2u);
+  EXPECT_EQ(fixed.brains[0].read_errors_total[StoreError::kParse], 2u);
 }
 
 TEST_F(ScannerTest, UnreadableWithoutAnyGoodReadHasNoVerdict) {
@@ -228,7 +228,7 @@ TEST_F(ScannerTest, UnreadableWithoutAnyGoodReadHasNoVerdict) {
   const BrainReport brain = scanner_.Scan(config_).brains[0];
   EXPECT_EQ(brain.state, BrainState::kUnreadable);
   EXPECT_EQ(brain.read_error, StoreError::kSchema);
-  EXPECT_FALSE(brain.coherence.has_value());
+  EXPECT_EQ(brain.coherence, nullptr);
   EXPECT_FALSE(brain.has_store_facts);
 }
 
@@ -239,7 +239,7 @@ TEST_F(ScannerTest, StoreThatGoesAwayDropsTheVerdict) {
   std::remove(store.c_str());
   const BrainReport brain = scanner_.Scan(config_).brains[0];
   EXPECT_EQ(brain.state, BrainState::kAbsent);
-  EXPECT_FALSE(brain.coherence.has_value());
+  EXPECT_EQ(brain.coherence, nullptr);
   EXPECT_FALSE(brain.has_store_facts);
 }
 
@@ -284,7 +284,7 @@ TEST_F(ScannerTest, UnchangedStoreReusesItsVerdict) {
     EXPECT_EQ(again.stores_parsed, 0);
     EXPECT_EQ(again.verdicts_computed, 0);  // a stat per store, no block re-checked
     EXPECT_EQ(Find(again, "m1nd").state, BrainState::kMismatch);
-    ASSERT_TRUE(Find(again, "m1nd").coherence.has_value());
+    ASSERT_NE(Find(again, "m1nd").coherence, nullptr);
     EXPECT_EQ(Find(again, "m1nd").coherence->found_slug, "keyvault");
     EXPECT_EQ(Find(again, "keyvault").state, BrainState::kOk);
   }
@@ -306,7 +306,7 @@ TEST_F(ScannerTest, NewOptionsRereadEveryStoreAndKeepTheLastVerdict) {
   ScanResult refused = scanner_.Scan(config_);
   EXPECT_EQ(refused.brains[0].state, BrainState::kUnreadable);
   EXPECT_EQ(refused.brains[0].read_error, StoreError::kTooLarge);
-  ASSERT_TRUE(refused.brains[0].coherence.has_value());
+  ASSERT_NE(refused.brains[0].coherence, nullptr);
   EXPECT_EQ(refused.brains[0].coherence->found_slug, "keyvault");
   EXPECT_TRUE(refused.brains[0].verdict_stale);
 
@@ -398,6 +398,155 @@ std::vector<std::string> SeriesWith(const ScanResult& scan, const std::string& l
     if (line[0] != '#' && line.find(label) != std::string::npos) lines.push_back(line);
   }
   return lines;
+}
+
+TEST_F(ScannerTest, ReadErrorsAreCountedByReasonOverScans) {
+  const std::string store = AddBrain("m1nd");
+  std::string torn = StoreJson("sk_m1nd_candidate", kM1ndBlocks);
+  ReplaceFileAtomically(store, torn.substr(0, torn.size() / 2));
+  const ScanResult first = scanner_.Scan(config_);
+  EXPECT_EQ(first.brains[0].read_errors_total[StoreError::kParse], 1u);
+  // The same torn file is not read again, but the scan still counts, with the same message.
+  const ScanResult same = scanner_.Scan(config_);
+  EXPECT_EQ(same.stores_parsed, 0);
+  EXPECT_EQ(same.stores_unchanged, 1);
+  EXPECT_EQ(same.brains[0].read_error, StoreError::kParse);
+  EXPECT_FALSE(same.brains[0].read_error_message.empty());
+  EXPECT_EQ(same.brains[0].read_error_message, first.brains[0].read_error_message);
+  EXPECT_EQ(same.brains[0].read_errors_total[StoreError::kParse], 2u);
+
+  std::remove(store.c_str());
+  testing::MakeDirs(store);  // a folder: not_regular
+  scanner_.Scan(config_);
+  std::filesystem::remove_all(store);
+  ReplaceFileAtomically(store, StoreJson("sk_m1nd_candidate", kM1ndBlocks));
+  scanner_.Scan(config_);  // a good read counts nothing and resets nothing
+  ReplaceFileAtomically(store, R"({"schema": "something-else", "blocks": []})");
+  scanner_.Scan(config_);
+  std::remove(store.c_str());
+  scanner_.Scan(config_);  // no store is not a read error
+  ASSERT_EQ(mkfifo(store.c_str(), 0600), 0);
+  const ScanResult last = scanner_.Scan(config_);
+
+  const ReadErrorCounts& counts = last.brains[0].read_errors_total;
+  EXPECT_EQ(counts[StoreError::kParse], 2u);
+  EXPECT_EQ(counts[StoreError::kNotRegular], 2u);  // the folder and the FIFO
+  EXPECT_EQ(counts[StoreError::kSchema], 1u);
+  EXPECT_EQ(counts[StoreError::kIo], 0u);
+  EXPECT_EQ(counts[StoreError::kTooLarge], 0u);
+  EXPECT_EQ(counts[StoreError::kAbsent], 0u);
+  EXPECT_EQ(counts[StoreError::kNone], 0u);
+  const std::string series =
+      "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"not_regular\"} 2";
+  EXPECT_EQ(SeriesWith(last, "reason=\"not_regular\""), std::vector<std::string>{series});
+}
+
+TEST_F(ScannerTest, ForgottenBrainIsReadAgainWhenItComesBack) {
+  ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  ReplaceFileAtomically(AddBrain("keyvault"), StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  scanner_.Scan(config_);
+  const StaticBrain keyvault = config_.static_brains.back();
+  config_.static_brains.pop_back();
+  EXPECT_EQ(scanner_.Scan(config_).changes.size(), 1u);  // keyvault gone
+  config_.static_brains.push_back(keyvault);
+  const ScanResult back = scanner_.Scan(config_);
+  EXPECT_EQ(back.stores_parsed, 1);
+  ASSERT_EQ(back.changes.size(), 1u);
+  EXPECT_EQ(back.changes[0].brain, "keyvault");
+  EXPECT_FALSE(back.changes[0].from.has_value());
+  EXPECT_EQ(back.changes[0].to, BrainState::kOk);
+}
+
+TEST_F(ScannerTest, RenamedBrainKeepsWhatItsRuntimeDirKnew) {
+  const std::string store = AddBrain("m1nd");
+  ReplaceWithMtime(store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks), 1700000000);
+  scanner_.Scan(config_);
+  config_.static_brains[0].name = "renamed";  // same runtime dir, same identity
+  const ScanResult scan = scanner_.Scan(config_);
+  EXPECT_EQ(scan.stores_parsed, 0);
+  EXPECT_EQ(scan.verdicts_computed, 0);
+  ASSERT_TRUE(scan.brains[0].mismatch_since.has_value());
+  EXPECT_EQ(*scan.brains[0].mismatch_since, 1700000000.0);
+  // By name: a new brain first, then the one gone.
+  ASSERT_EQ(scan.changes.size(), 2u);
+  EXPECT_EQ(scan.changes[0].brain, "renamed");
+  EXPECT_FALSE(scan.changes[0].from.has_value());
+  EXPECT_EQ(scan.changes[0].to, BrainState::kMismatch);
+  ASSERT_NE(scan.changes[0].coherence, nullptr);
+  EXPECT_EQ(scan.changes[0].coherence->found_slug, "keyvault");
+  EXPECT_EQ(scan.changes[1].brain, "m1nd");
+  EXPECT_EQ(scan.changes[1].from, BrainState::kMismatch);
+  EXPECT_FALSE(scan.changes[1].to.has_value());
+}
+
+TEST_F(ScannerTest, NameMovedToAnotherRuntimeDirIsComparedByName) {
+  const std::string old_store = AddBrain("m1nd");
+  ReplaceWithMtime(old_store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks), 1700000000);
+  scanner_.Scan(config_);
+  const std::string new_dir = dir_.Join("moved");
+  testing::MakeDirs(new_dir);
+  ReplaceWithMtime(new_dir + "/system_blocks.json",
+                   StoreJson("sk_keyvault_candidate", kKeyvaultBlocks), 1700000500);
+  config_.static_brains[0].runtime_dir = new_dir;
+  const ScanResult scan = scanner_.Scan(config_);
+  EXPECT_EQ(scan.stores_parsed, 1);   // another runtime dir: nothing known of it
+  EXPECT_TRUE(scan.changes.empty());  // the same name in the same state and verdict
+  ASSERT_TRUE(scan.brains[0].mismatch_since.has_value());
+  EXPECT_EQ(*scan.brains[0].mismatch_since, 1700000500.0);
+}
+
+TEST_F(ScannerTest, BrainsThatSwapNamesAreComparedByNameAndKeepTheirRuntimeDirs) {
+  // Two mismatches of the same slugs, then an ok brain and a mismatch.
+  const std::string first_store = AddBrain("a");
+  const std::string second_store = AddBrain("b");
+  config_.static_brains[0].project_root = "/home/u/m1nd";
+  config_.static_brains[1].project_root = "/srv/m1nd";
+  ReplaceWithMtime(first_store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks), 1700000000);
+  ReplaceWithMtime(second_store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks), 1700000500);
+  scanner_.Scan(config_);
+  std::swap(config_.static_brains[0].name, config_.static_brains[1].name);
+  ScanResult swapped = scanner_.Scan(config_);
+  EXPECT_EQ(swapped.stores_parsed, 0);
+  EXPECT_EQ(swapped.verdicts_computed, 0);
+  EXPECT_TRUE(swapped.changes.empty());  // each name: the same state and verdict as before
+  EXPECT_EQ(Find(swapped, "a").brain.runtime_dir + "/system_blocks.json", second_store);
+  EXPECT_EQ(*Find(swapped, "a").mismatch_since, 1700000500.0);
+  EXPECT_EQ(*Find(swapped, "b").mismatch_since, 1700000000.0);
+
+  ReplaceFileAtomically(first_store, StoreJson("sk_m1nd_candidate", kM1ndBlocks));
+  scanner_.Scan(config_);  // b (first_store) ok, a (second_store) mismatch
+  std::swap(config_.static_brains[0].name, config_.static_brains[1].name);
+  swapped = scanner_.Scan(config_);
+  ASSERT_EQ(swapped.changes.size(), 2u);
+  EXPECT_EQ(swapped.changes[0].brain, "a");
+  EXPECT_EQ(swapped.changes[0].from, BrainState::kMismatch);
+  EXPECT_EQ(swapped.changes[0].to, BrainState::kOk);
+  EXPECT_EQ(swapped.changes[1].brain, "b");
+  EXPECT_EQ(swapped.changes[1].from, BrainState::kOk);
+  EXPECT_EQ(swapped.changes[1].to, BrainState::kMismatch);
+  EXPECT_EQ(*Find(swapped, "b").mismatch_since, 1700000500.0);
+}
+
+TEST_F(ScannerTest, NewIdentityWithTheSameForeignVerdictKeepsMismatchSince) {
+  const std::string store = AddBrain("m1nd");
+  ReplaceWithMtime(store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks, 1), 1700000000);
+  scanner_.Scan(config_);
+  ReplaceWithMtime(store, StoreJson("sk_keyvault_candidate", kKeyvaultBlocks, 2), 1700000100);
+  scanner_.Scan(config_);
+  config_.static_brains[0].project_root = "/srv/m1nd";  // the same slug
+  const ScanResult moved = scanner_.Scan(config_);
+  EXPECT_EQ(moved.verdicts_computed, 1);
+  EXPECT_TRUE(moved.changes.empty());
+  EXPECT_EQ(*moved.brains[0].mismatch_since, 1700000000.0);
+
+  config_.static_brains[0].display_name = "other";  // another slug, the same store
+  const ScanResult renamed = scanner_.Scan(config_);
+  EXPECT_EQ(renamed.verdicts_computed, 1);
+  ASSERT_EQ(renamed.changes.size(), 1u);
+  EXPECT_EQ(renamed.changes[0].from, BrainState::kMismatch);
+  EXPECT_EQ(renamed.changes[0].to, BrainState::kMismatch);
+  ASSERT_NE(renamed.changes[0].coherence, nullptr);
+  EXPECT_EQ(renamed.changes[0].coherence->expected_slug, "other");
 }
 
 TEST_F(ScannerTest, NewcomerWithTheSameNameNeverRenamesTheIncumbent) {
@@ -510,7 +659,7 @@ void ExpectSameScan(const ScanResult& serial, const ScanResult& parallel) {
     EXPECT_EQ(a.store, b.store);
     EXPECT_EQ(a.read_error, b.read_error);
     EXPECT_EQ(a.read_error_message, b.read_error_message);
-    EXPECT_EQ(a.coherence.has_value(), b.coherence.has_value());
+    EXPECT_EQ(a.coherence == nullptr, b.coherence == nullptr);
     EXPECT_EQ(a.verdict_stale, b.verdict_stale);
     EXPECT_EQ(a.skeleton_id, b.skeleton_id);
     EXPECT_EQ(a.block_count, b.block_count);
@@ -602,6 +751,25 @@ TEST_F(ParallelScanTest, AStopWhileReadingLeavesNoTrace) {
   // Set before the scan, the stop always wins.
   std::atomic<bool> stop{true};
   EXPECT_TRUE(parallel_.Scan(fleet_.config(), &stop).stopped);
+}
+
+TEST(ReadErrorCountsTest, OneCounterPerReadError) {
+  ReadErrorCounts counts;
+  for (const Term<StoreError>& term : kStoreErrors) EXPECT_EQ(counts[term.value], 0u);
+  counts.Add(StoreError::kNone);
+  counts.Add(StoreError::kAbsent, 5);
+  EXPECT_EQ(counts, ReadErrorCounts());
+  std::uint64_t scans = 1;
+  for (const Term<StoreError>& term : kStoreErrors) counts.Add(term.value, scans++);
+  scans = 1;
+  for (const Term<StoreError>& term : kStoreErrors) {
+    const std::uint64_t expected = IsReadError(term.value) ? scans : 0;
+    EXPECT_EQ(counts[term.value], expected) << term.name;
+    ++scans;
+  }
+  ReadErrorCounts other = counts;
+  other.Add(StoreError::kSchema);
+  EXPECT_NE(other, counts);
 }
 
 TEST(BrainStateNameTest, Names) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,7 +32,7 @@ std::shared_ptr<const ScanResult> ScanOf(int count) {
     verdict.found_slug = i == 7 ? "keyvault" : report.brain.name;
     verdict.status = i == 7 ? CoherenceStatus::kMismatch : CoherenceStatus::kOk;
     report.state = i == 7 ? BrainState::kMismatch : BrainState::kOk;
-    report.coherence = verdict;
+    report.coherence = std::make_shared<const Coherence>(verdict);
     scan->brains.push_back(report);
   }
   return scan;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,7 +21,7 @@ BrainReport Report(const std::string& name, BrainState state) {
     verdict.expected_slug = name;
     verdict.found_slug = state == BrainState::kOk ? name : "keyvault";
     if (state == BrainState::kMismatch) verdict.reason = "skeleton_id is foreign";
-    report.coherence = verdict;
+    report.coherence = std::make_shared<const Coherence>(verdict);
   }
   return report;
 }
@@ -61,8 +62,10 @@ TEST(OnceTableTest, WorstFirstThenByNameWithAlignedColumns) {
 
 TEST(OnceTableTest, ValuesFromDiskArePrintableAndBounded) {
   BrainReport hostile = Report("m1nd", BrainState::kMismatch);
-  hostile.coherence->found_slug = std::string(10000, 'k') + "\n\x1b[2J";
-  hostile.coherence->reason = "line one\nline two\r\x07";
+  Coherence verdict = *hostile.coherence;
+  verdict.found_slug = std::string(10000, 'k') + "\n\x1b[2J";
+  verdict.reason = "line one\nline two\r\x07";
+  hostile.coherence = std::make_shared<const Coherence>(verdict);
   const std::string text = OnceTable({hostile}, /*color=*/false);
   const std::vector<std::string> lines = Lines(text);
   ASSERT_EQ(2u, lines.size()) << text;
