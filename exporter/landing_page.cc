@@ -136,7 +136,7 @@ std::string BrainTable(const std::vector<BrainReport>& brains, double now) {
       "<th>found slug</th><th>mismatch since</th><th>runbook</th><th>read error</th>"
       "<th>project_root</th><th>runtime_dir</th><th>source</th><th>named by</th></tr></thead>\n"
       "<tbody>\n";
-  for (const BrainReport& report : WorstFirst(brains)) html += BrainRow(report, now);
+  for (const BrainReport* report : WorstFirst(brains)) html += BrainRow(*report, now);
   return html + "</tbody>\n</table>\n";
 }
 
@@ -176,8 +176,8 @@ std::string RenderBanner(const std::vector<BrainReport>& brains, bool scanned) {
                   Anchor(RunbookLink(kRunbookNoBrains), "runbook: no brains watched"));
   }
   std::vector<std::string> names;
-  for (const BrainReport& report : WorstFirst(brains)) {
-    if (InMismatch(report)) names.push_back(report.brain.name);
+  for (const BrainReport* report : WorstFirst(brains)) {
+    if (InMismatch(*report)) names.push_back(report->brain.name);
   }
   if (names.empty()) {
     return Banner("green", "All coherent: every brain serves its own skeleton",
@@ -277,13 +277,16 @@ int Severity(const BrainReport& brain) {
   return InMismatch(brain) ? StateSeverity(BrainState::kMismatch) : StateSeverity(brain.state);
 }
 
-std::vector<BrainReport> WorstFirst(std::vector<BrainReport> brains) {
-  std::stable_sort(brains.begin(), brains.end(), [](const BrainReport& a, const BrainReport& b) {
-    const int x = Severity(a);
-    const int y = Severity(b);
-    return x != y ? x < y : a.brain.name < b.brain.name;
+std::vector<const BrainReport*> WorstFirst(const std::vector<BrainReport>& brains) {
+  std::vector<const BrainReport*> ordered;
+  ordered.reserve(brains.size());
+  for (const BrainReport& report : brains) ordered.push_back(&report);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const BrainReport* a, const BrainReport* b) {
+    const int x = Severity(*a);
+    const int y = Severity(*b);
+    return x != y ? x < y : a->brain.name < b->brain.name;
   });
-  return brains;
+  return ordered;
 }
 
 std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<BrainReport>& brains,

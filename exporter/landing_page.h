@@ -53,8 +53,8 @@ int StateSeverity(BrainState state);
 // stale one included) is a mismatch.
 int Severity(const BrainReport& brain);
 
-// `brains` ordered worst first (Severity), then by name.
-std::vector<BrainReport> WorstFirst(std::vector<BrainReport> brains);
+// `brains` ordered worst first (Severity), then by name; points into `brains`.
+std::vector<const BrainReport*> WorstFirst(const std::vector<BrainReport>& brains);
 
 // The whole page. `scanned` is false before the first scan completes (the banner then
 // says so); `scan_time` is the Unix time the last scan completed.

@@ -84,9 +84,9 @@ Row RowOf(const BrainReport& brain) {
 }  // namespace
 
 std::string OnceTable(const std::vector<BrainReport>& brains, bool color) {
-  const std::vector<BrainReport> ordered = WorstFirst(brains);
+  const std::vector<const BrainReport*> ordered = WorstFirst(brains);
   std::vector<Row> rows = {{"BRAIN", "STATE", "EXPECTED", "FOUND", "OWNER", "REASON"}};
-  for (const BrainReport& brain : ordered) rows.push_back(RowOf(brain));
+  for (const BrainReport* brain : ordered) rows.push_back(RowOf(*brain));
   std::array<std::size_t, kColumns> widths{};
   for (const Row& row : rows) {
     for (std::size_t c = 0; c < kColumns; ++c) widths[c] = std::max(widths[c], Width(row[c]));
@@ -97,7 +97,7 @@ std::string OnceTable(const std::vector<BrainReport>& brains, bool color) {
     for (std::size_t c = 0; c < kColumns; ++c) {
       std::string cell = rows[r][c];
       if (c + 1 < kColumns) cell += std::string(widths[c] - Width(cell) + 2, ' ');
-      if (color && c == 1 && r > 0) cell = StateColor(ordered[r - 1]) + cell + kReset;
+      if (color && c == 1 && r > 0) cell = StateColor(*ordered[r - 1]) + cell + kReset;
       line += cell;
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();

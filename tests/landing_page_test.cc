@@ -155,7 +155,7 @@ TEST(LandingPageTest, BrainsAreOrderedWorstFirstThenByName) {
                                           stale_ok,     StaleMismatch("y-vault"),
                                           Ok("0-first")};
   std::vector<std::string> order;
-  for (const BrainReport& report : WorstFirst(input)) order.push_back(report.brain.name);
+  for (const BrainReport* report : WorstFirst(input)) order.push_back(report->brain.name);
   EXPECT_EQ(order, (std::vector<std::string>{"y-vault", "z-m1nd", "b-stale-ok", "c-torn", "a-empty",
                                              "0-first", "a-ok"}));
 
