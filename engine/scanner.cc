@@ -303,18 +303,19 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
     result.brains.push_back(std::move(report));
   }
   for (StateChange& change : gone) result.changes.push_back(std::move(change));
-  // What this scan no longer needs goes before the provenance is worked out.
+  // What this scan no longer needs goes before the provenance is worked out: the
+  // previous scan's brains and records (those of runtime dirs no brain has any more
+  // are forgotten here), the fetches. (`brains` is moved into brains_ here.)
   std::vector<Fetched>().swap(fetched);
   std::vector<Seen>().swap(seen);
+  records_ = std::move(records);
+  brains_ = std::move(discovery.brains);
+  brains_.shrink_to_fit();
   AddProvenance(&result.brains);
 
   result.stores_parsed = parsed_;
   result.stores_unchanged = unchanged_;
   result.verdicts_computed = verdicts_computed_;
-  // The records of runtime dirs no brain has any more are forgotten here.
-  brains_ = std::move(discovery.brains);
-  brains_.shrink_to_fit();
-  records_ = std::move(records);
   return result;
 }
 
