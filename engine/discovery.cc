@@ -1,15 +1,19 @@
 // Discovery of brains: static brains, m1nd instance registries and runtime globs.
 // Only lists directories and reads small JSON files through brain_file (read-only,
 // non-blocking, regular files only, closed at once); never writes, locks or holds
-// anything open.
+// anything open. With a DiscoveryCache, a small file whose stamp is unchanged is only
+// stat'ed.
 #include "engine/discovery.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -27,6 +31,7 @@
 #include "engine/brain_file.h"
 #include "engine/brain_names.h"
 #include "engine/parallel_for.h"
+#include "engine/stamp_cache.h"
 
 namespace scx {
 
@@ -139,11 +144,20 @@ ReadStatus ListDir(const std::string& dir, std::vector<std::string>* names, std:
   return ReadStatus::kOk;
 }
 
-// Reads a small file of a brain whole through brain_file (read-only, non-blocking,
-// regular files only, closed before returning). kMissing only when nothing is there.
-ReadStatus ReadSmallFile(const std::string& path, std::string* contents, std::string* error) {
-  const BrainFileResult result = ReadBrainFile(path, kMaxSmallFileBytes, contents);
-  if (result.error == BrainFileError::kNone) return ReadStatus::kOk;
+using ReadFileFunction =
+    std::function<BrainFileResult(const std::string&, std::int64_t, std::string*)>;
+
+// Reads a small file of a brain whole through `read_file` (ReadBrainFile when empty:
+// read-only, non-blocking, regular files only, closed before returning), and gives
+// the stamp of what was read. kMissing only when nothing is there.
+ReadStatus ReadSmallFile(const std::string& path, const ReadFileFunction& read_file,
+                         std::string* contents, SmallFileStamp* stamp, std::string* error) {
+  const BrainFileResult result = read_file ? read_file(path, kMaxSmallFileBytes, contents)
+                                           : ReadBrainFile(path, kMaxSmallFileBytes, contents);
+  if (result.error == BrainFileError::kNone) {
+    *stamp = StampOfStat(result.info);
+    return ReadStatus::kOk;
+  }
   if (result.error == BrainFileError::kAbsent) return ReadStatus::kMissing;
   *error = result.message;
   return ReadStatus::kError;
@@ -248,27 +262,191 @@ bool ParseManifest(const std::string& text, std::string* project_root, std::stri
   return true;
 }
 
-// A brain folder's project_brain.json as read and parsed.
-struct Manifest {
-  std::string path;
-  ReadStatus status = ReadStatus::kOk;
+// ---- Parses, and how they are kept between scans ----------------------------------
+
+// What project_brain.json gave: its project root, or why it is not a manifest.
+struct ManifestParse {
   bool parsed = false;
   std::string project_root;  // when parsed
-  std::string error;         // when not read or not parsed
+  std::string error;         // when not parsed
 };
 
-// Reads and parses the manifest of `dir`. Touches nothing else, so that several
-// threads may read manifests of different folders at once.
-Manifest ReadManifest(const std::string& dir) {
+// What an instance registry entry gave.
+struct InstanceParse {
+  bool parsed = false;
+  Instance instance;  // when parsed
+  std::string error;  // when not parsed
+  bool transient = false;
+};
+
+// What ingest_roots.json gave.
+struct IngestRootsParse {
+  bool parsed = false;
+  std::vector<std::string> roots;  // when parsed
+  std::string error;               // when not parsed
+};
+
+ManifestParse ParseManifestText(const std::string& text) {
+  ManifestParse result;
+  result.parsed = ParseManifest(text, &result.project_root, &result.error);
+  return result;
+}
+
+InstanceParse ParseInstanceText(const std::string& text) {
+  InstanceParse result;
+  result.parsed = ParseInstance(text, &result.instance, &result.error, &result.transient);
+  return result;
+}
+
+IngestRootsParse ParseIngestRootsText(const std::string& text) {
+  IngestRootsParse result;
+  result.parsed = ParseIngestRoots(text, &result.roots, &result.error);
+  return result;
+}
+
+// A small file's parse: read now, or kept from a read of the file as it still is.
+template <typename Parsed>
+struct Loaded {
+  ReadStatus status = ReadStatus::kOk;
+  std::string error;  // when status is kError
+  // From the cache (the file was only stat'ed); null when read now.
+  const typename StampCache<Parsed>::Entry* kept = nullptr;
+  Parsed read;           // the parse of the read, when read now with status kOk
+  SmallFileStamp stamp;  // of the read, when read now with status kOk
+
+  // The parse, when status is kOk.
+  const Parsed& parsed() const { return kept != nullptr ? kept->parsed : read; }
+};
+
+// Reads and parses `path`, unless `cache` (may be null) holds the parse of the file
+// as a stat finds it now; the stat is of `name` in the folder `dir_fd` (AT_FDCWD:
+// of `path`). Changes nothing, so that several threads may load different files at
+// once; Remember then records the outcome.
+template <typename Parsed, typename Parse>
+Loaded<Parsed> LoadSmallFile(const std::string& path, const StampCache<Parsed>* cache,
+                             const ReadFileFunction& read_file, Parse parse, int dir_fd = AT_FDCWD,
+                             const std::string* name = nullptr) {
+  Loaded<Parsed> loaded;
+  // Without an entry there is nothing to compare: the file is read at once.
+  const auto* entry = cache != nullptr ? cache->Find(path) : nullptr;
+  if (entry != nullptr) {
+    struct stat info;
+    const char* at = name != nullptr ? name->c_str() : path.c_str();
+    if (fstatat(dir_fd, at, &info, 0) == 0 && S_ISREG(info.st_mode) &&
+        CanReuseParse(entry->stamp, StampOfStat(info))) {
+      loaded.kept = entry;
+      return loaded;
+    }
+  }
+  std::string text;
+  loaded.status = ReadSmallFile(path, read_file, &text, &loaded.stamp, &loaded.error);
+  if (loaded.status == ReadStatus::kOk) loaded.read = parse(text);
+  return loaded;
+}
+
+// Records in `cache` (may be null) what LoadSmallFile found at `path` during a walk
+// that began at `walk_started_ns`: a parse is kept with its stamp, a read error never.
+template <typename Parsed>
+void Remember(const std::string& path, const Loaded<Parsed>& loaded, std::int64_t walk_started_ns,
+              StampCache<Parsed>* cache) {
+  if (cache == nullptr) return;
+  if (loaded.kept != nullptr) {
+    cache->MarkSeen(*loaded.kept);
+  } else if (loaded.status == ReadStatus::kOk) {
+    cache->Keep(path, loaded.stamp, walk_started_ns, loaded.read);
+  } else {
+    cache->Forget(path);
+  }
+}
+
+std::int64_t RealtimeNowNs() {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1000 * 1000 * 1000 + now.tv_nsec;
+}
+
+}  // namespace
+
+struct DiscoveryCache::Impl {
+  explicit Impl(Options given) : options(std::move(given)) {
+    if (!options.now_ns) options.now_ns = RealtimeNowNs;
+  }
+
+  void BeginWalk() {
+    walk_started_ns = options.now_ns();
+    manifests.BeginWalk();
+    instances.BeginWalk();
+    ingest_roots.BeginWalk();
+  }
+
+  void DropUnseen() {
+    manifests.DropUnseen();
+    instances.DropUnseen();
+    ingest_roots.DropUnseen();
+  }
+
+  Options options;
+  std::int64_t walk_started_ns = 0;  // by options.now_ns, before the walk read anything
+  StampCache<ManifestParse> manifests;
+  StampCache<InstanceParse> instances;
+  StampCache<IngestRootsParse> ingest_roots;
+};
+
+DiscoveryCache::DiscoveryCache() : DiscoveryCache(Options()) {}
+
+DiscoveryCache::DiscoveryCache(Options options) : impl_(new Impl(std::move(options))) {}
+
+DiscoveryCache::~DiscoveryCache() = default;
+
+std::size_t DiscoveryCache::size() const {
+  return impl_->manifests.size() + impl_->instances.size() + impl_->ingest_roots.size();
+}
+
+namespace {
+
+// How `cache` (may be null) reads small files.
+const ReadFileFunction& ReaderOf(const DiscoveryCache::Impl* cache) {
+  static const ReadFileFunction* const kReadBrainFile = new ReadFileFunction();
+  return cache != nullptr ? cache->options.read_file : *kReadBrainFile;
+}
+
+// A brain folder's project_brain.json as loaded.
+struct Manifest {
+  std::string path;
+  Loaded<ManifestParse> file;
+};
+
+// Loads the manifest of `dir` through `cache` (may be null); when `dir_fd` is not
+// AT_FDCWD, `dir` is `dir_name` in that folder, and the stat that tells an unchanged
+// manifest is made from there (a shorter path walk). Changes nothing, so that several
+// threads may load manifests of different folders at once.
+Manifest ReadManifest(const std::string& dir, const DiscoveryCache::Impl* cache,
+                      int dir_fd = AT_FDCWD, const std::string& dir_name = std::string()) {
   Manifest manifest;
   manifest.path = JoinPath(dir, kProjectBrainManifest);
-  std::string text;
-  manifest.status = ReadSmallFile(manifest.path, &text, &manifest.error);
-  if (manifest.status == ReadStatus::kOk) {
-    manifest.parsed = ParseManifest(text, &manifest.project_root, &manifest.error);
-  }
+  const std::string name_at =
+      dir_fd == AT_FDCWD ? manifest.path : JoinPath(dir_name, kProjectBrainManifest);
+  manifest.file = LoadSmallFile(manifest.path, cache ? &cache->manifests : nullptr, ReaderOf(cache),
+                                ParseManifestText, dir_fd, &name_at);
   return manifest;
 }
+
+// A folder opened to stat what is in it; AT_FDCWD when it could not be opened.
+class FolderFd {
+ public:
+  explicit FolderFd(const std::string& folder)
+      : fd_(open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {}
+  ~FolderFd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  FolderFd(const FolderFd&) = delete;
+  FolderFd& operator=(const FolderFd&) = delete;
+
+  int get() const { return fd_ >= 0 ? fd_ : AT_FDCWD; }
+
+ private:
+  const int fd_;
+};
 
 // ---- The walk ---------------------------------------------------------------------
 
@@ -296,8 +474,8 @@ enum class MissingManifest { kQuiet, kProblem };
 class Walk {
  public:
   Walk(const std::vector<Brain>& previous, const std::atomic<bool>* stop,
-       const Parallelism& parallelism)
-      : stop_(stop), parallelism_(parallelism), previous_brains_(previous) {}
+       const Parallelism& parallelism, DiscoveryCache::Impl* cache)
+      : stop_(stop), parallelism_(parallelism), previous_brains_(previous), cache_(cache) {}
 
   // True once a stop was requested; checked between steps.
   bool Stopped() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
@@ -315,6 +493,10 @@ class Walk {
   void AddBrain(Brain brain, const std::string& key);
   // Keeps last scan's brain for `key` (if any) when its files could not be read now.
   void CarryOver(const std::string& key);
+  // Loads the manifest of `dir` and remembers it in the cache.
+  Manifest LoadManifest(const std::string& dir);
+  // Records a manifest loaded by ReadManifest in the cache.
+  void RememberManifest(const Manifest& manifest);
   // Adds the brain of `dir` (a folder whose RuntimeKey is `key`) from its manifest,
   // read by ReadManifest (or carries the previous one over).
   void AddManifestBrain(const std::string& dir, const std::string& key, const Manifest& manifest,
@@ -332,6 +514,7 @@ class Walk {
   const std::atomic<bool>* const stop_;  // may be null
   const Parallelism parallelism_;        // for the folders under project-brains/
   const std::vector<Brain>& previous_brains_;
+  DiscoveryCache::Impl* const cache_;             // may be null
   std::map<std::string, const Brain*> previous_;  // by RuntimeKey, built on first use
   bool previous_indexed_ = false;
   std::unordered_set<std::string> claimed_;  // keys of runtime dirs already tried
@@ -408,15 +591,19 @@ void Walk::ScanRegistry(const std::string& registry, bool is_default) {
 
 void Walk::ReadInstance(const std::string& registry, const std::string& name) {
   std::string path = JoinPath(JoinPath(registry, kInstancesDir), name);
-  std::string text, error;
-  ReadStatus status = ReadSmallFile(path, &text, &error);
-  if (status == ReadStatus::kMissing) return;  // removed since the listing
-  if (status == ReadStatus::kError) return Problem(DiscoveryProblemSource::kInstance, path, error);
-  Instance instance;
-  bool transient = false;
-  if (!ParseInstance(text, &instance, &error, &transient)) {
-    return Problem(DiscoveryProblemSource::kInstance, path, error, transient);
+  StampCache<InstanceParse>* cache = cache_ ? &cache_->instances : nullptr;
+  const Loaded<InstanceParse> file =
+      LoadSmallFile(path, cache, ReaderOf(cache_), ParseInstanceText);
+  if (cache_) Remember(path, file, cache_->walk_started_ns, cache);
+  if (file.status == ReadStatus::kMissing) return;  // removed since the listing
+  if (file.status == ReadStatus::kError) {
+    return Problem(DiscoveryProblemSource::kInstance, path, file.error);
   }
+  const InstanceParse& parse = file.parsed();
+  if (!parse.parsed) {
+    return Problem(DiscoveryProblemSource::kInstance, path, parse.error, parse.transient);
+  }
+  const Instance& instance = parse.instance;
   if (instance.kind == InstanceKind::kProject) {
     // The workspace root of a project entry is its project-brains/<hex> folder.
     project_entries_.push_back(RealDir(ResolveInRegistry(registry, instance.workspace_root)));
@@ -445,18 +632,22 @@ void Walk::ReadInstance(const std::string& registry, const std::string& name) {
 bool Walk::ReadIngestRoots(const std::string& dir, std::vector<std::string>* roots) {
   roots->clear();
   const std::string path = JoinPath(dir, kIngestRootsFileName);
-  std::string text, error;
-  ReadStatus status = ReadSmallFile(path, &text, &error);
-  if (status == ReadStatus::kMissing) return true;
-  if (status == ReadStatus::kError) {
-    Problem(DiscoveryProblemSource::kIngestRoots, path, error);
+  StampCache<IngestRootsParse>* cache = cache_ ? &cache_->ingest_roots : nullptr;
+  const Loaded<IngestRootsParse> file =
+      LoadSmallFile(path, cache, ReaderOf(cache_), ParseIngestRootsText);
+  if (cache_) Remember(path, file, cache_->walk_started_ns, cache);
+  if (file.status == ReadStatus::kMissing) return true;
+  if (file.status == ReadStatus::kError) {
+    Problem(DiscoveryProblemSource::kIngestRoots, path, file.error);
     return false;
   }
-  if (!ParseIngestRoots(text, roots, &error)) {
-    // Possibly caught mid-write: retried next scan.
-    Problem(DiscoveryProblemSource::kIngestRoots, path, error, /*transient=*/true);
+  const IngestRootsParse& parse = file.parsed();
+  if (!parse.parsed) {
+    // Possibly caught mid-write: retried once it changes.
+    Problem(DiscoveryProblemSource::kIngestRoots, path, parse.error, /*transient=*/true);
     return false;
   }
+  *roots = parse.roots;
   return true;
 }
 
@@ -492,7 +683,7 @@ void Walk::AddProjectBrains() {
     if (Stopped()) return;
     const std::string key = RuntimeKey(dir);
     if (claimed_.count(key)) continue;  // found (or tried) by a stronger source
-    AddManifestBrain(dir, key, ReadManifest(dir), BrainSource::kRegistryProject,
+    AddManifestBrain(dir, key, LoadManifest(dir), BrainSource::kRegistryProject,
                      MissingManifest::kQuiet);
   }
   std::set<std::string> roots_seen;
@@ -521,25 +712,36 @@ void Walk::AddProjectBrainsIn(const std::string& folder) {
     Manifest manifest;
   };
   std::vector<Found> found(names.size());
-  auto look = [this, &folder, &names, &found](std::size_t i) {
+  const DiscoveryCache::Impl* cache = cache_;  // only read on the threads
+  // Folders and manifests are stat'ed from the listed folder: a path walk of one or
+  // two names instead of the whole path.
+  const FolderFd listed(folder);
+  const int at = listed.get();
+  auto look = [this, cache, at, &folder, &names, &found](std::size_t i) {
     Found& entry = found[i];
     entry.dir = JoinPath(folder, names[i]);
     // One lstat per folder: it tells a folder and gives its key. A symlinked brain
     // folder is named (and keyed) by where it points.
     struct stat info;
-    if (lstat(entry.dir.c_str(), &info) != 0) return;
-    if (S_ISLNK(info.st_mode)) {
+    const std::string& name_at = at == AT_FDCWD ? entry.dir : names[i];
+    if (fstatat(at, name_at.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) return;
+    const bool symlink = S_ISLNK(info.st_mode);
+    if (symlink) {
       entry.dir = RealDir(entry.dir);
       if (stat(entry.dir.c_str(), &info) != 0) return;
     }
     if (!S_ISDIR(info.st_mode)) return;
     entry.key = InodeKey(info);
     // Claimed before this folder was listed: not read (claimed_ does not change now).
-    if (claimed_.count(entry.key) == 0) entry.manifest = ReadManifest(entry.dir);
+    if (claimed_.count(entry.key) != 0) return;
+    entry.manifest =
+        symlink ? ReadManifest(entry.dir, cache) : ReadManifest(entry.dir, cache, at, names[i]);
   };
   if (!ParallelFor(names.size(), parallelism_, look, stop_)) return;
   for (const Found& entry : found) {
-    if (entry.key.empty() || claimed_.count(entry.key)) continue;
+    if (entry.key.empty()) continue;
+    if (!entry.manifest.path.empty()) RememberManifest(entry.manifest);
+    if (claimed_.count(entry.key)) continue;
     AddManifestBrain(entry.dir, entry.key, entry.manifest, BrainSource::kRegistryProject,
                      MissingManifest::kQuiet);
   }
@@ -557,7 +759,7 @@ void Walk::ScanGlob(const std::string& pattern) {
       if (stat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
         const std::string key = InodeKey(info);
         if (claimed_.count(key)) continue;  // found (or tried) by a stronger source
-        AddManifestBrain(dir, key, ReadManifest(dir), BrainSource::kGlob,
+        AddManifestBrain(dir, key, LoadManifest(dir), BrainSource::kGlob,
                          MissingManifest::kProblem);
       }
     }
@@ -572,10 +774,21 @@ void Walk::ScanGlob(const std::string& pattern) {
   globfree(&matches);
 }
 
+Manifest Walk::LoadManifest(const std::string& dir) {
+  Manifest manifest = ReadManifest(dir, cache_);
+  RememberManifest(manifest);
+  return manifest;
+}
+
+void Walk::RememberManifest(const Manifest& manifest) {
+  if (cache_) Remember(manifest.path, manifest.file, cache_->walk_started_ns, &cache_->manifests);
+}
+
 void Walk::AddManifestBrain(const std::string& dir, const std::string& key,
                             const Manifest& manifest, BrainSource source, MissingManifest missing) {
   const std::string& path = manifest.path;
-  if (manifest.status == ReadStatus::kMissing) {
+  const Loaded<ManifestParse>& file = manifest.file;
+  if (file.status == ReadStatus::kMissing) {
     // Not a brain folder (runtime-jobs/, a brain being born): nothing to watch.
     claimed_.insert(key);
     if (missing == MissingManifest::kProblem) {
@@ -583,17 +796,18 @@ void Walk::AddManifestBrain(const std::string& dir, const std::string& key,
     }
     return;
   }
-  if (manifest.status == ReadStatus::kError) {
+  if (file.status == ReadStatus::kError) {
     claimed_.insert(key);
-    return Problem(DiscoveryProblemSource::kManifest, path, manifest.error);
+    return Problem(DiscoveryProblemSource::kManifest, path, file.error);
   }
-  if (!manifest.parsed) {
+  const ManifestParse& parse = file.parsed();
+  if (!parse.parsed) {
     // Possibly caught half written: keep last scan's brain until the next scan.
-    Problem(DiscoveryProblemSource::kManifest, path, manifest.error, /*transient=*/true);
+    Problem(DiscoveryProblemSource::kManifest, path, parse.error, /*transient=*/true);
     return CarryOver(key);
   }
   Brain brain;
-  brain.project_root = manifest.project_root;
+  brain.project_root = parse.project_root;
   brain.runtime_dir = dir;
   brain.source = source;
   brain.identity_source = IdentitySource::kManifest;
@@ -633,8 +847,11 @@ std::string ExpandHome(const std::string& path) {
 }
 
 Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous,
-                         const std::atomic<bool>* stop, const Parallelism& parallelism) {
-  Walk walk(previous, stop, parallelism);
+                         const std::atomic<bool>* stop, const Parallelism& parallelism,
+                         DiscoveryCache* cache) {
+  DiscoveryCache::Impl* kept = cache != nullptr ? &cache->impl() : nullptr;
+  if (kept) kept->BeginWalk();
+  Walk walk(previous, stop, parallelism, kept);
   for (const StaticBrain& brain : config.static_brains) walk.AddStatic(brain);
   for (const std::string& registry : config.registries) {
     if (walk.Stopped()) break;
@@ -646,7 +863,10 @@ Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>
     if (walk.Stopped()) break;
     walk.ScanGlob(pattern);
   }
-  return walk.Finish(previous);
+  Discovery discovery = walk.Finish(previous);
+  // A stopped walk did not meet every file: nothing is dropped for it.
+  if (kept && !discovery.stopped) kept->DropUnseen();
+  return discovery;
 }
 
 }  // namespace scx

@@ -2,14 +2,19 @@
 // m1nd instance registries (each owner's bound brain, named as m1nd names it, and
 // every project brain under its runtime root, dormant ones included) and glob
 // patterns of runtime dirs. It only lists and reads; it never writes or holds
-// anything open.
+// anything open. With a DiscoveryCache it opens only the small files that changed.
 #ifndef SCX_ENGINE_DISCOVERY_H_
 #define SCX_ENGINE_DISCOVERY_H_
 
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/brain_file.h"
 #include "engine/owner_identity.h"
 #include "engine/parallel_for.h"
 #include "engine/vocabulary.h"
@@ -103,6 +108,43 @@ struct Discovery {
   bool stopped = false;  // `stop` was set: the walk ended early and is incomplete
 };
 
+// What discovery keeps between scans: every registry instance file, ingest_roots.json
+// and project_brain.json it parsed, with the stamp it was read at (device, inode,
+// size, mtime and ctime, see stamp_cache.h). A file whose stamp is unchanged is not
+// opened: its parse stands, a failed one included (a torn manifest is reported, and
+// its brain carried over, as if read again). A changed or new file is read; a file
+// changed less than kStampSettleNs before the discovery began is read again next
+// time. Files a complete discovery did not meet are forgotten. Read errors (no file,
+// not a regular file, too large, I/O) are never kept: such a file is tried every time.
+// Owned by the caller (the Scanner); used by one discovery at a time.
+class DiscoveryCache {
+ public:
+  // Seams for tests. Empty members take the defaults.
+  struct Options {
+    // How a small file is read: ReadBrainFile. Called from several threads at once.
+    std::function<BrainFileResult(const std::string& path, std::int64_t max_bytes,
+                                  std::string* contents)>
+        read_file;
+    // Now, in CLOCK_REALTIME nanoseconds (the clock of file times).
+    std::function<std::int64_t()> now_ns;
+  };
+
+  DiscoveryCache();
+  explicit DiscoveryCache(Options options);
+  ~DiscoveryCache();
+  DiscoveryCache(const DiscoveryCache&) = delete;
+  DiscoveryCache& operator=(const DiscoveryCache&) = delete;
+
+  // How many files' parses are kept.
+  std::size_t size() const;
+
+  struct Impl;  // defined in discovery.cc
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 // Discovers every brain. A runtime dir found by more than one source is kept once
 // (static before registry before glob). In a registry, an instance of brain_kind
 // null, "medulla" or any unknown value is an owner (an unknown value adds a notice);
@@ -115,10 +157,13 @@ struct Discovery {
 // label it had in `previous`. When `stop` (may be null) becomes true, the walk ends
 // at the next step (between sources, registry entries, folders and glob matches) and
 // the result is marked stopped. The folders under each project-brains/ folder are
-// looked at on `parallelism`'s threads; the result never depends on them.
+// looked at on `parallelism`'s threads; the result never depends on them. With a
+// `cache` (may be null) unchanged small files are known by their stamp instead of
+// read; the result never depends on it either.
 Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous,
                          const std::atomic<bool>* stop = nullptr,
-                         const Parallelism& parallelism = Parallelism{1, 1});
+                         const Parallelism& parallelism = Parallelism{1, 1},
+                         DiscoveryCache* cache = nullptr);
 
 // Expands a leading "~" or "~/" with $HOME.
 std::string ExpandHome(const std::string& path);

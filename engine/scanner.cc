@@ -245,7 +245,7 @@ std::vector<Scanner::Seen> Scanner::SeenByName(const std::vector<Brain>& brains,
 
 ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>* stop) {
   auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
-  Discovery discovery = DiscoverBrains(config, brains_, stop, parallelism_);
+  Discovery discovery = DiscoverBrains(config, brains_, stop, parallelism_, &discovery_cache_);
   ScanResult result;
   if (discovery.stopped || stopped()) {
     result.stopped = true;

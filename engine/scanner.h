@@ -225,6 +225,8 @@ class Scanner {
   Parallelism parallelism_;
   std::vector<Brain> brains_;    // the previous scan's, sorted by name
   std::vector<Record> records_;  // records_[i] is brains_[i]'s
+  // The small files discovery parsed, by stamp: unchanged ones are not read again.
+  DiscoveryCache discovery_cache_;
   std::int64_t parsed_ = 0;
   std::int64_t unchanged_ = 0;
   std::int64_t verdicts_computed_ = 0;

@@ -2,19 +2,25 @@
 // project brains, globs) and over the examples/ folder.
 #include "engine/discovery.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/brain_file.h"
+#include "engine/stamp_cache.h"
 #include "tests/test_support.h"
 
 namespace scx {
@@ -104,6 +110,43 @@ class DiscoveryTest : public ::testing::Test {
     if (with_store) {
       WriteFile(ProjectBrain(hex) + "/system_blocks.json",
                 StoreJson("sk_x_candidate", {"sb_x_core_0123abcd"}));
+    }
+  }
+
+  // Project-brains folders of every kind, with more than enough of them for four
+  // threads: brains, folders without a manifest, torn manifests, FIFOs, symlinks,
+  // files and brains being born.
+  void WriteFoldersOfEveryKind() {
+    for (int i = 0; i < 300; ++i) {
+      const std::string hex = "f" + std::to_string(1000 + i);
+      switch (i % 7) {
+        case 0:
+        case 1:
+          WriteProjectBrain(hex, "/home/u/p" + std::to_string(i % 50));  // names collide
+          break;
+        case 2:
+          MakeDirs(ProjectBrain(hex));  // no manifest: quietly skipped
+          break;
+        case 3:
+          WriteFile(ProjectBrain(hex) + "/project_brain.json", "{\"schema\": \"m1nd-pr");
+          break;
+        case 4:
+          MakeDirs(ProjectBrain(hex));
+          ASSERT_EQ(0, mkfifo((ProjectBrain(hex) + "/project_brain.json").c_str(), 0600));
+          break;
+        case 5:  // an alias of the previous folder, and one of a folder outside
+          ASSERT_EQ(0, symlink(ProjectBrain("f" + std::to_string(999 + i)).c_str(),
+                               ProjectBrain(hex).c_str()));
+          WriteFile(tmp_.Join("outside/" + hex + "/project_brain.json"),
+                    ManifestJson("/home/u/out" + std::to_string(i)));
+          ASSERT_EQ(0,
+                    symlink(tmp_.Join("outside/" + hex).c_str(), ProjectBrain("l" + hex).c_str()));
+          break;
+        default:
+          WriteFile(ProjectBrain(hex), "a file, not a folder\n");
+          WriteProjectBrain(".birth-staging-" + hex, "/home/u/unborn");
+          break;
+      }
     }
   }
 
@@ -766,37 +809,7 @@ void ExpectSameDiscovery(const Discovery& serial, const Discovery& parallel) {
 
 TEST_F(DiscoveryTest, ProjectBrainsReadOnSeveralThreadsAreFoundAsOnOne) {
   WriteOwner();
-  // Folders of every kind, with more than enough of them for four threads.
-  for (int i = 0; i < 300; ++i) {
-    const std::string hex = "f" + std::to_string(1000 + i);
-    switch (i % 7) {
-      case 0:
-      case 1:
-        WriteProjectBrain(hex, "/home/u/p" + std::to_string(i % 50));  // names collide
-        break;
-      case 2:
-        MakeDirs(ProjectBrain(hex));  // no manifest: quietly skipped
-        break;
-      case 3:
-        WriteFile(ProjectBrain(hex) + "/project_brain.json", "{\"schema\": \"m1nd-pr");
-        break;
-      case 4:
-        MakeDirs(ProjectBrain(hex));
-        ASSERT_EQ(0, mkfifo((ProjectBrain(hex) + "/project_brain.json").c_str(), 0600));
-        break;
-      case 5:  // an alias of the previous folder, and one of a folder outside
-        ASSERT_EQ(0, symlink(ProjectBrain("f" + std::to_string(999 + i)).c_str(),
-                             ProjectBrain(hex).c_str()));
-        WriteFile(tmp_.Join("outside/" + hex + "/project_brain.json"),
-                  ManifestJson("/home/u/out" + std::to_string(i)));
-        ASSERT_EQ(0, symlink(tmp_.Join("outside/" + hex).c_str(), ProjectBrain("l" + hex).c_str()));
-        break;
-      default:
-        WriteFile(ProjectBrain(hex), "a file, not a folder\n");
-        WriteProjectBrain(".birth-staging-" + hex, "/home/u/unborn");
-        break;
-    }
-  }
+  WriteFoldersOfEveryKind();
   const DiscoveryConfig config = RegistryConfig(Registry());
   const Discovery serial = DiscoverBrains(config, {}, nullptr, Parallelism{1, 1});
   ASSERT_GT(serial.brains.size(), 100u);
@@ -811,6 +824,288 @@ TEST_F(DiscoveryTest, ProjectBrainsReadOnSeveralThreadsAreFoundAsOnOne) {
 
   std::atomic<bool> stop{true};
   EXPECT_TRUE(DiscoverBrains(config, {}, &stop, Parallelism{4, 1}).stopped);
+}
+
+// ---- With a DiscoveryCache: unchanged small files are only stat'ed ---------------
+
+std::int64_t RealtimeNs() {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+
+bool SameTime(const struct timespec& a, const struct timespec& b) {
+  return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+// Discovery through a cache whose reads are counted and whose clock is now_ns_.
+class CachedDiscoveryTest : public DiscoveryTest {
+ protected:
+  DiscoveryCache::Options CountingOptions() {
+    DiscoveryCache::Options options;
+    options.read_file = [this](const std::string& path, std::int64_t max_bytes,
+                               std::string* contents) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++reads_[path];
+      }
+      return ReadBrainFile(path, max_bytes, contents);
+    };
+    options.now_ns = [this] { return now_ns_; };
+    return options;
+  }
+
+  Discovery Discover(DiscoveryCache* cache, const std::vector<Brain>& previous = {},
+                     const Parallelism& parallelism = Parallelism{1, 1}) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      reads_.clear();
+    }
+    return DiscoverBrains(RegistryConfig(Registry()), previous, nullptr, parallelism, cache);
+  }
+
+  // How often the last Discover opened `path`.
+  int Reads(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = reads_.find(path);
+    return it == reads_.end() ? 0 : it->second;
+  }
+  std::map<std::string, int> AllReads() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return reads_;
+  }
+
+  std::string Manifest(const std::string& hex) const {
+    return ProjectBrain(hex) + "/project_brain.json";
+  }
+
+  // Long after every file of the test changed: their stamps are settled.
+  std::int64_t now_ns_ = RealtimeNs() + std::int64_t{3600} * 1000000000;
+  std::mutex mutex_;
+  std::map<std::string, int> reads_;
+};
+
+TEST_F(CachedDiscoveryTest, UnchangedFilesAreNotOpenedAndFindTheSame) {
+  WriteOwner();
+  WriteFile(Runtime() + "/ingest_roots.json", "[\"/home/u/m1nd\"]");
+  WriteFoldersOfEveryKind();
+  DiscoveryCache cache(CountingOptions());
+  const DiscoveryConfig config = RegistryConfig(Registry());
+
+  const Discovery first = Discover(&cache, {}, Parallelism{4, 1});
+  ExpectSameDiscovery(DiscoverBrains(config, {}), first);
+  EXPECT_EQ(1, Reads(Registry() + "/instances/owner-1.json"));
+  EXPECT_EQ(1, Reads(Runtime() + "/ingest_roots.json"));
+  EXPECT_EQ(1, Reads(Manifest("f1000")));
+  EXPECT_EQ(1, Reads(Manifest("f1003")));  // torn: its failure is kept
+  const std::size_t kept = cache.size();
+  EXPECT_GT(kept, 100u);
+
+  const Discovery second = Discover(&cache, first.brains, Parallelism{4, 1});
+  ExpectSameDiscovery(DiscoverBrains(config, first.brains), second);
+  EXPECT_EQ(kept, cache.size());
+  // Only what could not be read was tried again (no parse is kept for a FIFO, nor
+  // for a manifest that is not there); no regular file was opened again.
+  const std::map<std::string, int> reads = AllReads();
+  EXPECT_EQ(1, reads.count(Manifest("f1004")));  // a FIFO
+  EXPECT_EQ(1, reads.count(Manifest("f1002")));  // none
+  for (const auto& [path, count] : reads) {
+    struct stat info;
+    if (lstat(path.c_str(), &info) == 0) EXPECT_TRUE(S_ISFIFO(info.st_mode)) << path;
+  }
+}
+
+// A rewrite in place within one mtime tick (or with mtime set back) leaves device,
+// inode, size and mtime as they were; only ctime tells.
+TEST_F(CachedDiscoveryTest, ManifestRewrittenWithSameSizeAndMtimeIsReadAgain) {
+  WriteOwner();
+  WriteProjectBrain("aa", "/home/u/keyvaulta");
+  DiscoveryCache cache(CountingOptions());
+  ASSERT_NE(nullptr, Find(Discover(&cache), "keyvaulta"));
+  struct stat before;
+  ASSERT_EQ(0, stat(Manifest("aa").c_str(), &before));
+
+  WriteFile(Manifest("aa"), ManifestJson("/home/u/keyvaultb"));  // in place, same size
+  struct stat after;
+  do {  // mtime set back; each call also moves ctime on, once the clock has ticked
+    const struct timespec times[2] = {before.st_atim, before.st_mtim};
+    ASSERT_EQ(0, utimensat(AT_FDCWD, Manifest("aa").c_str(), times, 0));
+    ASSERT_EQ(0, stat(Manifest("aa").c_str(), &after));
+  } while (SameTime(after.st_ctim, before.st_ctim));
+  ASSERT_EQ(before.st_dev, after.st_dev);
+  ASSERT_EQ(before.st_ino, after.st_ino);
+  ASSERT_EQ(before.st_size, after.st_size);
+  ASSERT_TRUE(SameTime(before.st_mtim, after.st_mtim));
+
+  const Discovery second = Discover(&cache);
+  EXPECT_EQ(1, Reads(Manifest("aa")));
+  EXPECT_EQ(nullptr, Find(second, "keyvaulta"));
+  ASSERT_NE(nullptr, Find(second, "keyvaultb"));
+  EXPECT_EQ("/home/u/keyvaultb", Find(second, "keyvaultb")->project_root);
+}
+
+// A file changed in the same timestamp tick as a read would keep the stamp the read
+// saw: a stamp is trusted only once the file is kStampSettleNs old.
+TEST_F(CachedDiscoveryTest, RecentlyChangedFileIsReadUntilItSettles) {
+  WriteOwner();
+  WriteProjectBrain("aa", "/home/u/keyvault");
+  struct stat info;
+  ASSERT_EQ(0, stat(Manifest("aa").c_str(), &info));
+  const SmallFileStamp stamp = StampOfStat(info);
+  DiscoveryCache cache(CountingOptions());
+
+  now_ns_ = std::max(stamp.mtime_ns, stamp.ctime_ns) + kStampSettleNs;  // not yet
+  Discover(&cache);
+  EXPECT_EQ(1, Reads(Manifest("aa")));
+  Discover(&cache);
+  EXPECT_EQ(1, Reads(Manifest("aa")));
+
+  now_ns_ += 1;  // settled: this read is kept, and the next discovery only stats
+  Discover(&cache);
+  EXPECT_EQ(1, Reads(Manifest("aa")));
+  const Discovery last = Discover(&cache);
+  EXPECT_EQ(0, Reads(Manifest("aa")));
+  EXPECT_NE(nullptr, Find(last, "keyvault"));
+}
+
+TEST_F(CachedDiscoveryTest, FilesNoLongerFoundAreForgotten) {
+  WriteOwner();
+  WriteFile(Runtime() + "/ingest_roots.json", "[\"/home/u/m1nd\"]");
+  WriteProjectBrain("aa", "/home/u/keyvault");
+  WriteProjectBrain("bb", "/home/u/notes");
+  DiscoveryCache cache(CountingOptions());
+  Discover(&cache);
+  EXPECT_EQ(4u, cache.size());  // the instance file, ingest_roots.json, two manifests
+
+  std::filesystem::remove_all(ProjectBrain("bb"));
+  EXPECT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(Discover(&cache)));
+  EXPECT_EQ(3u, cache.size());
+
+  // A stopped discovery met only some files: it forgets nothing.
+  std::atomic<bool> stop{true};
+  EXPECT_TRUE(
+      DiscoverBrains(RegistryConfig(Registry()), {}, &stop, Parallelism{1, 1}, &cache).stopped);
+  EXPECT_EQ(3u, cache.size());
+
+  ASSERT_EQ(0, unlink((Registry() + "/instances/owner-1.json").c_str()));
+  EXPECT_TRUE(Discover(&cache).brains.empty());
+  EXPECT_EQ(0u, cache.size());
+}
+
+TEST_F(CachedDiscoveryTest, ManifestThatGoesBadIsReportedAsWithoutACache) {
+  WriteOwner();
+  WriteProjectBrain("aa", "/home/u/keyvault");
+  DiscoveryCache cache(CountingOptions());
+  const Discovery good = Discover(&cache);
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(good));
+
+  WriteFile(Manifest("aa"), "{\"schema\": ");
+  const Discovery uncached = DiscoverBrains(RegistryConfig(Registry()), good.brains);
+  const Discovery torn = Discover(&cache, good.brains);
+  EXPECT_EQ(1, Reads(Manifest("aa")));
+  ExpectSameDiscovery(uncached, torn);
+  ASSERT_EQ(1u, torn.problems.size());
+  EXPECT_TRUE(torn.problems[0].transient);
+  EXPECT_EQ("/home/u/keyvault", Find(torn, "keyvault")->project_root);  // carried over
+
+  // Still torn, unchanged: not read again, and reported as before.
+  const Discovery still = Discover(&cache, torn.brains);
+  EXPECT_EQ(0, Reads(Manifest("aa")));
+  ExpectSameDiscovery(uncached, still);
+
+  WriteProjectBrain("aa", "/home/u/vault");
+  const Discovery mended = Discover(&cache, still.brains);
+  EXPECT_EQ(1, Reads(Manifest("aa")));
+  EXPECT_TRUE(mended.problems.empty()) << Describe(mended.problems);
+  EXPECT_EQ((std::vector<std::string>{"m1nd", "vault"}), Names(mended));
+}
+
+TEST_F(CachedDiscoveryTest, ChangedInstanceFileAndIngestRootsAreReadAgain) {
+  MakeDirs(tmp_.Join("src/m1nd"));
+  MakeDirs(tmp_.Join("src/other"));
+  const std::string instance = Registry() + "/instances/owner.json";
+  const std::string ingest_roots = Runtime() + "/ingest_roots.json";
+  WriteInstance("owner.json",
+                Entry{tmp_.Join("home/.claude/agent-memory"), Runtime(), "\"medulla\""}.Json());
+  WriteFile(ingest_roots, "[\"" + tmp_.Join("src/m1nd") + "\"]");
+  DiscoveryCache cache(CountingOptions());
+  ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(Discover(&cache)));
+
+  WriteFile(ingest_roots, "[\"" + tmp_.Join("src/other") + "\"]");
+  const Discovery other = Discover(&cache);
+  EXPECT_EQ((std::vector<std::string>{"other"}), Names(other));
+  EXPECT_EQ(1, Reads(ingest_roots));
+  EXPECT_EQ(0, Reads(instance));
+
+  WriteFile(ingest_roots, "[\"" + tmp_.Join("src/oth"));  // torn: the name is kept
+  const Discovery torn = Discover(&cache, other.brains);
+  EXPECT_EQ(1, Reads(ingest_roots));
+  EXPECT_EQ((std::vector<std::string>{"other"}), Names(torn));
+  const Discovery still = Discover(&cache, torn.brains);
+  EXPECT_EQ(0, Reads(ingest_roots));
+  ExpectSameDiscovery(DiscoverBrains(RegistryConfig(Registry()), torn.brains), still);
+
+  WriteInstance("owner.json", Entry{tmp_.Join("src/side"), Runtime(), "\"project\""}.Json());
+  EXPECT_TRUE(Discover(&cache).brains.empty());  // a project entry now: no manifest there
+  EXPECT_EQ(1, Reads(instance));
+}
+
+TEST(StampCacheTest, OnlyTheSameStampReusesAParse) {
+  SmallFileStamp kept{1, 2, 3, 4, 5};
+  EXPECT_TRUE(CanReuseParse(kept, kept));
+  for (int field = 0; field < 5; ++field) {
+    SmallFileStamp now = kept;
+    switch (field) {
+      case 0:
+        now.device = 9;
+        break;
+      case 1:
+        now.inode = 9;
+        break;
+      case 2:
+        now.size = 9;
+        break;
+      case 3:
+        now.mtime_ns = 9;
+        break;
+      default:
+        now.ctime_ns = 9;
+        break;
+    }
+    EXPECT_FALSE(CanReuseParse(kept, now)) << field;
+  }
+}
+
+TEST(StampCacheTest, AStampSettlesOnceMtimeAndCtimeAreOldEnough) {
+  SmallFileStamp stamp;
+  stamp.mtime_ns = 1000;
+  stamp.ctime_ns = 2000;
+  EXPECT_FALSE(StampIsSettled(stamp, 2000 + kStampSettleNs));
+  EXPECT_TRUE(StampIsSettled(stamp, 2001 + kStampSettleNs));
+  stamp.mtime_ns = 5000;  // set into the future: never trusted before then
+  EXPECT_FALSE(StampIsSettled(stamp, 2001 + kStampSettleNs));
+}
+
+TEST(StampCacheTest, KeepsSettledParsesAndDropsWhatAWalkDidNotMeet) {
+  StampCache<std::string> cache;
+  SmallFileStamp old{1, 2, 3, 4, 5};
+  const std::int64_t later = 6 + kStampSettleNs;
+  cache.BeginWalk();
+  cache.Keep("/a", old, later, "parse of a");
+  cache.Keep("/b", old, later, "parse of b");
+  cache.Keep("/new", old, 5 + kStampSettleNs, "unsettled");  // not kept
+  EXPECT_EQ(2u, cache.size());
+  ASSERT_NE(nullptr, cache.Find("/a"));
+  EXPECT_EQ("parse of a", cache.Find("/a")->parsed);
+  EXPECT_EQ(nullptr, cache.Find("/new"));
+
+  cache.BeginWalk();
+  cache.MarkSeen(*cache.Find("/a"));
+  cache.DropUnseen();
+  EXPECT_EQ(1u, cache.size());
+  EXPECT_EQ(nullptr, cache.Find("/b"));
+  cache.Forget("/a");
+  EXPECT_EQ(0u, cache.size());
 }
 
 TEST(DiscoveryExamplesTest, ExamplesLayoutHasFourBrains) {

@@ -1,0 +1,111 @@
+// Parsed results of small files kept with the stamp each file was read at, so that a
+// file whose stamp has not changed since is not opened again. Pure: the caller stats
+// and reads the files; this only decides whether a kept result still stands.
+//
+// Thread-safety: Find may be called from several threads at once while nothing is
+// kept, marked or dropped; the other members need one thread.
+#ifndef SCX_ENGINE_STAMP_CACHE_H_
+#define SCX_ENGINE_STAMP_CACHE_H_
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+namespace scx {
+
+// Which file, and which version of it, as stat(2) tells. ctime is in because a
+// rewrite in place may leave size and mtime as they were (within one timestamp tick,
+// or with mtime set back by utimensat), and nobody can set ctime back.
+struct SmallFileStamp {
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  std::int64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;
+  bool operator==(const SmallFileStamp& other) const {
+    return device == other.device && inode == other.inode && size == other.size &&
+           mtime_ns == other.mtime_ns && ctime_ns == other.ctime_ns;
+  }
+  bool operator!=(const SmallFileStamp& other) const { return !(*this == other); }
+};
+
+SmallFileStamp StampOfStat(const struct stat& info);
+
+// A file's timestamps move in ticks of the filesystem's clock: a rewrite in the same
+// tick as a read leaves the stamp the read saw. So a stamp is only trusted once the
+// file's last change (mtime and ctime) is this long before the read began.
+inline constexpr std::int64_t kStampSettleNs = std::int64_t{2} * 1000 * 1000 * 1000;
+
+// True when a file stamped `stamp` and read after `read_started_ns` (CLOCK_REALTIME
+// nanoseconds, as file times are) may be known by its stamp from now on.
+bool StampIsSettled(const SmallFileStamp& stamp, std::int64_t read_started_ns);
+
+// True when a result parsed from a file stamped `kept` stands for the file stat'ed
+// now as `now`: the same file, not changed since.
+inline bool CanReuseParse(const SmallFileStamp& kept, const SmallFileStamp& now) {
+  return kept == now;
+}
+
+// Parsed results by path, each with the stamp it was read at. Every walk over the
+// files begins with BeginWalk; entries neither kept nor marked seen during the walk
+// are dropped by DropUnseen, so the cache never holds more than one walk's files.
+// An Entry stays where it is until its own path is kept anew, forgotten or dropped.
+template <typename Parsed>
+class StampCache {
+ public:
+  struct Entry {
+    SmallFileStamp stamp;
+    Parsed parsed;
+    // The walk that last met the file: bookkeeping, changed by MarkSeen only.
+    mutable std::uint64_t walk = 0;
+  };
+
+  void BeginWalk() { ++walk_; }
+
+  // The entry of `path`, whatever its stamp, or null. Whether it still stands for
+  // the file is CanReuseParse(entry->stamp, stamp of the file now).
+  const Entry* Find(const std::string& path) const {
+    auto it = entries_.find(path);
+    return it == entries_.end() ? nullptr : &it->second;
+  }
+
+  // Marks `entry` (from Find) as met in this walk: it is not dropped.
+  void MarkSeen(const Entry& entry) { entry.walk = walk_; }
+
+  // Keeps `parsed`, read from `path` at `stamp`, when the stamp is settled at
+  // `read_started_ns`; an unsettled one is forgotten instead (read again next walk).
+  void Keep(const std::string& path, const SmallFileStamp& stamp, std::int64_t read_started_ns,
+            Parsed parsed) {
+    if (!StampIsSettled(stamp, read_started_ns)) {
+      entries_.erase(path);
+      return;
+    }
+    Entry& entry = entries_[path];
+    entry.stamp = stamp;
+    entry.parsed = std::move(parsed);
+    entry.walk = walk_;
+  }
+
+  // Forgets `path` (read now with no result worth keeping).
+  void Forget(const std::string& path) { entries_.erase(path); }
+
+  // Drops the entries this walk neither kept nor marked seen.
+  void DropUnseen() {
+    for (auto it = entries_.begin(); it != entries_.end();) {
+      it = it->second.walk == walk_ ? std::next(it) : entries_.erase(it);
+    }
+  }
+
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  std::unordered_map<std::string, Entry> entries_;
+  std::uint64_t walk_ = 0;
+};
+
+}  // namespace scx
+
+#endif  // SCX_ENGINE_STAMP_CACHE_H_
