@@ -1,8 +1,8 @@
 // Discovery of brains: static brains, m1nd instance registries and runtime globs.
 // Only lists directories and reads small JSON files through brain_file (read-only,
-// non-blocking, regular files only, closed at once); never writes, locks or holds
-// anything open. With a DiscoveryCache, a small file whose stamp is unchanged is only
-// stat'ed.
+// non-blocking, regular files only, closed at once); never writes or locks, and holds
+// nothing open but the folder being listed. With a DiscoveryCache, a small file whose
+// stamp is unchanged is only stat'ed.
 #include "engine/discovery.h"
 
 #include <dirent.h>
@@ -406,8 +406,8 @@ namespace {
 
 // How `cache` (may be null) reads small files.
 const ReadFileFunction& ReaderOf(const DiscoveryCache::Impl* cache) {
-  static const ReadFileFunction* const kReadBrainFile = new ReadFileFunction();
-  return cache != nullptr ? cache->options.read_file : *kReadBrainFile;
+  static const ReadFileFunction kReadBrainFile;  // empty: ReadBrainFile
+  return cache != nullptr ? cache->options.read_file : kReadBrainFile;
 }
 
 // A brain folder's project_brain.json as loaded.

@@ -1,8 +1,9 @@
 // Finds the brains to watch, anew on every scan: static brains from the config,
 // m1nd instance registries (each owner's bound brain, named as m1nd names it, and
 // every project brain under its runtime root, dormant ones included) and glob
-// patterns of runtime dirs. It only lists and reads; it never writes or holds
-// anything open. With a DiscoveryCache it opens only the small files that changed.
+// patterns of runtime dirs. It only lists and reads; it never writes, and holds
+// nothing open but the folder it is listing. With a DiscoveryCache it opens only the
+// small files that changed.
 #ifndef SCX_ENGINE_DISCOVERY_H_
 #define SCX_ENGINE_DISCOVERY_H_
 
