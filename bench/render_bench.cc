@@ -65,9 +65,11 @@ BrainReport MakeBrain(int index) {
     report.state = BrainState::kMismatch;
     report.coherence = Verdict(CoherenceStatus::kMismatch, name, other);
     report.mismatch_since = 1796003827.979081 + index;
-    report.provenance.owner_brain = other;
-    report.provenance.shared_with = {other};
-    report.provenance.shared_count = 1;
+    SkeletonProvenance report_provenance;
+    report_provenance.owner_brain = other;
+    report_provenance.shared_with = {other};
+    report_provenance.shared_count = 1;
+    report.skeleton_provenance = std::make_shared<const SkeletonProvenance>(report_provenance);
   } else {
     report.state = BrainState::kOk;
     report.coherence = Verdict(CoherenceStatus::kOk, name, name);

@@ -41,6 +41,12 @@ bool SameVerdict(const Coherence* a, const Coherence* b) {
          a->found_slug == b->found_slug;
 }
 
+bool IsEmpty(const SkeletonProvenance& provenance) {
+  return provenance.owner_brain.empty() && provenance.shared_count == 0 &&
+         provenance.shared_with.empty() && !provenance.prefix_ambiguous &&
+         provenance.ambiguous_slug.empty() && provenance.ambiguous_with.empty();
+}
+
 // Whose skeleton each brain serves (a signal beside the verdict).
 void AddProvenance(std::vector<BrainReport>* reports) {
   std::vector<ServedSkeletonOf> served;
@@ -58,10 +64,19 @@ void AddProvenance(std::vector<BrainReport>* reports) {
     served.push_back(std::move(entry));
   }
   std::vector<SkeletonProvenance> provenance = FindSkeletonProvenance(served);
-  for (size_t i = 0; i < reports->size(); ++i) (*reports)[i].provenance = std::move(provenance[i]);
+  for (size_t i = 0; i < reports->size(); ++i) {
+    if (IsEmpty(provenance[i])) continue;
+    (*reports)[i].skeleton_provenance =
+        std::make_shared<const SkeletonProvenance>(std::move(provenance[i]));
+  }
 }
 
 }  // namespace
+
+const SkeletonProvenance& BrainReport::provenance() const {
+  static const SkeletonProvenance* const kNone = new SkeletonProvenance();
+  return skeleton_provenance != nullptr ? *skeleton_provenance : *kNone;
+}
 
 std::uint64_t ReadErrorCounts::operator[](StoreError error) const {
   std::size_t index = 0;

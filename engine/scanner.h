@@ -99,9 +99,13 @@ struct BrainReport {
   std::int64_t block_count = 0;
   std::string skeleton_id;  // of the last good read
   // Whose skeleton it is (owner, sharing, prefix ambiguity): a signal beside the
-  // verdict, computed over the whole scan. Never changes `coherence`.
-  SkeletonProvenance provenance;
+  // verdict, computed over the whole scan. Never changes `coherence`. Null when there
+  // is nothing to say, as for most brains; read it through provenance().
+  std::shared_ptr<const SkeletonProvenance> skeleton_provenance;
   ReadErrorCounts read_errors_total;
+
+  // *skeleton_provenance, or an empty one when it is null.
+  const SkeletonProvenance& provenance() const;
 };
 
 // A brain whose state differs from the previous scan (or that is new or gone).

@@ -45,7 +45,7 @@ void AddMismatchSince(const BrainReport& brain, Json* out) {
 // brain's slug accepts), "shared_with" (other brains serving the same skeleton id),
 // "prefix_ambiguous" (an Ok held only by the prefix rule).
 void AddProvenance(const BrainReport& brain, Json* out) {
-  const SkeletonProvenance& provenance = brain.provenance;
+  const SkeletonProvenance& provenance = brain.provenance();
   if (!provenance.owner_brain.empty()) (*out)["skeleton_owner"] = provenance.owner_brain;
   if (!provenance.shared_with.empty()) (*out)["shared_with"] = provenance.shared_with;
   if (provenance.shared_count > provenance.shared_with.size()) {
@@ -150,7 +150,7 @@ std::size_t EstimateListBytes(const std::vector<BrainReport>& brains) {
     }
     if (brain.mismatch_since) bytes += 40;
     if (brain.state == BrainState::kUnreadable) bytes += 80 + size(brain.read_error_message);
-    const SkeletonProvenance& provenance = brain.provenance;
+    const SkeletonProvenance& provenance = brain.provenance();
     if (!provenance.owner_brain.empty()) bytes += 30 + size(provenance.owner_brain);
     if (!provenance.shared_with.empty()) bytes += 40;
     for (const std::string& other : provenance.shared_with) bytes += 12 + size(other);

@@ -107,7 +107,7 @@ std::string ReadErrorText(const BrainReport& report) {
 // slug accepts it.
 std::string FoundCell(const BrainReport& report) {
   if (!InMismatch(report)) return Cell("");
-  const std::string& owner = report.provenance.owner_brain;
+  const std::string& owner = report.provenance().owner_brain;
   if (owner.empty()) return Cell(report.coherence->found_slug);
   return "<td>" + HtmlEscape(report.coherence->found_slug) + " <span class=\"owner\">(" +
          HtmlEscape(owner) + "'s skeleton)</span></td>";

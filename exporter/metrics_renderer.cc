@@ -74,7 +74,7 @@ std::size_t EstimateBytes(const ScanResult& scan) {
                size(report.coherence->found_slug);
     }
     if (report.mismatch_since) bytes += 80 + name;
-    const SkeletonProvenance& provenance = report.provenance;
+    const SkeletonProvenance& provenance = report.provenance();
     if (!provenance.owner_brain.empty()) bytes += 60 + name + size(provenance.owner_brain);
     if (provenance.shared_count > 0) bytes += 60 + name;
     if (provenance.prefix_ambiguous) bytes += 70 + name + size(provenance.ambiguous_slug);
@@ -192,17 +192,17 @@ void WriteProvenanceFamilies(Renderer* renderer) {
       "it names a longer slug than the brain's own.",
       kGauge};
   renderer->BrainFamily(kOwner, [](const BrainReport& report, FamilyWriter* family) {
-    const SkeletonProvenance& provenance = report.provenance;
+    const SkeletonProvenance& provenance = report.provenance();
     if (provenance.owner_brain.empty()) return;
     family->Add({{"brain", report.brain.name}, {"owner_brain", provenance.owner_brain}}, 1);
   });
   renderer->BrainFamily(kShared, [](const BrainReport& report, FamilyWriter* family) {
-    const SkeletonProvenance& provenance = report.provenance;
+    const SkeletonProvenance& provenance = report.provenance();
     if (provenance.shared_count == 0) return;
     family->Add({{"brain", report.brain.name}}, static_cast<double>(provenance.shared_count + 1));
   });
   renderer->BrainFamily(kAmbiguous, [](const BrainReport& report, FamilyWriter* family) {
-    const SkeletonProvenance& provenance = report.provenance;
+    const SkeletonProvenance& provenance = report.provenance();
     if (!provenance.prefix_ambiguous) return;
     family->Add({{"brain", report.brain.name}, {"ambiguous_slug", provenance.ambiguous_slug}}, 1);
   });

@@ -65,8 +65,8 @@ std::string Reason(const BrainReport& brain) {
   }
   if (InMismatch(brain)) return brain.coherence->reason;
   if (brain.state == BrainState::kAbsent) return "no store yet";
-  if (brain.provenance.prefix_ambiguous) {
-    return "ok only by the prefix rule: the skeleton names " + brain.provenance.ambiguous_slug;
+  if (brain.provenance().prefix_ambiguous) {
+    return "ok only by the prefix rule: the skeleton names " + brain.provenance().ambiguous_slug;
   }
   return "";
 }
@@ -77,7 +77,7 @@ Row RowOf(const BrainReport& brain) {
           StateText(brain),
           CellText(verdict ? brain.coherence->expected_slug : ""),
           CellText(verdict ? brain.coherence->found_slug : ""),
-          CellText(brain.provenance.owner_brain),
+          CellText(brain.provenance().owner_brain),
           CellText(Reason(brain), kTableReasonMaxChars)};
 }
 

@@ -121,13 +121,17 @@ TEST(JsonViewTest, MismatchSinceOnlyWhileInMismatch) {
 
 TEST(JsonViewTest, WhoseSkeletonOnlyWhatIsKnown) {
   BrainReport incident = Report("m1nd", BrainState::kMismatch);
-  incident.provenance.owner_brain = "keyvault";
-  incident.provenance.shared_with = {"keyvault"};
-  incident.provenance.shared_count = 1;
+  SkeletonProvenance incident_provenance;
+  incident_provenance.owner_brain = "keyvault";
+  incident_provenance.shared_with = {"keyvault"};
+  incident_provenance.shared_count = 1;
+  incident.skeleton_provenance = std::make_shared<const SkeletonProvenance>(incident_provenance);
   BrainReport lib = Report("lib", BrainState::kOk);
-  lib.provenance.prefix_ambiguous = true;
-  lib.provenance.ambiguous_slug = "lib_core";
-  lib.provenance.ambiguous_with = "lib_core";
+  SkeletonProvenance lib_provenance;
+  lib_provenance.prefix_ambiguous = true;
+  lib_provenance.ambiguous_slug = "lib_core";
+  lib_provenance.ambiguous_with = "lib_core";
+  lib.skeleton_provenance = std::make_shared<const SkeletonProvenance>(lib_provenance);
   for (const Json& view :
        {Json::parse(BrainView(incident)), Json::parse(OnceReport({incident}))["brains"][0]}) {
     EXPECT_EQ(view["skeleton_owner"], "keyvault");
@@ -181,8 +185,10 @@ TEST(BrainsViewTest, ExactBytes) {
   Coherence verdict = *incident.coherence;
   verdict.reason = "r";
   incident.coherence = std::make_shared<const Coherence>(verdict);
-  incident.provenance.shared_with = {"keyvault"};
-  incident.provenance.shared_count = 1;
+  SkeletonProvenance incident_provenance;
+  incident_provenance.shared_with = {"keyvault"};
+  incident_provenance.shared_count = 1;
+  incident.skeleton_provenance = std::make_shared<const SkeletonProvenance>(incident_provenance);
   BrainReport notes = Report("notes", BrainState::kAbsent);
   notes.brain.project_root = "/home/dev/notes";
   notes.brain.source = BrainSource::kStatic;

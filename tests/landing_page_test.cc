@@ -188,7 +188,9 @@ TEST(LandingPageTest, MismatchRowHasBothSlugsSinceAndRunbook) {
 
 TEST(LandingPageTest, MismatchRowNamesWhoseSkeletonItIs) {
   BrainReport incident = Incident();
-  incident.provenance.owner_brain = "keyvault";
+  SkeletonProvenance incident_provenance;
+  incident_provenance.owner_brain = "keyvault";
+  incident.skeleton_provenance = std::make_shared<const SkeletonProvenance>(incident_provenance);
   const std::string html = RenderLandingPage(Info(), {incident}, true, 1764468000);
   EXPECT_TRUE(Contains(html,
                        "<td>m1nd</td><td>keyvault <span class=\"owner\">(keyvault's "

@@ -53,9 +53,11 @@ ScanResult SampleScan() {
   incident.store_version = 7;
   incident.block_count = 3;
   incident.mismatch_since = 1767225000.25;
-  incident.provenance.owner_brain = "keyvault";
-  incident.provenance.shared_with = {"keyvault"};
-  incident.provenance.shared_count = 1;
+  SkeletonProvenance incident_provenance;
+  incident_provenance.owner_brain = "keyvault";
+  incident_provenance.shared_with = {"keyvault"};
+  incident_provenance.shared_count = 1;
+  incident.skeleton_provenance = std::make_shared<const SkeletonProvenance>(incident_provenance);
   scan.brains.push_back(incident);
 
   BrainReport healthy = Report("keyvault", BrainState::kOk);
@@ -64,8 +66,10 @@ ScanResult SampleScan() {
   healthy.has_store_facts = true;
   healthy.store_version = 2;
   healthy.block_count = 5;
-  healthy.provenance.shared_with = {"m1nd"};
-  healthy.provenance.shared_count = 1;
+  SkeletonProvenance healthy_provenance;
+  healthy_provenance.shared_with = {"m1nd"};
+  healthy_provenance.shared_count = 1;
+  healthy.skeleton_provenance = std::make_shared<const SkeletonProvenance>(healthy_provenance);
   scan.brains.push_back(healthy);
 
   scan.brains.push_back(Report("empty", BrainState::kAbsent));
@@ -79,8 +83,10 @@ ScanResult SampleScan() {
   stale.store_version = 4;
   stale.block_count = 1;
   stale.read_errors_total.Add(StoreError::kParse, 2);
-  stale.provenance.prefix_ambiguous = true;
-  stale.provenance.ambiguous_slug = "torn_core";
+  SkeletonProvenance stale_provenance;
+  stale_provenance.prefix_ambiguous = true;
+  stale_provenance.ambiguous_slug = "torn_core";
+  stale.skeleton_provenance = std::make_shared<const SkeletonProvenance>(stale_provenance);
   scan.brains.push_back(stale);
   return scan;
 }
@@ -496,7 +502,9 @@ TEST(MetricsRendererTest, SmallScanRendersExactly) {
   report.has_store_facts = true;
   report.store_version = 140039;
   report.block_count = 3;
-  report.provenance.owner_brain = "keyvault";
+  SkeletonProvenance report_provenance;
+  report_provenance.owner_brain = "keyvault";
+  report.skeleton_provenance = std::make_shared<const SkeletonProvenance>(report_provenance);
   report.read_errors_total.Add(StoreError::kIo, 2);
   scan.brains.push_back(report);
   ExporterStats stats;

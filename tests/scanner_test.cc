@@ -128,18 +128,37 @@ TEST_F(ScannerTest, TheIncidentNamesTheOwnerWithoutChangingAnyVerdict) {
   ScanResult scan = scanner_.Scan(config_);
   const BrainReport& m1nd = Find(scan, "m1nd");
   EXPECT_EQ(m1nd.skeleton_id, "sk_keyvault_candidate");
-  EXPECT_EQ(m1nd.provenance.owner_brain, "keyvault");
-  EXPECT_EQ(m1nd.provenance.shared_with, std::vector<std::string>{"keyvault"});
+  EXPECT_EQ(m1nd.provenance().owner_brain, "keyvault");
+  EXPECT_EQ(m1nd.provenance().shared_with, std::vector<std::string>{"keyvault"});
   ASSERT_NE(m1nd.coherence, nullptr);
   EXPECT_EQ(m1nd.coherence->status, CoherenceStatus::kMismatch);
   EXPECT_EQ(m1nd.coherence->found_slug, "keyvault");
   const BrainReport& lib = Find(scan, "lib");
-  EXPECT_TRUE(lib.provenance.prefix_ambiguous);
-  EXPECT_EQ(lib.provenance.ambiguous_slug, "lib_core");
+  EXPECT_TRUE(lib.provenance().prefix_ambiguous);
+  EXPECT_EQ(lib.provenance().ambiguous_slug, "lib_core");
   ASSERT_NE(lib.coherence, nullptr);
   EXPECT_EQ(lib.coherence->status, CoherenceStatus::kOk);
   EXPECT_EQ(lib.coherence->found_slug, "lib");
-  EXPECT_EQ(Find(scan, "keyvault").provenance.owner_brain, "");
+  EXPECT_EQ(Find(scan, "keyvault").provenance().owner_brain, "");
+}
+
+TEST_F(ScannerTest, BrainsWithNothingToSayOfTheirSkeletonCarryNoProvenance) {
+  ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_m1nd_candidate", kM1ndBlocks));
+  ReplaceFileAtomically(AddBrain("keyvault"), StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  ReplaceFileAtomically(AddBrain("copy"), StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  AddBrain("notes");
+  const ScanResult scan = scanner_.Scan(config_);
+  for (const char* name : {"m1nd", "notes"}) {
+    const BrainReport& report = Find(scan, name);
+    EXPECT_EQ(report.skeleton_provenance, nullptr) << name;
+    EXPECT_TRUE(report.provenance().owner_brain.empty());
+    EXPECT_EQ(report.provenance().shared_count, 0u);
+    EXPECT_FALSE(report.provenance().prefix_ambiguous);
+  }
+  const BrainReport& keyvault = Find(scan, "keyvault");
+  ASSERT_NE(keyvault.skeleton_provenance, nullptr);
+  EXPECT_EQ(keyvault.provenance().shared_with, std::vector<std::string>{"copy"});
+  EXPECT_EQ(Find(scan, "copy").provenance().owner_brain, "keyvault");
 }
 
 TEST_F(ScannerTest, UnchangedStoreIsNotReadAgain) {

@@ -35,7 +35,9 @@ std::vector<std::string> Lines(const std::string& text) {
 
 TEST(OnceTableTest, WorstFirstThenByNameWithAlignedColumns) {
   BrainReport incident = Report("m1nd", BrainState::kMismatch);
-  incident.provenance.owner_brain = "keyvault";
+  SkeletonProvenance incident_provenance;
+  incident_provenance.owner_brain = "keyvault";
+  incident.skeleton_provenance = std::make_shared<const SkeletonProvenance>(incident_provenance);
   BrainReport torn = Report("torn", BrainState::kUnreadable);
   torn.read_error = StoreError::kParse;
   torn.read_error_message = "unexpected end";
