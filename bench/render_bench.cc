@@ -58,7 +58,6 @@ BrainReport MakeBrain(int index) {
   report.has_store_facts = true;
   report.store_version = 1 + index % 500;
   report.block_count = index % 50 == 3 ? 0 : 10;
-  report.skeleton_id = "sk_" + name + "_candidate";
   if (index % 20 == 3) {
     const std::string other =
         std::string(kWords[(index + 1) % 12]) + "-" + std::to_string(index + 1);

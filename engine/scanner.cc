@@ -47,30 +47,6 @@ bool IsEmpty(const SkeletonProvenance& provenance) {
          provenance.ambiguous_slug.empty() && provenance.ambiguous_with.empty();
 }
 
-// Whose skeleton each brain serves (a signal beside the verdict).
-void AddProvenance(std::vector<BrainReport>* reports) {
-  std::vector<ServedSkeletonOf> served;
-  served.reserve(reports->size());
-  for (const BrainReport& report : *reports) {
-    ServedSkeletonOf entry;
-    entry.brain = report.brain.name;
-    entry.skeleton_id = report.skeleton_id;
-    if (report.coherence) {
-      entry.expected_slug = report.coherence->expected_slug;
-      entry.mismatch = report.coherence->status == CoherenceStatus::kMismatch;
-    } else {
-      entry.skeleton_id.clear();  // no verdict: nothing to compare
-    }
-    served.push_back(std::move(entry));
-  }
-  std::vector<SkeletonProvenance> provenance = FindSkeletonProvenance(served);
-  for (size_t i = 0; i < reports->size(); ++i) {
-    if (IsEmpty(provenance[i])) continue;
-    (*reports)[i].skeleton_provenance =
-        std::make_shared<const SkeletonProvenance>(std::move(provenance[i]));
-  }
-}
-
 }  // namespace
 
 const SkeletonProvenance& BrainReport::provenance() const {
@@ -194,7 +170,6 @@ BrainReport Scanner::ApplyFetched(const Brain& brain, const Brain* before, Recor
     report.has_store_facts = true;
     report.store_version = record.contents.store_version;
     report.block_count = record.contents.block_count;
-    report.skeleton_id = record.contents.digest.skeleton_id;
   }
   if (error == StoreError::kNone) report.state = StateOfVerdict(report.coherence.get());
   TrackMismatchSince(last_verdict.get(), &record, &report);
@@ -256,6 +231,29 @@ std::vector<Scanner::Seen> Scanner::SeenByName(const std::vector<Brain>& brains,
   }
   while (previous < brains_.size()) report_gone(previous++);
   return seen;
+}
+
+// Whose skeleton each brain serves (a signal beside the verdict).
+void Scanner::AddProvenance(const std::vector<Record>& records, std::vector<BrainReport>* reports) {
+  std::vector<ServedSkeletonOf> served;
+  served.reserve(reports->size());
+  for (std::size_t i = 0; i < reports->size(); ++i) {
+    const BrainReport& report = (*reports)[i];
+    ServedSkeletonOf entry;
+    entry.brain = report.brain.name;
+    if (report.coherence) {  // a verdict comes from the last good read
+      entry.skeleton_id = records[i].contents.digest.skeleton_id;
+      entry.expected_slug = report.coherence->expected_slug;
+      entry.mismatch = report.coherence->status == CoherenceStatus::kMismatch;
+    }  // else no verdict: nothing to compare
+    served.push_back(std::move(entry));
+  }
+  std::vector<SkeletonProvenance> provenance = FindSkeletonProvenance(served);
+  for (size_t i = 0; i < reports->size(); ++i) {
+    if (IsEmpty(provenance[i])) continue;
+    (*reports)[i].skeleton_provenance =
+        std::make_shared<const SkeletonProvenance>(std::move(provenance[i]));
+  }
 }
 
 ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>* stop) {
@@ -326,7 +324,7 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   records_ = std::move(records);
   brains_ = std::move(discovery.brains);
   brains_.shrink_to_fit();
-  AddProvenance(&result.brains);
+  AddProvenance(records_, &result.brains);
 
   result.stores_parsed = parsed_;
   result.stores_unchanged = unchanged_;

@@ -97,7 +97,6 @@ struct BrainReport {
   // Facts of the last good read, when there is one to show (has_store_facts).
   std::int64_t store_version = 0;
   std::int64_t block_count = 0;
-  std::string skeleton_id;  // of the last good read
   // Whose skeleton it is (owner, sharing, prefix ambiguity): a signal beside the
   // verdict, computed over the whole scan. Never changes `coherence`. Null when there
   // is nothing to say, as for most brains; read it through provenance().
@@ -224,6 +223,10 @@ class Scanner {
   // names another foreign slug than `last` (the previous scan's verdict) and
   // stopping it when there is no mismatch.
   static void TrackMismatchSince(const Coherence* last, Record* record, BrainReport* report);
+
+  // Sets the provenance of every report, reports[i] being the brain of records[i]
+  // (whose last good read gives the skeleton id it serves).
+  static void AddProvenance(const std::vector<Record>& records, std::vector<BrainReport>* reports);
 
   StoreReaderOptions options_;
   Parallelism parallelism_;
