@@ -909,9 +909,11 @@ TEST_F(CachedDiscoveryTest, UnchangedFilesAreNotOpenedAndFindTheSame) {
   const std::map<std::string, int> reads = AllReads();
   EXPECT_EQ(1, reads.count(Manifest("f1004")));  // a FIFO
   EXPECT_EQ(1, reads.count(Manifest("f1002")));  // none
-  for (const auto& [path, count] : reads) {
+  for (const auto& entry : reads) {
     struct stat info;
-    if (lstat(path.c_str(), &info) == 0) EXPECT_TRUE(S_ISFIFO(info.st_mode)) << path;
+    if (lstat(entry.first.c_str(), &info) == 0) {
+      EXPECT_TRUE(S_ISFIFO(info.st_mode)) << entry.first;
+    }
   }
 }
 
