@@ -52,7 +52,9 @@ inline bool CanReuseParse(const SmallFileStamp& kept, const SmallFileStamp& now)
 // Parsed results by path, each with the stamp it was read at. Every walk over the
 // files begins with BeginWalk; entries neither kept nor marked seen during the walk
 // are dropped by DropUnseen, so the cache never holds more than one walk's files.
-// An Entry stays where it is until its own path is kept anew, forgotten or dropped.
+// Entries are erased by DropUnseen only: an Entry from Find stays where it is until
+// then (Keep of its path may replace what it holds), so a walk may hold on to it while
+// other paths, or its own, are kept or forgotten.
 template <typename Parsed>
 class StampCache {
  public:
@@ -61,6 +63,7 @@ class StampCache {
     Parsed parsed;
     // The walk that last met the file: bookkeeping, changed by MarkSeen only.
     mutable std::uint64_t walk = 0;
+    bool stands = true;  // false once forgotten: Find ignores it, DropUnseen erases it
   };
 
   void BeginWalk() { ++walk_; }
@@ -69,7 +72,7 @@ class StampCache {
   // the file is CanReuseParse(entry->stamp, stamp of the file now).
   const Entry* Find(const std::string& path) const {
     auto it = entries_.find(path);
-    return it == entries_.end() ? nullptr : &it->second;
+    return it == entries_.end() || !it->second.stands ? nullptr : &it->second;
   }
 
   // Marks `entry` (from Find) as met in this walk: it is not dropped.
@@ -79,26 +82,30 @@ class StampCache {
   // `read_started_ns`; an unsettled one is forgotten instead (read again next walk).
   void Keep(const std::string& path, const SmallFileStamp& stamp, std::int64_t read_started_ns,
             Parsed parsed) {
-    if (!StampIsSettled(stamp, read_started_ns)) {
-      entries_.erase(path);
-      return;
-    }
+    if (!StampIsSettled(stamp, read_started_ns)) return Forget(path);
     Entry& entry = entries_[path];
     entry.stamp = stamp;
     entry.parsed = std::move(parsed);
     entry.walk = walk_;
+    entry.stands = true;
   }
 
-  // Forgets `path` (read now with no result worth keeping).
-  void Forget(const std::string& path) { entries_.erase(path); }
+  // Forgets `path` (read now with no result worth keeping): Find no longer returns
+  // it, and DropUnseen erases it.
+  void Forget(const std::string& path) {
+    auto it = entries_.find(path);
+    if (it != entries_.end()) it->second.stands = false;
+  }
 
-  // Drops the entries this walk neither kept nor marked seen.
+  // Erases the entries this walk neither kept nor marked seen, and the forgotten ones.
   void DropUnseen() {
     for (auto it = entries_.begin(); it != entries_.end();) {
-      it = it->second.walk == walk_ ? std::next(it) : entries_.erase(it);
+      const bool keep = it->second.stands && it->second.walk == walk_;
+      it = keep ? std::next(it) : entries_.erase(it);
     }
   }
 
+  // Entries held, forgotten ones included until DropUnseen.
   std::size_t size() const { return entries_.size(); }
 
  private:
