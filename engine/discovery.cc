@@ -151,7 +151,7 @@ using ReadFileFunction =
 // read-only, non-blocking, regular files only, closed before returning), and gives
 // the stamp of what was read. kMissing only when nothing is there.
 ReadStatus ReadSmallFile(const std::string& path, const ReadFileFunction& read_file,
-                         std::string* contents, SmallFileStamp* stamp, std::string* error) {
+                         std::string* contents, FileStamp* stamp, std::string* error) {
   const BrainFileResult result = read_file ? read_file(path, kMaxSmallFileBytes, contents)
                                            : ReadBrainFile(path, kMaxSmallFileBytes, contents);
   if (result.error == BrainFileError::kNone) {
@@ -311,8 +311,8 @@ struct Loaded {
   std::string error;  // when status is kError
   // From the cache (the file was only stat'ed); null when read now.
   const typename StampCache<Parsed>::Entry* kept = nullptr;
-  Parsed read;           // the parse of the read, when read now with status kOk
-  SmallFileStamp stamp;  // of the read, when read now with status kOk
+  Parsed read;      // the parse of the read, when read now with status kOk
+  FileStamp stamp;  // of the read, when read now with status kOk
 
   // The parse, when status is kOk.
   const Parsed& parsed() const { return kept != nullptr ? kept->parsed : read; }

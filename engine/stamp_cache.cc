@@ -11,8 +11,8 @@ std::int64_t Nanoseconds(const struct timespec& time) {
 
 }  // namespace
 
-SmallFileStamp StampOfStat(const struct stat& info) {
-  SmallFileStamp stamp;
+FileStamp StampOfStat(const struct stat& info) {
+  FileStamp stamp;
   stamp.device = static_cast<std::uint64_t>(info.st_dev);
   stamp.inode = static_cast<std::uint64_t>(info.st_ino);
   stamp.size = static_cast<std::int64_t>(info.st_size);
@@ -21,7 +21,7 @@ SmallFileStamp StampOfStat(const struct stat& info) {
   return stamp;
 }
 
-bool StampIsSettled(const SmallFileStamp& stamp, std::int64_t read_started_ns) {
+bool StampIsSettled(const FileStamp& stamp, std::int64_t read_started_ns) {
   const std::int64_t settled_before = read_started_ns - kStampSettleNs;
   return stamp.mtime_ns < settled_before && stamp.ctime_ns < settled_before;
 }

@@ -14,25 +14,12 @@
 #include <unordered_map>
 #include <utility>
 
+#include "engine/store_reader.h"
+
 namespace scx {
 
-// Which file, and which version of it, as stat(2) tells. ctime is in because a
-// rewrite in place may leave size and mtime as they were (within one timestamp tick,
-// or with mtime set back by utimensat), and nobody can set ctime back.
-struct SmallFileStamp {
-  std::uint64_t device = 0;
-  std::uint64_t inode = 0;
-  std::int64_t size = 0;
-  std::int64_t mtime_ns = 0;
-  std::int64_t ctime_ns = 0;
-  bool operator==(const SmallFileStamp& other) const {
-    return device == other.device && inode == other.inode && size == other.size &&
-           mtime_ns == other.mtime_ns && ctime_ns == other.ctime_ns;
-  }
-  bool operator!=(const SmallFileStamp& other) const { return !(*this == other); }
-};
-
-SmallFileStamp StampOfStat(const struct stat& info);
+// Which file, and which version of it, as stat(2) tells (engine/store_reader.h).
+FileStamp StampOfStat(const struct stat& info);
 
 // A file's timestamps move in ticks of the filesystem's clock: a rewrite in the same
 // tick as a read leaves the stamp the read saw. So a stamp is only trusted once the
@@ -41,13 +28,11 @@ inline constexpr std::int64_t kStampSettleNs = std::int64_t{2} * 1000 * 1000 * 1
 
 // True when a file stamped `stamp` and read after `read_started_ns` (CLOCK_REALTIME
 // nanoseconds, as file times are) may be known by its stamp from now on.
-bool StampIsSettled(const SmallFileStamp& stamp, std::int64_t read_started_ns);
+bool StampIsSettled(const FileStamp& stamp, std::int64_t read_started_ns);
 
 // True when a result parsed from a file stamped `kept` stands for the file stat'ed
 // now as `now`: the same file, not changed since.
-inline bool CanReuseParse(const SmallFileStamp& kept, const SmallFileStamp& now) {
-  return kept == now;
-}
+inline bool CanReuseParse(const FileStamp& kept, const FileStamp& now) { return kept == now; }
 
 // Parsed results by path, each with the stamp it was read at. Every walk over the
 // files begins with BeginWalk; entries neither kept nor marked seen during the walk
@@ -59,7 +44,7 @@ template <typename Parsed>
 class StampCache {
  public:
   struct Entry {
-    SmallFileStamp stamp;
+    FileStamp stamp;
     Parsed parsed;
     // The walk that last met the file: bookkeeping, changed by MarkSeen only.
     mutable std::uint64_t walk = 0;
@@ -80,7 +65,7 @@ class StampCache {
 
   // Keeps `parsed`, read from `path` at `stamp`, when the stamp is settled at
   // `read_started_ns`; an unsettled one is forgotten instead (read again next walk).
-  void Keep(const std::string& path, const SmallFileStamp& stamp, std::int64_t read_started_ns,
+  void Keep(const std::string& path, const FileStamp& stamp, std::int64_t read_started_ns,
             Parsed parsed) {
     if (!StampIsSettled(stamp, read_started_ns)) return Forget(path);
     Entry& entry = entries_[path];

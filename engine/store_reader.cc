@@ -31,6 +31,7 @@
 #include <simdjson.h>
 
 #include "engine/brain_file.h"
+#include "engine/stamp_cache.h"
 
 namespace scx {
 
@@ -463,20 +464,11 @@ StoreError FromBrainFile(BrainFileError error) {
   return StoreError::kIo;
 }
 
-std::int64_t TimespecNs(const struct timespec& ts) {
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
 // Maps a brain-file result: the error, "<path>: <message>" and the stamp (from the
 // last stat or fstat, left unset when there was none).
 StoreError TakeFileResult(const std::string& path, const BrainFileResult& file, FileStamp* stamp,
                           std::string* message) {
-  if (file.has_info) {
-    stamp->device = static_cast<std::uint64_t>(file.info.st_dev);
-    stamp->inode = static_cast<std::uint64_t>(file.info.st_ino);
-    stamp->size = static_cast<std::int64_t>(file.info.st_size);
-    stamp->mtime_ns = TimespecNs(file.info.st_mtim);
-  }
+  if (file.has_info) *stamp = StampOfStat(file.info);
   if (file.error != BrainFileError::kNone) *message = path + ": " + file.message;
   return FromBrainFile(file.error);
 }

@@ -301,7 +301,8 @@ void WriteExporterFamilies(const ScanResult& scan, const ExporterStats& stats, R
                    static_cast<double>(stats.stores_parsed_total));
   renderer->Single(
       {"skeleton_coherence_exporter_stores_unchanged_total",
-       "Store reads skipped because device, inode, size and mtime were unchanged.", kCounter},
+       "Store reads skipped because device, inode, size, mtime and ctime were unchanged.",
+       kCounter},
       static_cast<double>(stats.stores_unchanged_total));
   renderer->Single({"skeleton_coherence_exporter_config_last_reload_successful",
                     "1 when the last config load (start or reload) succeeded.", kGauge},

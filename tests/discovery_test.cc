@@ -953,7 +953,7 @@ TEST_F(CachedDiscoveryTest, RecentlyChangedFileIsReadUntilItSettles) {
   WriteProjectBrain("aa", "/home/u/keyvault");
   struct stat info;
   ASSERT_EQ(0, stat(Manifest("aa").c_str(), &info));
-  const SmallFileStamp stamp = StampOfStat(info);
+  const FileStamp stamp = StampOfStat(info);
   DiscoveryCache cache(CountingOptions());
 
   now_ns_ = std::max(stamp.mtime_ns, stamp.ctime_ns) + kStampSettleNs;  // not yet
@@ -1053,10 +1053,10 @@ TEST_F(CachedDiscoveryTest, ChangedInstanceFileAndIngestRootsAreReadAgain) {
 }
 
 TEST(StampCacheTest, OnlyTheSameStampReusesAParse) {
-  SmallFileStamp kept{1, 2, 3, 4, 5};
+  FileStamp kept{1, 2, 3, 4, 5};
   EXPECT_TRUE(CanReuseParse(kept, kept));
   for (int field = 0; field < 5; ++field) {
-    SmallFileStamp now = kept;
+    FileStamp now = kept;
     switch (field) {
       case 0:
         now.device = 9;
@@ -1079,7 +1079,7 @@ TEST(StampCacheTest, OnlyTheSameStampReusesAParse) {
 }
 
 TEST(StampCacheTest, AStampSettlesOnceMtimeAndCtimeAreOldEnough) {
-  SmallFileStamp stamp;
+  FileStamp stamp;
   stamp.mtime_ns = 1000;
   stamp.ctime_ns = 2000;
   EXPECT_FALSE(StampIsSettled(stamp, 2000 + kStampSettleNs));
@@ -1090,7 +1090,7 @@ TEST(StampCacheTest, AStampSettlesOnceMtimeAndCtimeAreOldEnough) {
 
 TEST(StampCacheTest, KeepsSettledParsesAndDropsWhatAWalkDidNotMeet) {
   StampCache<std::string> cache;
-  SmallFileStamp old{1, 2, 3, 4, 5};
+  FileStamp old{1, 2, 3, 4, 5};
   const std::int64_t later = 6 + kStampSettleNs;
   cache.BeginWalk();
   cache.Keep("/a", old, later, "parse of a");

@@ -3,6 +3,7 @@
 // (no descriptor left open, mtime untouched).
 #include "engine/store_reader.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -792,6 +793,26 @@ TEST_F(ReadStoreTest, StampChangesWithEveryRenameAndOnlyThen) {
   ASSERT_EQ(StoreError::kNone, replaced.error);
   EXPECT_NE(first.stamp.inode, replaced.stamp.inode);
   EXPECT_NE(first.stamp, replaced.stamp);
+}
+
+TEST_F(ReadStoreTest, StampSeesARewriteInPlaceWithItsMtimeSetBack) {
+  WriteFile(StorePath(), StoreJson("sk_stamp", {"sb_1"}, 1));
+  const StoreReadResult first = ReadBounded(StorePath());
+  ASSERT_EQ(StoreError::kNone, first.error);
+  struct stat before;
+  ASSERT_EQ(0, stat(StorePath().c_str(), &before));
+  // Same inode, same size, mtime restored: only ctime moved.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  WriteFile(StorePath(), StoreJson("sk_other", {"sb_1"}, 1));
+  const struct timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(0, utimensat(AT_FDCWD, StorePath().c_str(), times, 0));
+  FileStamp now;
+  std::string message;
+  ASSERT_EQ(StoreError::kNone, StatStore(StorePath(), &now, &message)) << message;
+  EXPECT_EQ(first.stamp.inode, now.inode);
+  EXPECT_EQ(first.stamp.size, now.size);
+  EXPECT_EQ(first.stamp.mtime_ns, now.mtime_ns);
+  EXPECT_NE(first.stamp, now);
 }
 
 TEST_F(ReadStoreTest, DoesNotTouchTheFilesMtime) {
