@@ -362,6 +362,15 @@ TEST(ParseStoreTest, EscapedKeysAreDecodedBeforeMatching) {
   // A bad escape in a key is a parse error.
   EXPECT_EQ(StoreError::kParse,
             Parse(R"({"schema":"m1nd-system-block-store-v0","sk\uZZZZ":1})", nullptr, &message));
+  // In a block, a key is decoded when it may be "block_id" (it starts with a "b" or an
+  // escape); there a bad escape is a parse error too. Other keys are skipped unread,
+  // as values are.
+  const std::string head =
+      R"({"schema":"m1nd-system-block-store-v0","skeleton":{"skeleton_id":"sk_a"},)";
+  EXPECT_EQ(StoreError::kParse, Parse(head + R"("blocks":[{"b\q":1}]})", nullptr, &message));
+  EXPECT_EQ(StoreError::kParse, Parse(head + R"("blocks":[{"\uZZZZ":1}]})", nullptr, &message));
+  EXPECT_EQ(StoreError::kSchema, Parse(head + R"("blocks":[{"n\q":1}]})", nullptr, &message));
+  EXPECT_NE(message.find("has no string \"block_id\""), std::string::npos) << message;
 }
 
 // m1nd writes the skeleton first, but JSON objects have no order: the digest must not
