@@ -36,6 +36,7 @@ import datetime
 import gzip
 import http.client
 import json
+import mmap
 import os
 import platform
 import random
@@ -209,20 +210,29 @@ class Fleet:
 
 
 def floor_seconds(paths):
-    """A bare open/fstat/read-to-EOF/close loop into one reused buffer."""
-    buffer = bytearray(1 << 20)
+    """A bare open/fstat/read-to-EOF/close loop into one reused buffer. The buffer is an
+    anonymous mapping, so it starts on a page: the kernel copies into a buffer that is
+    not aligned to a cache line (a bytearray's, usually) at about half the speed."""
+    size = 1 << 20
+    buffer = mmap.mmap(-1, size)
     view = memoryview(buffer)
     start = time.perf_counter()
     for path in paths:
         fd = os.open(path, os.O_RDONLY)
-        size = os.fstat(fd).st_size
-        if size > len(buffer):
-            buffer = bytearray(size * 2)
+        stat_size = os.fstat(fd).st_size
+        if stat_size > size:
+            view.release()
+            buffer.close()
+            size = stat_size * 2
+            buffer = mmap.mmap(-1, size)
             view = memoryview(buffer)
         while os.readv(fd, [view]) > 0:
             pass
         os.close(fd)
-    return time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    view.release()
+    buffer.close()
+    return elapsed
 
 
 def once_seconds(exporter, fleet, check):

@@ -19,10 +19,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -128,8 +130,36 @@ std::string MakeStore(int index, int blocks, std::mt19937_64& rng) {
   return store.dump(2) + "\n";
 }
 
+// The baseline's reusable buffer. It starts on a page, as a buffer tuned for reading
+// would: a read into malloc's 16-byte-aligned memory copies at half the speed on x86-64.
+class ReadBuffer {
+ public:
+  explicit ReadBuffer(std::size_t size) { Resize(size); }
+  char* data() { return data_.get(); }
+  std::size_t size() const { return size_; }
+  void Resize(std::size_t size) {
+    constexpr std::size_t kPage = 4096;
+    std::unique_ptr<char, Free> grown(
+        static_cast<char*>(std::aligned_alloc(kPage, (size + kPage - 1) / kPage * kPage)));
+    if (grown == nullptr) {
+      std::fprintf(stderr, "out of memory\n");
+      std::exit(1);
+    }
+    if (data_ != nullptr) std::memcpy(grown.get(), data_.get(), size_);
+    data_ = std::move(grown);
+    size_ = size;
+  }
+
+ private:
+  struct Free {
+    void operator()(char* data) const { std::free(data); }
+  };
+  std::unique_ptr<char, Free> data_;
+  std::size_t size_ = 0;
+};
+
 // Reads a whole file with nothing but open/read/close; returns the byte count.
-std::size_t BareRead(const std::string& path, std::vector<char>* buffer) {
+std::size_t BareRead(const std::string& path, ReadBuffer* buffer) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     std::perror(path.c_str());
@@ -137,7 +167,7 @@ std::size_t BareRead(const std::string& path, std::vector<char>* buffer) {
   }
   std::size_t used = 0;
   for (;;) {
-    if (used == buffer->size()) buffer->resize(buffer->size() * 2);
+    if (used == buffer->size()) buffer->Resize(buffer->size() * 2);
     const ssize_t n = read(fd, buffer->data() + used, buffer->size() - used);
     if (n <= 0) break;
     used += static_cast<std::size_t>(n);
@@ -148,7 +178,7 @@ std::size_t BareRead(const std::string& path, std::vector<char>* buffer) {
 
 // The three variants; each returns a checksum so that nothing is optimised away.
 std::uint64_t RunBaseline() {
-  static std::vector<char> buffer(1 << 20);
+  static ReadBuffer buffer(1 << 20);
   std::uint64_t total = 0;
   for (const std::string& path : g_paths) total += BareRead(path, &buffer);
   return total;
@@ -168,7 +198,7 @@ std::uint64_t RunReadStore() {
 }
 
 std::uint64_t RunNlohmann() {
-  static std::vector<char> buffer(1 << 20);
+  static ReadBuffer buffer(1 << 20);
   std::uint64_t total = 0;
   for (const std::string& path : g_paths) {
     const std::size_t size = BareRead(path, &buffer);
