@@ -44,11 +44,12 @@ BrainReport MakeBrain(int index) {
                                        "cache", "ingest", "sched", "proto", "crypto", "ui"};
   BrainReport report;
   const std::string name = std::string(kWords[index % 12]) + "-" + std::to_string(index);
-  report.brain.name = name;
-  report.brain.project_root = "/home/dev/src/" + name;
-  report.brain.runtime_dir = "/home/dev/.m1nd/runtimes/" + name;
-  report.brain.source = BrainSource::kRegistryProject;
-  report.brain.identity_source = IdentitySource::kConfigProjectRoot;
+  Brain* brain = report.mutable_brain();
+  brain->name = name;
+  brain->project_root = "/home/dev/src/" + name;
+  brain->runtime_dir = "/home/dev/.m1nd/runtimes/" + name;
+  brain->source = BrainSource::kRegistryProject;
+  brain->identity_source = IdentitySource::kConfigProjectRoot;
   if (index % 20 == 7) {
     report.state = BrainState::kAbsent;
     report.store = StorePresence::kAbsent;
@@ -145,7 +146,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < brains; ++i) scan.brains.push_back(scx::MakeBrain(i));
   std::sort(scan.brains.begin(), scan.brains.end(),
             [](const scx::BrainReport& a, const scx::BrainReport& b) {
-              return a.brain.name < b.brain.name;
+              return a.brain().name < b.brain().name;
             });  // as a scan lists them
   scx::g_scan = &scan;
 

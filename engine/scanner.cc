@@ -49,28 +49,50 @@ bool IsEmpty(const SkeletonProvenance& provenance) {
 
 }  // namespace
 
+const Brain& BrainReport::brain() const {
+  static const Brain* const kNone = new Brain();
+  return shared_brain != nullptr ? *shared_brain : *kNone;
+}
+
+Brain* BrainReport::mutable_brain() {
+  auto own = std::make_shared<Brain>(brain());
+  Brain* brain = own.get();
+  shared_brain = std::move(own);
+  return brain;
+}
+
 const SkeletonProvenance& BrainReport::provenance() const {
   static const SkeletonProvenance* const kNone = new SkeletonProvenance();
   return skeleton_provenance != nullptr ? *skeleton_provenance : *kNone;
 }
 
 std::uint64_t ReadErrorCounts::operator[](StoreError error) const {
+  if (counts_ == nullptr) return 0;
   std::size_t index = 0;
   for (const Term<StoreError>& term : kStoreErrors) {
     if (!IsReadError(term.value)) continue;
-    if (term.value == error) return counts_[index];
+    if (term.value == error) return (*counts_)[index];
     ++index;
   }
   return 0;
 }
 
 void ReadErrorCounts::Add(StoreError error, std::uint64_t scans) {
+  if (!IsReadError(error) || scans == 0) return;
+  auto counts = std::make_shared<Counts>(counts_ != nullptr ? *counts_ : Counts{});
   std::size_t index = 0;
   for (const Term<StoreError>& term : kStoreErrors) {
     if (!IsReadError(term.value)) continue;
-    if (term.value == error) counts_[index] += scans;
+    if (term.value == error) (*counts)[index] += scans;
     ++index;
   }
+  counts_ = std::move(counts);
+}
+
+bool ReadErrorCounts::operator==(const ReadErrorCounts& other) const {
+  static const Counts kZero{};
+  return (counts_ != nullptr ? *counts_ : kZero) ==
+         (other.counts_ != nullptr ? *other.counts_ : kZero);
 }
 
 Scanner::Scanner(StoreReaderOptions options) : options_(options) {}
@@ -107,11 +129,12 @@ Scanner::Fetched Scanner::FetchStore(const Brain& brain, const Record& record,
   return fetched;
 }
 
-BrainReport Scanner::ApplyFetched(const Brain& brain, const Brain* before, Record* record_of_brain,
-                                  Fetched fetched) {
+BrainReport Scanner::ApplyFetched(std::shared_ptr<const Brain> shared_brain, const Brain* before,
+                                  Record* record_of_brain, Fetched fetched) {
+  const Brain& brain = *shared_brain;
   Record& record = *record_of_brain;
   BrainReport report;
-  report.brain = brain;
+  report.shared_brain = std::move(shared_brain);
   const std::shared_ptr<const Coherence> last_verdict = record.verdict;
 
   bool new_contents = false;
@@ -196,9 +219,10 @@ void Scanner::TrackMismatchSince(const Coherence* last, Record* record, BrainRep
 
 std::vector<std::size_t> Scanner::RecordsOf(const std::vector<Brain>& brains) const {
   std::unordered_map<std::string_view, std::size_t> by_runtime_dir;
-  by_runtime_dir.reserve(brains_.size());
-  for (std::size_t i = 0; i < brains_.size(); ++i)
-    by_runtime_dir.emplace(brains_[i].runtime_dir, i);
+  const std::vector<Brain>& previous = *brains_;
+  by_runtime_dir.reserve(previous.size());
+  for (std::size_t i = 0; i < previous.size(); ++i)
+    by_runtime_dir.emplace(previous[i].runtime_dir, i);
   std::vector<std::size_t> records(brains.size(), kNoRecord);
   for (std::size_t i = 0; i < brains.size(); ++i) {
     auto found = by_runtime_dir.find(brains[i].runtime_dir);
@@ -213,23 +237,24 @@ std::vector<Scanner::Seen> Scanner::SeenByName(const std::vector<Brain>& brains,
                                                std::vector<StateChange>* gone) const {
   // Both lists are sorted by name: one walk pairs them.
   std::vector<Seen> seen(brains.size());
+  const std::vector<Brain>& before = *brains_;
   std::size_t previous = 0;
-  auto report_gone = [this, gone](std::size_t index) {
+  auto report_gone = [this, &before, gone](std::size_t index) {
     StateChange change;
-    change.brain = brains_[index].name;
+    change.brain = before[index].name;
     change.from = records_[index].state;
     gone->push_back(std::move(change));
   };
   for (std::size_t i = 0; i < brains.size(); ++i) {
-    while (previous < brains_.size() && brains_[previous].name < brains[i].name) {
+    while (previous < before.size() && before[previous].name < brains[i].name) {
       report_gone(previous++);
     }
-    if (previous < brains_.size() && brains_[previous].name == brains[i].name) {
+    if (previous < before.size() && before[previous].name == brains[i].name) {
       const Record& record = records_[previous++];
       seen[i] = Seen{true, record.state, record.verdict};
     }
   }
-  while (previous < brains_.size()) report_gone(previous++);
+  while (previous < before.size()) report_gone(previous++);
   return seen;
 }
 
@@ -240,7 +265,7 @@ void Scanner::AddProvenance(const std::vector<Record>& records, std::vector<Brai
   for (std::size_t i = 0; i < reports->size(); ++i) {
     const BrainReport& report = (*reports)[i];
     ServedSkeletonOf entry;
-    entry.brain = report.brain.name;
+    entry.brain = report.brain().name;
     if (report.coherence) {  // a verdict comes from the last good read
       entry.skeleton_id = records[i].contents.digest.skeleton_id;
       entry.expected_slug = report.coherence->expected_slug;
@@ -258,7 +283,7 @@ void Scanner::AddProvenance(const std::vector<Record>& records, std::vector<Brai
 
 ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>* stop) {
   auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
-  Discovery discovery = DiscoverBrains(config, brains_, stop, parallelism_, &discovery_cache_);
+  Discovery discovery = DiscoverBrains(config, *brains_, stop, parallelism_, &discovery_cache_);
   ScanResult result;
   if (discovery.stopped || stopped()) {
     result.stopped = true;
@@ -273,7 +298,10 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
 
   // Every brain's record of the previous scan, found here on the scan thread; the
   // fetch threads only read them, and only this thread changes them, after the fetch.
-  const std::vector<Brain>& brains = discovery.brains;
+  // The reports point into this list, kept as brains_ for the next scan.
+  auto shared_brains = std::make_shared<std::vector<Brain>>(std::move(discovery.brains));
+  shared_brains->shrink_to_fit();
+  const std::vector<Brain>& brains = *shared_brains;
   const std::vector<std::size_t> earlier = RecordsOf(brains);
   const Record new_record{};
   std::vector<Fetched> fetched(brains.size());
@@ -297,9 +325,10 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
     const Brain* before = nullptr;
     if (earlier[i] != kNoRecord) {
       records[i] = std::move(records_[earlier[i]]);
-      before = &brains_[earlier[i]];
+      before = &(*brains_)[earlier[i]];
     }
-    BrainReport report = ApplyFetched(brains[i], before, &records[i], std::move(fetched[i]));
+    BrainReport report = ApplyFetched(std::shared_ptr<const Brain>(shared_brains, &brains[i]),
+                                      before, &records[i], std::move(fetched[i]));
     if (!seen[i].seen || seen[i].state != report.state ||
         !SameVerdict(seen[i].coherence.get(), report.coherence.get())) {
       StateChange change;
@@ -318,12 +347,11 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   for (StateChange& change : gone) result.changes.push_back(std::move(change));
   // What this scan no longer needs goes before the provenance is worked out: the
   // previous scan's brains and records (those of runtime dirs no brain has any more
-  // are forgotten here), the fetches. (`brains` is moved into brains_ here.)
+  // are forgotten here), the fetches.
   std::vector<Fetched>().swap(fetched);
   std::vector<Seen>().swap(seen);
   records_ = std::move(records);
-  brains_ = std::move(discovery.brains);
-  brains_.shrink_to_fit();
+  brains_ = std::move(shared_brains);
   AddProvenance(records_, &result.brains);
 
   result.stores_parsed = parsed_;

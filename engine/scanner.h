@@ -69,16 +69,21 @@ class ReadErrorCounts {
   // Counts `scans` more for `error`; ignored for values that are not read errors.
   void Add(StoreError error, std::uint64_t scans = 1);
 
-  bool operator==(const ReadErrorCounts& other) const { return counts_ == other.counts_; }
+  bool operator==(const ReadErrorCounts& other) const;
   bool operator!=(const ReadErrorCounts& other) const { return !(*this == other); }
 
  private:
-  std::array<std::uint64_t, CountReadErrors()> counts_{};  // in kStoreErrors order
+  using Counts = std::array<std::uint64_t, CountReadErrors()>;  // in kStoreErrors order
+  // Null while every count is zero, as for nearly every brain; shared by the copies
+  // (a brain's record and its reports) and replaced, never changed, by Add.
+  std::shared_ptr<const Counts> counts_;
 };
 
 // What the latest scan knows about one brain.
 struct BrainReport {
-  Brain brain;
+  // The brain, shared with the scanner's list of the scan's brains: a report holds no
+  // copy of its own (10,000 brains would keep two). Read it through brain().
+  std::shared_ptr<const Brain> shared_brain;
   BrainState state = BrainState::kAbsent;
   StorePresence store = StorePresence::kAbsent;  // the file as found this scan
   StoreError read_error = StoreError::kNone;     // this scan's error, if unreadable
@@ -102,6 +107,12 @@ struct BrainReport {
   // is nothing to say, as for most brains; read it through provenance().
   std::shared_ptr<const SkeletonProvenance> skeleton_provenance;
   ReadErrorCounts read_errors_total;
+
+  // *shared_brain, or an empty Brain when it is null.
+  const Brain& brain() const;
+  // Gives the report a brain of its own, a copy of brain(), and returns it to be
+  // changed (for reports built by hand). Valid until shared_brain changes again.
+  Brain* mutable_brain();
 
   // *skeleton_provenance, or an empty one when it is null.
   const SkeletonProvenance& provenance() const;
@@ -216,7 +227,7 @@ class Scanner {
 
   // Turns a fetch into the brain's report, updating `record` and the counters.
   // `before` is the Brain the record had in the previous scan (null: a new record).
-  BrainReport ApplyFetched(const Brain& brain, const Brain* before, Record* record,
+  BrainReport ApplyFetched(std::shared_ptr<const Brain> brain, const Brain* before, Record* record,
                            Fetched fetched);
 
   // Sets report->mismatch_since, starting the clock when the mismatch is new or
@@ -230,7 +241,8 @@ class Scanner {
 
   StoreReaderOptions options_;
   Parallelism parallelism_;
-  std::vector<Brain> brains_;    // the previous scan's, sorted by name
+  // The previous scan's brains, sorted by name; its reports point into it.
+  std::shared_ptr<const std::vector<Brain>> brains_ = std::make_shared<std::vector<Brain>>();
   std::vector<Record> records_;  // records_[i] is brains_[i]'s
   // The small files discovery parsed, by stamp: unchanged ones are not read again.
   DiscoveryCache discovery_cache_;

@@ -34,10 +34,10 @@ bool EndsWith(const std::string& text, const std::string& suffix) {
 std::vector<WatchedDir> DirsToWatch(const ScanResult& scan, const DiscoveryConfig& config) {
   std::vector<WatchedDir> dirs;
   for (const BrainReport& report : scan.brains) {
-    dirs.push_back({report.brain.runtime_dir, WatchedDirKind::kRuntimeDir});
-    if (report.brain.source == BrainSource::kRegistryOwner) {
+    dirs.push_back({report.brain().runtime_dir, WatchedDirKind::kRuntimeDir});
+    if (report.brain().source == BrainSource::kRegistryOwner) {
       dirs.push_back(
-          {report.brain.runtime_dir + "/project-brains", WatchedDirKind::kProjectBrains});
+          {report.brain().runtime_dir + "/project-brains", WatchedDirKind::kProjectBrains});
     }
   }
   for (const std::string& registry : config.registries) {

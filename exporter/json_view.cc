@@ -60,11 +60,11 @@ void AddProvenance(const BrainReport& brain, Json* out) {
 
 Json OnceBrain(const BrainReport& brain) {
   Json out;
-  out["brain"] = brain.brain.name;
-  out["project_root"] = brain.brain.project_root;
-  out["runtime_dir"] = brain.brain.runtime_dir;
-  out["source"] = BrainSourceName(brain.brain.source);
-  out["identity_source"] = IdentitySourceName(brain.brain.identity_source);
+  out["brain"] = brain.brain().name;
+  out["project_root"] = brain.brain().project_root;
+  out["runtime_dir"] = brain.brain().runtime_dir;
+  out["source"] = BrainSourceName(brain.brain().source);
+  out["identity_source"] = IdentitySourceName(brain.brain().identity_source);
   out["store"] = StorePresenceName(brain.store);
   if (brain.state == BrainState::kUnreadable) out["store_error"] = StoreErrorJson(brain);
   out["skeleton_coherence"] = CoherenceJson(brain.coherence.get());
@@ -84,12 +84,12 @@ Json NorthJson(const Coherence& coherence) {
 
 Json BrainJson(const BrainReport& brain) {
   Json out;
-  out["brain"] = brain.brain.name;
-  out["project_root"] = brain.brain.project_root;
-  if (!brain.brain.display_name.empty()) out["display_name"] = brain.brain.display_name;
-  out["runtime_dir"] = brain.brain.runtime_dir;
-  out["source"] = BrainSourceName(brain.brain.source);
-  out["identity_source"] = IdentitySourceName(brain.brain.identity_source);
+  out["brain"] = brain.brain().name;
+  out["project_root"] = brain.brain().project_root;
+  if (!brain.brain().display_name.empty()) out["display_name"] = brain.brain().display_name;
+  out["runtime_dir"] = brain.brain().runtime_dir;
+  out["source"] = BrainSourceName(brain.brain().source);
+  out["identity_source"] = IdentitySourceName(brain.brain().identity_source);
   out["state"] = BrainStateName(brain.state);
   out["present"] = brain.store != StorePresence::kAbsent;
   if (brain.has_store_facts) {
@@ -137,8 +137,8 @@ std::size_t EstimateListBytes(const std::vector<BrainReport>& brains) {
   };
   std::size_t bytes = 64;
   for (const BrainReport& brain : brains) {
-    bytes += 270 + size(brain.brain.name) + size(brain.brain.project_root) +
-             size(brain.brain.display_name) + size(brain.brain.runtime_dir);
+    bytes += 270 + size(brain.brain().name) + size(brain.brain().project_root) +
+             size(brain.brain().display_name) + size(brain.brain().runtime_dir);
     if (brain.has_store_facts) bytes += 60;
     if (brain.coherence) {
       bytes += 90 + size(brain.coherence->expected_slug) + size(brain.coherence->found_slug);
@@ -206,7 +206,7 @@ std::string BrainDetailView(const BrainReport& brain, double scanned_at) {
 
 std::string BrainNorthView(const BrainReport& brain) {
   Json out;
-  out["brain"] = brain.brain.name;
+  out["brain"] = brain.brain().name;
   Json gaps = Json::array();
   if (!brain.coherence) {
     out["map"] = Json{{"coherence", nullptr}};

@@ -120,13 +120,13 @@ std::string RowClass(const BrainReport& report) {
 
 std::string BrainRow(const BrainReport& report, double now) {
   const bool mismatch = InMismatch(report);
-  return "<tr class=\"" + RowClass(report) + "\" data-brain=\"" + HtmlEscape(report.brain.name) +
-         "\">" + Cell(report.brain.name, "brain") + StateCell(report) +
+  return "<tr class=\"" + RowClass(report) + "\" data-brain=\"" + HtmlEscape(report.brain().name) +
+         "\">" + Cell(report.brain().name, "brain") + StateCell(report) +
          Cell(mismatch ? report.coherence->expected_slug : "") + FoundCell(report) +
          SinceCell(report, now) + RunbookCell(report) + Cell(ReadErrorText(report)) +
-         Cell(report.brain.project_root) + Cell(report.brain.runtime_dir) +
-         Cell(BrainSourceName(report.brain.source)) +
-         Cell(IdentitySourceName(report.brain.identity_source)) + "</tr>\n";
+         Cell(report.brain().project_root) + Cell(report.brain().runtime_dir) +
+         Cell(BrainSourceName(report.brain().source)) +
+         Cell(IdentitySourceName(report.brain().identity_source)) + "</tr>\n";
 }
 
 std::string BrainTable(const std::vector<BrainReport>& brains, double now) {
@@ -177,7 +177,7 @@ std::string RenderBanner(const std::vector<BrainReport>& brains, bool scanned) {
   }
   std::vector<std::string> names;
   for (const BrainReport* report : WorstFirst(brains)) {
-    if (InMismatch(*report)) names.push_back(report->brain.name);
+    if (InMismatch(*report)) names.push_back(report->brain().name);
   }
   if (names.empty()) {
     return Banner("green", "All coherent: every brain serves its own skeleton",
@@ -284,7 +284,7 @@ std::vector<const BrainReport*> WorstFirst(const std::vector<BrainReport>& brain
   std::stable_sort(ordered.begin(), ordered.end(), [](const BrainReport* a, const BrainReport* b) {
     const int x = Severity(*a);
     const int y = Severity(*b);
-    return x != y ? x < y : a->brain.name < b->brain.name;
+    return x != y ? x < y : a->brain().name < b->brain().name;
   });
   return ordered;
 }

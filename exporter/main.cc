@@ -53,7 +53,7 @@ int RunOnce(const Config& config, OnceOutput output, Logger* logger) {
   bool mismatch = false;
   for (const BrainReport& brain : scan.brains) {
     if (brain.state == BrainState::kUnreadable) {
-      logger->Warn("store unreadable", {{"brain", brain.brain.name},
+      logger->Warn("store unreadable", {{"brain", brain.brain().name},
                                         {"reason", StoreErrorName(brain.read_error)},
                                         {"err", brain.read_error_message}});
     }

@@ -31,7 +31,7 @@ std::vector<bool> BrainsSharingALabel(const std::vector<BrainReport>& brains) {
   std::vector<std::string_view> keys;
   keys.reserve(brains.size());
   for (const BrainReport& report : brains) {
-    const std::string& name = report.brain.name;
+    const std::string& name = report.brain().name;
     if (IsExportedAsIs(name)) {
       keys.push_back(name);
     } else {
@@ -65,9 +65,9 @@ std::size_t EstimateBytes(const ScanResult& scan) {
   constexpr std::size_t kFixedBytes = 8 * 1024;  // HELP/TYPE lines, exporter and process
   std::size_t bytes = kFixedBytes;
   for (const BrainReport& report : scan.brains) {
-    const std::size_t name = size(report.brain.name);
+    const std::size_t name = size(report.brain().name);
     // State (4 lines), info, read errors (5 lines).
-    bytes += 720 + 10 * name + size(report.brain.project_root) + size(report.brain.runtime_dir);
+    bytes += 720 + 10 * name + size(report.brain().project_root) + size(report.brain().runtime_dir);
     if (report.has_store_facts) bytes += 100 + 2 * name;
     if (report.coherence) {
       bytes += 100 + 2 * name + size(report.coherence->expected_slug) +
@@ -161,16 +161,17 @@ void WriteVerdictFamilies(Renderer* renderer) {
   renderer->BrainFamily(kCoherence, [](const BrainReport& report, FamilyWriter* family) {
     if (!report.coherence) return;
     const Coherence& verdict = *report.coherence;
-    family->Add({{"brain", report.brain.name},
+    family->Add({{"brain", report.brain().name},
                  {"expected_slug", verdict.expected_slug},
                  {"found_slug", verdict.found_slug}},
                 Bool(verdict.status == CoherenceStatus::kOk));
   });
   renderer->BrainFamily(kStale, [](const BrainReport& report, FamilyWriter* family) {
-    if (report.coherence) family->Add({{"brain", report.brain.name}}, Bool(report.verdict_stale));
+    if (report.coherence) family->Add({{"brain", report.brain().name}}, Bool(report.verdict_stale));
   });
   renderer->BrainFamily(kSince, [](const BrainReport& report, FamilyWriter* family) {
-    if (report.mismatch_since) family->Add({{"brain", report.brain.name}}, *report.mismatch_since);
+    if (report.mismatch_since)
+      family->Add({{"brain", report.brain().name}}, *report.mismatch_since);
   });
 }
 
@@ -194,17 +195,17 @@ void WriteProvenanceFamilies(Renderer* renderer) {
   renderer->BrainFamily(kOwner, [](const BrainReport& report, FamilyWriter* family) {
     const SkeletonProvenance& provenance = report.provenance();
     if (provenance.owner_brain.empty()) return;
-    family->Add({{"brain", report.brain.name}, {"owner_brain", provenance.owner_brain}}, 1);
+    family->Add({{"brain", report.brain().name}, {"owner_brain", provenance.owner_brain}}, 1);
   });
   renderer->BrainFamily(kShared, [](const BrainReport& report, FamilyWriter* family) {
     const SkeletonProvenance& provenance = report.provenance();
     if (provenance.shared_count == 0) return;
-    family->Add({{"brain", report.brain.name}}, static_cast<double>(provenance.shared_count + 1));
+    family->Add({{"brain", report.brain().name}}, static_cast<double>(provenance.shared_count + 1));
   });
   renderer->BrainFamily(kAmbiguous, [](const BrainReport& report, FamilyWriter* family) {
     const SkeletonProvenance& provenance = report.provenance();
     if (!provenance.prefix_ambiguous) return;
-    family->Add({{"brain", report.brain.name}, {"ambiguous_slug", provenance.ambiguous_slug}}, 1);
+    family->Add({{"brain", report.brain().name}, {"ambiguous_slug", provenance.ambiguous_slug}}, 1);
   });
 }
 
@@ -229,31 +230,31 @@ void WriteBrainFamilies(Renderer* renderer) {
       kCounter};
   renderer->BrainFamily(kState, [](const BrainReport& report, FamilyWriter* family) {
     for (const Term<BrainState>& candidate : kBrainStates) {
-      family->Add({{"brain", report.brain.name}, {"state", candidate.name}},
+      family->Add({{"brain", report.brain().name}, {"state", candidate.name}},
                   Bool(report.state == candidate.value));
     }
   });
   renderer->BrainFamily(kInfo, [](const BrainReport& report, FamilyWriter* family) {
-    family->Add({{"brain", report.brain.name},
-                 {"project_root", report.brain.project_root},
-                 {"runtime_dir", report.brain.runtime_dir},
-                 {"source", BrainSourceName(report.brain.source)},
-                 {"identity_source", IdentitySourceName(report.brain.identity_source)}},
+    family->Add({{"brain", report.brain().name},
+                 {"project_root", report.brain().project_root},
+                 {"runtime_dir", report.brain().runtime_dir},
+                 {"source", BrainSourceName(report.brain().source)},
+                 {"identity_source", IdentitySourceName(report.brain().identity_source)}},
                 1);
   });
   renderer->BrainFamily(kVersion, [](const BrainReport& report, FamilyWriter* family) {
     if (!report.has_store_facts) return;
-    family->Add({{"brain", report.brain.name}}, static_cast<double>(report.store_version));
+    family->Add({{"brain", report.brain().name}}, static_cast<double>(report.store_version));
   });
   renderer->BrainFamily(kBlocks, [](const BrainReport& report, FamilyWriter* family) {
     if (!report.has_store_facts) return;
-    family->Add({{"brain", report.brain.name}}, static_cast<double>(report.block_count));
+    family->Add({{"brain", report.brain().name}}, static_cast<double>(report.block_count));
   });
   // Every reason is exported from zero so that the first error shows as an increase.
   renderer->BrainFamily(kReadErrors, [](const BrainReport& report, FamilyWriter* family) {
     for (const Term<StoreError>& reason : kStoreErrors) {
       if (!IsReadError(reason.value)) continue;
-      family->Add({{"brain", report.brain.name}, {"reason", reason.name}},
+      family->Add({{"brain", report.brain().name}, {"reason", reason.name}},
                   static_cast<double>(report.read_errors_total[reason.value]));
     }
   });

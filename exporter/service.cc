@@ -261,7 +261,7 @@ class Service {
 
   static const BrainReport* FindBrain(const Snapshot& snapshot, const std::string& name) {
     for (const BrainReport& brain : snapshot.brains()) {
-      if (brain.brain.name == name) return &brain;
+      if (brain.brain().name == name) return &brain;
     }
     return nullptr;
   }

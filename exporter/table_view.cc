@@ -73,7 +73,7 @@ std::string Reason(const BrainReport& brain) {
 
 Row RowOf(const BrainReport& brain) {
   const bool verdict = brain.coherence != nullptr;
-  return {CellText(brain.brain.name),
+  return {CellText(brain.brain().name),
           StateText(brain),
           CellText(verdict ? brain.coherence->expected_slug : ""),
           CellText(verdict ? brain.coherence->found_slug : ""),

@@ -42,11 +42,13 @@ TEST(ChangeMattersTest, OnlyTheFilesThatDecideAVerdict) {
 TEST(DirsToWatchTest, RuntimeDirsProjectBrainsAndRegistries) {
   ScanResult scan;
   BrainReport owner;
-  owner.brain.runtime_dir = "/rt";
-  owner.brain.source = BrainSource::kRegistryOwner;
+  Brain* owner_brain = owner.mutable_brain();
+  owner_brain->runtime_dir = "/rt";
+  owner_brain->source = BrainSource::kRegistryOwner;
   BrainReport project;
-  project.brain.runtime_dir = "/rt/project-brains/ab";
-  project.brain.source = BrainSource::kRegistryProject;
+  Brain* project_brain = project.mutable_brain();
+  project_brain->runtime_dir = "/rt/project-brains/ab";
+  project_brain->source = BrainSource::kRegistryProject;
   scan.brains = {owner, project};
   DiscoveryConfig config;
   config.registries = {"/reg"};

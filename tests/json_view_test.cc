@@ -14,10 +14,11 @@ using Json = nlohmann::json;
 
 BrainReport Report(const std::string& name, BrainState state) {
   BrainReport report;
-  report.brain.name = name;
-  report.brain.project_root = "/home/u/" + name;
-  report.brain.runtime_dir = "/rt/" + name;
-  report.brain.source = BrainSource::kRegistryOwner;
+  Brain* brain = report.mutable_brain();
+  brain->name = name;
+  brain->project_root = "/home/u/" + name;
+  brain->runtime_dir = "/rt/" + name;
+  brain->source = BrainSource::kRegistryOwner;
   report.state = state;
   report.store = state == BrainState::kAbsent ? StorePresence::kAbsent : StorePresence::kPresent;
   if (state == BrainState::kOk || state == BrainState::kMismatch) {
@@ -171,7 +172,7 @@ TEST(JsonViewTest, HugeStringsAreCappedInEveryView) {
 
 TEST(JsonViewTest, InvalidUtf8DoesNotThrow) {
   BrainReport brain = Report("m1nd", BrainState::kAbsent);
-  brain.brain.project_root = "/home/u/\xFF\xFE";
+  brain.mutable_brain()->project_root = "/home/u/\xFF\xFE";
   EXPECT_NO_THROW(Json::parse(OnceReport({brain})));
 }
 
@@ -179,9 +180,10 @@ TEST(JsonViewTest, InvalidUtf8DoesNotThrow) {
 // list at once, with its indentation, separators and escapes.
 TEST(BrainsViewTest, ExactBytes) {
   BrainReport incident = Report("m1nd", BrainState::kMismatch);
-  incident.brain.project_root = "/home/dev/m1nd";
-  incident.brain.display_name = "line\none \"q\" \\ \xff";
-  incident.brain.source = BrainSource::kStatic;
+  Brain* incident_brain = incident.mutable_brain();
+  incident_brain->project_root = "/home/dev/m1nd";
+  incident_brain->display_name = "line\none \"q\" \\ \xff";
+  incident_brain->source = BrainSource::kStatic;
   Coherence verdict = *incident.coherence;
   verdict.reason = "r";
   incident.coherence = std::make_shared<const Coherence>(verdict);
@@ -190,8 +192,9 @@ TEST(BrainsViewTest, ExactBytes) {
   incident_provenance.shared_count = 1;
   incident.skeleton_provenance = std::make_shared<const SkeletonProvenance>(incident_provenance);
   BrainReport notes = Report("notes", BrainState::kAbsent);
-  notes.brain.project_root = "/home/dev/notes";
-  notes.brain.source = BrainSource::kStatic;
+  Brain* notes_brain = notes.mutable_brain();
+  notes_brain->project_root = "/home/dev/notes";
+  notes_brain->source = BrainSource::kStatic;
   const std::string expected =
       "{\n"
       "  \"brains\": [\n"

@@ -23,11 +23,12 @@ LandingPageInfo Info() { return {"0.1.0", "abc123", "/custom-metrics"}; }
 
 BrainReport Incident() {
   BrainReport report;
-  report.brain.name = "m1nd";
-  report.brain.project_root = "/home/dev/m1nd";
-  report.brain.runtime_dir = "/home/dev/.m1nd/m1nd";
-  report.brain.source = BrainSource::kRegistryOwner;
-  report.brain.identity_source = IdentitySource::kAnyIngestRoot;
+  Brain* brain = report.mutable_brain();
+  brain->name = "m1nd";
+  brain->project_root = "/home/dev/m1nd";
+  brain->runtime_dir = "/home/dev/.m1nd/m1nd";
+  brain->source = BrainSource::kRegistryOwner;
+  brain->identity_source = IdentitySource::kAnyIngestRoot;
   report.state = BrainState::kMismatch;
   Coherence verdict;
   verdict.status = CoherenceStatus::kMismatch;
@@ -39,9 +40,10 @@ BrainReport Incident() {
 
 BrainReport Report(const std::string& name, BrainState state) {
   BrainReport report;
-  report.brain.name = name;
-  report.brain.project_root = "/home/dev/" + name;
-  report.brain.runtime_dir = "/rt/" + name;
+  Brain* brain = report.mutable_brain();
+  brain->name = name;
+  brain->project_root = "/home/dev/" + name;
+  brain->runtime_dir = "/rt/" + name;
   report.state = state;
   return report;
 }
@@ -59,7 +61,7 @@ BrainReport Ok(const std::string& name) {
 // Unreadable now; its last good verdict was a mismatch.
 BrainReport StaleMismatch(const std::string& name) {
   BrainReport report = Incident();
-  report.brain.name = name;
+  report.mutable_brain()->name = name;
   report.state = BrainState::kUnreadable;
   report.verdict_stale = true;
   report.read_error = StoreError::kParse;
@@ -133,7 +135,7 @@ TEST(LandingPageTest, RedBannerNamesTenAndCountsTheRest) {
   std::vector<BrainReport> brains;
   for (int i = 0; i < 12; ++i) {
     BrainReport report = Incident();
-    report.brain.name = "b" + std::to_string(10 + i);
+    report.mutable_brain()->name = "b" + std::to_string(10 + i);
     brains.push_back(report);
   }
   const std::string html = RenderLandingPage(Info(), brains, true);
@@ -149,13 +151,13 @@ TEST(LandingPageTest, BrainsAreOrderedWorstFirstThenByName) {
   stale_ok.state = BrainState::kUnreadable;
   stale_ok.verdict_stale = true;
   BrainReport incident = Incident();
-  incident.brain.name = "z-m1nd";
+  incident.mutable_brain()->name = "z-m1nd";
   const std::vector<BrainReport> input = {Ok("a-ok"),   Report("a-empty", BrainState::kAbsent),
                                           unreadable,   incident,
                                           stale_ok,     StaleMismatch("y-vault"),
                                           Ok("0-first")};
   std::vector<std::string> order;
-  for (const BrainReport* report : WorstFirst(input)) order.push_back(report->brain.name);
+  for (const BrainReport* report : WorstFirst(input)) order.push_back(report->brain().name);
   EXPECT_EQ(order, (std::vector<std::string>{"y-vault", "z-m1nd", "b-stale-ok", "c-torn", "a-empty",
                                              "0-first", "a-ok"}));
 
@@ -238,8 +240,9 @@ TEST(LandingPageTest, LastScanTimeAndAge) {
 
 TEST(LandingPageTest, EverythingFromDiskIsEscaped) {
   BrainReport report = Incident();
-  report.brain.name = "<script>alert(1)</script>";
-  report.brain.project_root = "/tmp/a&b";
+  Brain* brain = report.mutable_brain();
+  brain->name = "<script>alert(1)</script>";
+  brain->project_root = "/tmp/a&b";
   Coherence verdict = *report.coherence;
   verdict.found_slug = "x\"y";
   report.coherence = std::make_shared<const Coherence>(verdict);

@@ -19,10 +19,11 @@ namespace {
 
 BrainReport Report(const std::string& name, BrainState state) {
   BrainReport report;
-  report.brain.name = name;
-  report.brain.project_root = "/home/dev/" + name;
-  report.brain.runtime_dir = "/home/dev/.m1nd/" + name;
-  report.brain.source = BrainSource::kStatic;
+  Brain* brain = report.mutable_brain();
+  brain->name = name;
+  brain->project_root = "/home/dev/" + name;
+  brain->runtime_dir = "/home/dev/.m1nd/" + name;
+  brain->source = BrainSource::kStatic;
   report.state = state;
   return report;
 }
@@ -369,8 +370,9 @@ TEST(MetricsRendererTest, FamiliesComeInDocumentOrder) {
 TEST(MetricsRendererTest, LabelValuesAreEscapedAndValidUtf8) {
   ScanResult scan;
   BrainReport odd = Report("odd", BrainState::kAbsent);
-  odd.brain.project_root = "/tmp/a \"quoted\"\\path\nline";
-  odd.brain.runtime_dir = std::string("/tmp/bad\xff") + "byte";
+  Brain* brain = odd.mutable_brain();
+  brain->project_root = "/tmp/a \"quoted\"\\path\nline";
+  brain->runtime_dir = std::string("/tmp/bad\xff") + "byte";
   scan.brains.push_back(odd);
   const std::string text = Render(scan);
   EXPECT_NE(text.find("project_root=\"/tmp/a \\\"quoted\\\"\\\\path\\nline\""), std::string::npos)
@@ -400,7 +402,7 @@ TEST(MetricsRendererTest, HugeLabelValuesAreCapped) {
 TEST(MetricsRendererTest, DuplicateLabelSetsAreDroppedAndReported) {
   ScanResult scan = SampleScan();
   BrainReport twin = scan.brains[0];  // same name as the incident brain
-  twin.brain.runtime_dir = "/elsewhere";
+  twin.mutable_brain()->runtime_dir = "/elsewhere";
   twin.coherence = Verdict(CoherenceStatus::kMismatch, "m1nd", "other");
   scan.brains.push_back(twin);
 
@@ -434,7 +436,7 @@ TEST(MetricsRendererTest, DuplicateGuardSeesNamesEqualOnlyOnceSanitized) {
   scan.brains.push_back(Report("b", BrainState::kOk));
   scan.brains.push_back(Report("a", BrainState::kOk));
   scan.brains.push_back(Report(std::string("a\xfe"), BrainState::kAbsent));
-  scan.brains.back().brain.project_root = "/elsewhere";
+  scan.brains.back().mutable_brain()->project_root = "/elsewhere";
   ExporterStats stats = SampleStats();
   stats.exporter_metrics = false;
   std::vector<std::string> dropped;
@@ -493,9 +495,10 @@ TEST(MetricsRendererTest, SpecialValuesAreSpelledAsTheFormatSays) {
 TEST(MetricsRendererTest, SmallScanRendersExactly) {
   ScanResult scan;
   BrainReport report = Report("m1nd", BrainState::kMismatch);
-  report.brain.runtime_dir = "/home/dev/.m1nd";
-  report.brain.source = BrainSource::kRegistryOwner;
-  report.brain.identity_source = IdentitySource::kIngestRoot;
+  Brain* brain = report.mutable_brain();
+  brain->runtime_dir = "/home/dev/.m1nd";
+  brain->source = BrainSource::kRegistryOwner;
+  brain->identity_source = IdentitySource::kIngestRoot;
   report.store = StorePresence::kPresent;
   report.coherence = Verdict(CoherenceStatus::kMismatch, "m1nd", "keyvault");
   report.mismatch_since = 1796003827.979081;

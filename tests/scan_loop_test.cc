@@ -109,7 +109,7 @@ TEST_F(ScanLoopTest, ReadyAfterTheFirstScanWithEverythingRendered) {
   ASSERT_TRUE(GzipDecompress(snapshot->metrics_gzip(), &unzipped));
   EXPECT_EQ(unzipped, snapshot->MetricsText());
   ASSERT_EQ(snapshot->brains().size(), 2u);
-  EXPECT_EQ(snapshot->brains()[0].brain.name, "keyvault");
+  EXPECT_EQ(snapshot->brains()[0].brain().name, "keyvault");
   EXPECT_TRUE(Contains(snapshot->brains_json(), "\"m1nd\""));
   EXPECT_TRUE(Contains(snapshot->landing_page(),
                        "1 brain serves a foreign skeleton: <span class=\"name\">m1nd</span>"))

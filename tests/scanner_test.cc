@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -50,7 +51,7 @@ class ScannerTest : public ::testing::Test {
 
   const BrainReport& Find(const ScanResult& scan, const std::string& name) {
     for (const BrainReport& brain : scan.brains) {
-      if (brain.brain.name == name) return brain;
+      if (brain.brain().name == name) return brain;
     }
     ADD_FAILURE() << "no brain " << name;
     return scan.brains.front();
@@ -60,6 +61,42 @@ class ScannerTest : public ::testing::Test {
   DiscoveryConfig config_;
   Scanner scanner_;
 };
+
+// A report shares its brain with the scanner instead of holding a copy: it must stay
+// whole after the next scans and after the scanner itself is gone (ASan checks it).
+TEST(ScannerBrainsTest, ReportsKeepTheirBrainsAfterTheScanner) {
+  TempDir dir;
+  DiscoveryConfig config;
+  for (const std::string name : {"m1nd", "keyvault"}) {
+    const std::string runtime_dir = dir.Join("rt-" + name);
+    testing::MakeDirs(runtime_dir);
+    config.static_brains.push_back(StaticBrain{name, "/home/u/" + name, "", runtime_dir});
+  }
+  auto scanner = std::make_unique<Scanner>();
+  const ScanResult first = scanner->Scan(config);
+  config.static_brains.pop_back();  // "keyvault" is gone from the second scan
+  const ScanResult second = scanner->Scan(config);
+  scanner.reset();
+  ASSERT_EQ(first.brains.size(), 2u);
+  EXPECT_EQ(first.brains[0].brain().name, "keyvault");
+  EXPECT_EQ(first.brains[1].brain().name, "m1nd");
+  EXPECT_EQ(first.brains[1].brain().project_root, "/home/u/m1nd");
+  ASSERT_EQ(second.brains.size(), 1u);
+  EXPECT_EQ(second.brains[0].brain().name, "m1nd");
+  // One list per scan: the first scan's reports point into one, not into copies.
+  EXPECT_EQ(&first.brains[1].brain(), &first.brains[0].brain() + 1);
+
+  // A report built by hand: an empty brain until it is given one of its own.
+  BrainReport report;
+  EXPECT_EQ(report.brain().name, "");
+  report.mutable_brain()->name = "notes";
+  report.mutable_brain()->project_root = "/home/u/notes";
+  EXPECT_EQ(report.brain().name, "notes");
+  EXPECT_EQ(report.brain().project_root, "/home/u/notes");
+  BrainReport copy = report;
+  copy.mutable_brain()->name = "other";
+  EXPECT_EQ(report.brain().name, "notes");  // the copy changed its own
+}
 
 TEST_F(ScannerTest, IncidentHealthyAndEmptyBrains) {
   ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_keyvault_candidate", kKeyvaultBlocks, 7));
@@ -527,7 +564,7 @@ TEST_F(ScannerTest, BrainsThatSwapNamesAreComparedByNameAndKeepTheirRuntimeDirs)
   EXPECT_EQ(swapped.stores_parsed, 0);
   EXPECT_EQ(swapped.verdicts_computed, 0);
   EXPECT_TRUE(swapped.changes.empty());  // each name: the same state and verdict as before
-  EXPECT_EQ(Find(swapped, "a").brain.runtime_dir + "/system_blocks.json", second_store);
+  EXPECT_EQ(Find(swapped, "a").brain().runtime_dir + "/system_blocks.json", second_store);
   EXPECT_EQ(*Find(swapped, "a").mismatch_since, 1700000500.0);
   EXPECT_EQ(*Find(swapped, "b").mismatch_since, 1700000000.0);
 
@@ -588,10 +625,10 @@ TEST_F(ScannerTest, NewcomerWithTheSameNameNeverRenamesTheIncumbent) {
     const ScanResult after = scanner_.Scan(config_);
     ASSERT_EQ(after.brains.size(), 2u);
     EXPECT_EQ(SeriesWith(after, "brain=\"m1nd\""), incumbent_series);
-    EXPECT_EQ(Find(after, "m1nd").brain.runtime_dir, incumbent_dir);
+    EXPECT_EQ(Find(after, "m1nd").brain().runtime_dir, incumbent_dir);
     const BrainReport& newcomer = after.brains[1];
-    EXPECT_EQ(newcomer.brain.runtime_dir, newcomer_dir);
-    EXPECT_EQ(newcomer.brain.name.rfind("m1nd_", 0), 0u) << newcomer.brain.name;
+    EXPECT_EQ(newcomer.brain().runtime_dir, newcomer_dir);
+    EXPECT_EQ(newcomer.brain().name.rfind("m1nd_", 0), 0u) << newcomer.brain().name;
     EXPECT_EQ(newcomer.state, BrainState::kOk);
     EXPECT_EQ(after.name_collisions.size(), 1u);
   }
@@ -600,7 +637,7 @@ TEST_F(ScannerTest, NewcomerWithTheSameNameNeverRenamesTheIncumbent) {
 
   // A restart applies the start-up rule, deterministically: the smaller runtime dir wins.
   Scanner restarted;
-  EXPECT_EQ(Find(restarted.Scan(config_), "m1nd").brain.runtime_dir, newcomer_dir);
+  EXPECT_EQ(Find(restarted.Scan(config_), "m1nd").brain().runtime_dir, newcomer_dir);
 }
 
 // A fleet of static brains in every state a store can be in, for comparing a
@@ -671,8 +708,8 @@ void ExpectSameScan(const ScanResult& serial, const ScanResult& parallel) {
   for (std::size_t i = 0; i < serial.brains.size(); ++i) {
     const BrainReport& a = serial.brains[i];
     const BrainReport& b = parallel.brains[i];
-    SCOPED_TRACE(a.brain.name);
-    EXPECT_EQ(a.brain.name, b.brain.name);
+    SCOPED_TRACE(a.brain().name);
+    EXPECT_EQ(a.brain().name, b.brain().name);
     EXPECT_EQ(a.state, b.state);
     EXPECT_EQ(a.store, b.store);
     EXPECT_EQ(a.read_error, b.read_error);
@@ -719,14 +756,14 @@ TEST_F(ParallelScanTest, GivesTheSerialResultsInTheSameOrder) {
   ASSERT_EQ(cold.brains.size(), static_cast<std::size_t>(MixedFleet::kBrains));
   EXPECT_EQ(cold.stores_parsed, MixedFleet::kBrains / 4);  // ok and mismatch
   for (std::size_t i = 1; i < cold.brains.size(); ++i) {
-    EXPECT_LT(cold.brains[i - 1].brain.name, cold.brains[i].brain.name);
+    EXPECT_LT(cold.brains[i - 1].brain().name, cold.brains[i].brain().name);
   }
   const BrainState expected[] = {BrainState::kOk,         BrainState::kMismatch,
                                  BrainState::kAbsent,     BrainState::kUnreadable,
                                  BrainState::kUnreadable, BrainState::kUnreadable,
                                  BrainState::kUnreadable, BrainState::kUnreadable};
   for (std::size_t i = 0; i < cold.brains.size(); ++i) {
-    EXPECT_EQ(cold.brains[i].state, expected[i % 8]) << cold.brains[i].brain.name;
+    EXPECT_EQ(cold.brains[i].state, expected[i % 8]) << cold.brains[i].brain().name;
   }
 
   // Warm: nothing changed, nothing read.
@@ -784,9 +821,18 @@ TEST(ReadErrorCountsTest, OneCounterPerReadError) {
     EXPECT_EQ(counts[term.value], expected) << term.name;
     ++scans;
   }
+  // Copies share their counters until one of them counts more: the other keeps its own.
+  const std::uint64_t schema = counts[StoreError::kSchema];
   ReadErrorCounts other = counts;
+  EXPECT_EQ(other, counts);
   other.Add(StoreError::kSchema);
   EXPECT_NE(other, counts);
+  EXPECT_EQ(counts[StoreError::kSchema], schema);
+  EXPECT_EQ(other[StoreError::kSchema], schema + 1);
+  // Counting zero scans changes nothing.
+  ReadErrorCounts zero;
+  zero.Add(StoreError::kIo, 0);
+  EXPECT_EQ(zero, ReadErrorCounts());
 }
 
 TEST(BrainStateNameTest, Names) {

@@ -23,13 +23,14 @@ std::shared_ptr<const ScanResult> ScanOf(int count) {
   auto scan = std::make_shared<ScanResult>();
   for (int i = 0; i < count; ++i) {
     BrainReport report;
-    report.brain.name = "brain" + std::to_string(100000 + i);
-    report.brain.project_root = "/srv/repos/" + report.brain.name;
-    report.brain.runtime_dir = "/srv/runtime/" + report.brain.name;
+    Brain* brain = report.mutable_brain();
+    brain->name = "brain" + std::to_string(100000 + i);
+    brain->project_root = "/srv/repos/" + report.brain().name;
+    brain->runtime_dir = "/srv/runtime/" + report.brain().name;
     report.store = StorePresence::kPresent;
     Coherence verdict;
-    verdict.expected_slug = report.brain.name;
-    verdict.found_slug = i == 7 ? "keyvault" : report.brain.name;
+    verdict.expected_slug = report.brain().name;
+    verdict.found_slug = i == 7 ? "keyvault" : report.brain().name;
     verdict.status = i == 7 ? CoherenceStatus::kMismatch : CoherenceStatus::kOk;
     report.state = i == 7 ? BrainState::kMismatch : BrainState::kOk;
     report.coherence = std::make_shared<const Coherence>(verdict);

@@ -13,7 +13,7 @@ namespace {
 
 BrainReport Report(const std::string& name, BrainState state) {
   BrainReport report;
-  report.brain.name = name;
+  report.mutable_brain()->name = name;
   report.state = state;
   if (state == BrainState::kOk || state == BrainState::kMismatch) {
     Coherence verdict;

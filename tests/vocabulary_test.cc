@@ -140,10 +140,11 @@ ScanResult EveryValueScan() {
   int n = 0;
   auto add = [&](BrainSource source, IdentitySource identity) {
     BrainReport report;
-    report.brain.name = "b" + std::to_string(n);
-    report.brain.runtime_dir = "/rt/" + report.brain.name;
-    report.brain.source = source;
-    report.brain.identity_source = identity;
+    Brain* brain = report.mutable_brain();
+    brain->name = "b" + std::to_string(n);
+    brain->runtime_dir = "/rt/" + report.brain().name;
+    brain->source = source;
+    brain->identity_source = identity;
     report.state = AllValues<BrainState>()[n % AllValues<BrainState>().size()];
     report.store = AllValues<StorePresence>()[n % AllValues<StorePresence>().size()];
     scan.brains.push_back(report);
