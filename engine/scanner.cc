@@ -310,7 +310,9 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
     const Record& record = earlier[i] == kNoRecord ? new_record : records_[earlier[i]];
     fetched[i] = FetchStore(brains[i], record, options);
   };
-  if (!ParallelFor(brains.size(), parallelism_, fetch, stop)) {
+  const bool fetched_all = ParallelFor(brains.size(), parallelism_, fetch, stop);
+  ReleaseStoreReaderMemory();  // the helper threads gave back theirs as they ended
+  if (!fetched_all) {
     result.stopped = true;
     return result;
   }

@@ -42,12 +42,71 @@ namespace {
 namespace ondemand = simdjson::ondemand;
 
 // ---------------------------------------------------------------------------------
-// Parsing.
+// What a thread reuses from one read to the next.
 
-// Documents up to this size are parsed with the thread's reusable parser (and read into
-// its reusable buffer); a larger one gets its own, so that a thread never keeps more
-// than about 7 MiB (the parser needs ~6 bytes per input byte) between reads.
-constexpr std::size_t kReusableParserBytes = std::size_t{1} << 20;
+// A heap buffer with SIMDJSON_PADDING bytes after its capacity, reused across reads
+// by one thread. Never zero-filled: reads land straight in it. It starts on a cache
+// line: the kernel's copy into a buffer that does not (malloc's 16-byte alignment) ran
+// at half the speed on the x86-64 machine of docs/performance.md.
+class PaddedBuffer final : public BrainFileBuffer {
+ public:
+  // Makes room for `capacity` bytes, keeping the first `keep` bytes.
+  bool Reserve(std::size_t capacity, std::size_t keep) override {
+    if (capacity <= capacity_) return true;
+    const std::size_t bytes = RoundUp(capacity + simdjson::SIMDJSON_PADDING);
+    std::unique_ptr<char, FreeDeleter> grown(
+        static_cast<char*>(std::aligned_alloc(kCacheLineBytes, bytes)));
+    if (grown == nullptr) return false;
+    if (keep > 0) std::memcpy(grown.get(), data_.get(), keep);
+    data_ = std::move(grown);
+    capacity_ = capacity;
+    return true;
+  }
+  void Release() {
+    data_.reset();
+    capacity_ = 0;
+  }
+  // Zeroes the SIMDJSON_PADDING bytes after the first `size`.
+  void Pad(std::size_t size) { std::memset(data_.get() + size, 0, simdjson::SIMDJSON_PADDING); }
+  char* data() override { return data_.get(); }
+  std::size_t capacity() const override { return capacity_; }
+
+ private:
+  static constexpr std::size_t kCacheLineBytes = 64;
+  struct FreeDeleter {
+    void operator()(char* data) const { std::free(data); }
+  };
+  // aligned_alloc wants a multiple of the alignment.
+  static std::size_t RoundUp(std::size_t bytes) {
+    return (bytes + kCacheLineBytes - 1) / kCacheLineBytes * kCacheLineBytes;
+  }
+
+  std::unique_ptr<char, FreeDeleter> data_;
+  std::size_t capacity_ = 0;
+};
+
+// The read buffer, the parser and the list of block id views of one thread. They grow
+// to the largest store the thread has read and stay so until ReleaseStoreReaderMemory
+// or the thread's end: a scan reads many stores in a row, and fresh memory for each
+// large one cost more than its parse (docs/performance.md).
+struct ThreadReader {
+  PaddedBuffer buffer;
+  ondemand::parser parser;
+  std::vector<std::string_view> views;
+};
+
+ThreadReader& ThisThreadReader() {
+  thread_local ThreadReader reader;
+  return reader;
+}
+
+// What ReleaseStoreReaderMemory leaves a thread: room for a store of 1 MiB (about
+// 7 MiB in all; the parser needs ~6 bytes per input byte) and for 65,536 block ids.
+constexpr std::size_t kKeptStoreBytes = std::size_t{1} << 20;
+constexpr std::size_t kKeptBlockIdViews = std::size_t{1} << 16;
+
+// ---------------------------------------------------------------------------------
+// Parsing.
 
 // Walks one document with simdjson's on-demand API, reading only the fields the
 // exporter needs; every other value is skipped by simdjson as the walk moves past it.
@@ -409,10 +468,6 @@ StoreError StoreWalker::Walk(std::string* message) {
   return StoreError::kNone;
 }
 
-// A list of block id views reused by one thread across reads; one that grew for a huge
-// store is given back after it.
-constexpr std::size_t kReusableBlockIdViews = std::size_t{1} << 16;
-
 // Parses with `parser` and, on success, fills `contents` (and `block_ids` when not
 // null) while the views into the parser's buffers are still valid.
 StoreError ParseWith(ondemand::parser& parser, simdjson::padded_string_view json,
@@ -424,7 +479,7 @@ StoreError ParseWith(ondemand::parser& parser, simdjson::padded_string_view json
     *message = std::string("invalid JSON: ") + simdjson::error_message(error);
     return error == simdjson::MEMALLOC ? StoreError::kIo : StoreError::kParse;
   }
-  thread_local std::vector<std::string_view> views;
+  std::vector<std::string_view>& views = ThisThreadReader().views;
   StoreWalker walker(&doc, json.data(), &views);
   const StoreError result = walker.Walk(message);
   if (result == StoreError::kNone) {
@@ -436,7 +491,6 @@ StoreError ParseWith(ondemand::parser& parser, simdjson::padded_string_view json
     if (block_ids != nullptr) block_ids->assign(views.begin(), views.end());
   }
   views.clear();
-  if (views.capacity() > kReusableBlockIdViews) views.shrink_to_fit();
   return result;
 }
 
@@ -447,12 +501,7 @@ StoreError ParseDocument(simdjson::padded_string_view json, StoreContents* conte
   *contents = StoreContents();
   message->clear();
   if (block_ids != nullptr) block_ids->clear();
-  if (json.length() > kReusableParserBytes) {
-    ondemand::parser parser;
-    return ParseWith(parser, json, contents, message, block_ids);
-  }
-  thread_local ondemand::parser parser;
-  return ParseWith(parser, json, contents, message, block_ids);
+  return ParseWith(ThisThreadReader().parser, json, contents, message, block_ids);
 }
 
 // ---------------------------------------------------------------------------------
@@ -483,47 +532,6 @@ StoreError TakeFileResult(const std::string& path, const BrainFileResult& file, 
   return FromBrainFile(file.error);
 }
 
-// A heap buffer with SIMDJSON_PADDING bytes after its capacity, reused across reads
-// by one thread. Never zero-filled: reads land straight in it. It starts on a cache
-// line: the kernel's copy into a buffer that does not (malloc's 16-byte alignment) ran
-// at half the speed on the x86-64 machine of docs/performance.md.
-class PaddedBuffer final : public BrainFileBuffer {
- public:
-  // Makes room for `capacity` bytes, keeping the first `keep` bytes.
-  bool Reserve(std::size_t capacity, std::size_t keep) override {
-    if (capacity <= capacity_) return true;
-    const std::size_t bytes = RoundUp(capacity + simdjson::SIMDJSON_PADDING);
-    std::unique_ptr<char, FreeDeleter> grown(
-        static_cast<char*>(std::aligned_alloc(kCacheLineBytes, bytes)));
-    if (grown == nullptr) return false;
-    if (keep > 0) std::memcpy(grown.get(), data_.get(), keep);
-    data_ = std::move(grown);
-    capacity_ = capacity;
-    return true;
-  }
-  void Release() {
-    data_.reset();
-    capacity_ = 0;
-  }
-  // Zeroes the SIMDJSON_PADDING bytes after the first `size`.
-  void Pad(std::size_t size) { std::memset(data_.get() + size, 0, simdjson::SIMDJSON_PADDING); }
-  char* data() override { return data_.get(); }
-  std::size_t capacity() const override { return capacity_; }
-
- private:
-  static constexpr std::size_t kCacheLineBytes = 64;
-  struct FreeDeleter {
-    void operator()(char* data) const { std::free(data); }
-  };
-  // aligned_alloc wants a multiple of the alignment.
-  static std::size_t RoundUp(std::size_t bytes) {
-    return (bytes + kCacheLineBytes - 1) / kCacheLineBytes * kCacheLineBytes;
-  }
-
-  std::unique_ptr<char, FreeDeleter> data_;
-  std::size_t capacity_ = 0;
-};
-
 }  // namespace
 
 StoreError StatStore(const std::string& path, FileStamp* stamp, std::string* message) {
@@ -542,7 +550,7 @@ StoreError StatStore(const std::string& path, FileStamp* stamp, std::string* mes
 StoreReadResult ReadStore(const std::string& path, const StoreReaderOptions& options) {
   StoreReadResult result;
   try {
-    thread_local PaddedBuffer buffer;
+    PaddedBuffer& buffer = ThisThreadReader().buffer;
     const BrainFileResult file = ReadBrainFile(path, options.max_bytes, &buffer);
     result.error = TakeFileResult(path, file, &result.stamp, &result.message);
     if (result.error == StoreError::kNone) {
@@ -553,13 +561,20 @@ StoreReadResult ReadStore(const std::string& path, const StoreReaderOptions& opt
           &result.contents, &result.message, nullptr);
       if (result.error != StoreError::kNone) result.message = path + ": " + result.message;
     }
-    // Keep a typical store's buffer for the next read, not a huge one.
-    if (buffer.capacity() > kReusableParserBytes) buffer.Release();
   } catch (const std::bad_alloc&) {
     result.error = StoreError::kIo;
     result.message = path + ": out of memory";
   }
   return result;
+}
+
+void ReleaseStoreReaderMemory() {
+  ThreadReader& reader = ThisThreadReader();
+  if (reader.buffer.capacity() > kKeptStoreBytes) reader.buffer.Release();
+  if (reader.parser.capacity() > kKeptStoreBytes) reader.parser = ondemand::parser();
+  if (reader.views.capacity() > kKeptBlockIdViews) {
+    std::vector<std::string_view>().swap(reader.views);
+  }
 }
 
 StoreError ParseStore(std::string_view json, StoreContents* contents, std::string* message,

@@ -97,6 +97,13 @@ StoreError StatStore(const std::string& path, FileStamp* stamp, std::string* mes
 // Stats, opens (O_RDONLY | O_NONBLOCK), reads and parses the store at `path`.
 StoreReadResult ReadStore(const std::string& path, const StoreReaderOptions& options);
 
+// Gives back what the calling thread keeps for its next read beyond what a store of
+// 1 MiB needs (about 7 MiB in all). ReadStore and ParseStore keep their read buffer and
+// parser, grown to the largest store the thread has read, because a scan reads many
+// stores in a row; a thread done reading for a while calls this (the scanner does after
+// each scan). A thread's end gives everything back.
+void ReleaseStoreReaderMemory();
+
 // Parses an in-memory store document. Pure: used by ReadStore and by tests. When
 // `block_ids` is not null it also receives every block id in file order (tests and
 // fuzzers check the digest against them); left empty on failure.

@@ -598,8 +598,8 @@ TEST_F(ReadStoreTest, ReadsAGoodStore) {
 }
 
 TEST_F(ReadStoreTest, ReadsLargeAndSmallStoresInTurn) {
-  // Past 1 MiB a store gets a buffer and parser of its own; the thread's reusable ones
-  // must keep working before and after.
+  // The thread's buffer and parser grow for a store past 1 MiB and stay grown until
+  // ReleaseStoreReaderMemory gives them back: reads must work before and after both.
   std::vector<std::string> many;
   for (int i = 0; i < 5000; ++i) many.push_back("sb_block_" + std::to_string(i));
   const std::string big = StoreJson("sk_big", many, 3);
@@ -615,7 +615,13 @@ TEST_F(ReadStoreTest, ReadsLargeAndSmallStoresInTurn) {
     ASSERT_EQ(StoreError::kNone, result.error) << result.message;
     EXPECT_EQ(Digest("sk_big", many), result.contents.digest);
     EXPECT_EQ(5000, result.contents.block_count);
+    result = ReadBounded(StorePath());
+    ASSERT_EQ(StoreError::kNone, result.error) << result.message;
+    EXPECT_EQ(Digest("sk_small", {"sb_1"}), result.contents.digest);
+    if (round == 0) ReleaseStoreReaderMemory();
   }
+  ReleaseStoreReaderMemory();
+  ReleaseStoreReaderMemory();  // nothing left to give back
   StoreContents contents;
   std::vector<std::string> ids;
   ASSERT_EQ(StoreError::kNone, Parse(big, &contents, nullptr, &ids));
