@@ -1,8 +1,8 @@
 // Owner, sharing and prefix ambiguity of served skeletons.
 #include "engine/skeleton_provenance.h"
 
-#include <map>
 #include <string_view>
+#include <unordered_map>
 
 #include "engine/coherence.h"
 
@@ -12,16 +12,17 @@ namespace {
 
 constexpr std::string_view kSkeletonPrefix = "sk_";
 
-// Brains by their own slug: the brains a skeleton id could belong to are found by
+// Brains by a string of theirs (their own slug, or the skeleton id they serve), as
+// views into the `served` list: the brains a skeleton id could belong to are found by
 // looking up its candidate slugs, never by comparing every pair of brains.
-using SlugIndex = std::map<std::string, std::vector<size_t>>;
+using BrainIndex = std::unordered_map<std::string_view, std::vector<size_t>>;
 
 // Every slug whose rule accepts `skeleton_id`, longest first: "sk_a_b_c" is accepted
 // by "a_b_c" (the whole rest), "a_b" and "a" (a prefix ending before a '_').
-std::vector<std::string> AcceptingSlugs(const std::string& skeleton_id) {
-  std::vector<std::string> slugs;
-  if (skeleton_id.compare(0, kSkeletonPrefix.size(), kSkeletonPrefix) != 0) return slugs;
-  const std::string rest = skeleton_id.substr(kSkeletonPrefix.size());
+std::vector<std::string_view> AcceptingSlugs(std::string_view skeleton_id) {
+  std::vector<std::string_view> slugs;
+  if (skeleton_id.substr(0, kSkeletonPrefix.size()) != kSkeletonPrefix) return slugs;
+  const std::string_view rest = skeleton_id.substr(kSkeletonPrefix.size());
   slugs.push_back(rest);
   for (size_t at = rest.size(); at-- > 1;) {
     if (rest[at] == '_') slugs.push_back(rest.substr(0, at));
@@ -32,9 +33,9 @@ std::vector<std::string> AcceptingSlugs(const std::string& skeleton_id) {
 // The brain other than `self` whose slug accepts `skeleton_id` most specifically
 // (longest slug, then smallest name), among slugs longer than `longer_than` and other
 // than self's own. -1 when none.
-int MostSpecificAcceptor(const std::vector<ServedSkeletonOf>& served, const SlugIndex& by_slug,
+int MostSpecificAcceptor(const std::vector<ServedSkeletonOf>& served, const BrainIndex& by_slug,
                          size_t self, const std::string& skeleton_id, size_t longer_than) {
-  for (const std::string& slug : AcceptingSlugs(skeleton_id)) {
+  for (std::string_view slug : AcceptingSlugs(skeleton_id)) {
     if (slug.size() <= longer_than) break;
     if (slug == served[self].expected_slug) continue;
     auto brains = by_slug.find(slug);
@@ -59,9 +60,9 @@ bool StartsWith(const std::string& text, const std::string& prefix) {
 std::vector<SkeletonProvenance> FindSkeletonProvenance(
     const std::vector<ServedSkeletonOf>& served) {
   std::vector<SkeletonProvenance> result(served.size());
-  SlugIndex by_slug;
+  BrainIndex by_slug;
   for (size_t i = 0; i < served.size(); ++i) by_slug[served[i].expected_slug].push_back(i);
-  std::map<std::string, std::vector<size_t>> by_skeleton;
+  BrainIndex by_skeleton;
   for (size_t i = 0; i < served.size(); ++i) {
     if (!served[i].skeleton_id.empty()) by_skeleton[served[i].skeleton_id].push_back(i);
   }
