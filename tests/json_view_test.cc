@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -62,6 +64,24 @@ TEST(OnceReportTest, UnreadableStoreNamesTheReason) {
   EXPECT_EQ(report["brains"][0]["store"], "unreadable");
   EXPECT_EQ(report["brains"][0]["store_error"]["reason"], "not_regular");
   EXPECT_TRUE(report["brains"][0]["skeleton_coherence"].is_null());
+}
+
+// --once dumps a long list in pieces of 512 brains on several threads: the joined text
+// must be exactly the pretty dump of the whole list, in order.
+TEST(OnceReportTest, LongListsAreDumpedInPiecesWithTheSameBytes) {
+  const BrainState states[] = {BrainState::kOk, BrainState::kMismatch, BrainState::kAbsent};
+  std::vector<BrainReport> brains;
+  for (int i = 0; i < 1300; ++i) {
+    brains.push_back(Report("brain" + std::to_string(10000 + i), states[i % 3]));
+    if (i % 97 == 0) brains.back().mutable_brain()->display_name = "two\nlines \"q\"";
+  }
+  const std::string report = OnceReport(brains);
+  const nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(report);
+  EXPECT_EQ(report, parsed.dump(2) + "\n");
+  ASSERT_EQ(parsed["brains"].size(), brains.size());
+  for (std::size_t i = 0; i < brains.size(); ++i) {
+    ASSERT_EQ(parsed["brains"][i]["brain"], brains[i].brain().name) << i;
+  }
 }
 
 TEST(OnceReportTest, EmptyListIsStillAnObject) {
