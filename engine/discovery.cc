@@ -738,6 +738,7 @@ void Walk::AddProjectBrainsIn(const std::string& folder) {
         symlink ? ReadManifest(entry.dir, cache) : ReadManifest(entry.dir, cache, at, names[i]);
   };
   if (!ParallelFor(names.size(), parallelism_, look, stop_)) return;
+  brains_.reserve(brains_.size() + found.size());
   for (const Found& entry : found) {
     if (entry.key.empty()) continue;
     if (!entry.manifest.path.empty()) RememberManifest(entry.manifest);
