@@ -64,12 +64,13 @@ bool IsLabelFor(std::string_view label, const std::string& wanted, const std::st
          counter.find_first_not_of("0123456789", 1) == std::string_view::npos;
 }
 
-// `base` + HashSuffix, then "_2", "_3"... until it is not in `taken`.
+// `base` + HashSuffix, then "_2", "_3"... until `taken(name)` is false.
+template <typename IsTaken>
 std::string FreeHashedName(const std::string& base, const std::string& runtime_dir,
-                           const std::unordered_set<std::string>& taken) {
+                           const IsTaken& taken) {
   std::string hashed = base + HashSuffix(runtime_dir);
   std::string name = hashed;
-  for (int n = 2; taken.count(name); ++n) name = hashed + "_" + std::to_string(n);
+  for (int n = 2; taken(name); ++n) name = hashed + "_" + std::to_string(n);
   return name;
 }
 
@@ -117,14 +118,16 @@ void AssignBrainNames(std::vector<Brain>* brains, const std::vector<Brain>& prev
       names[i] = claims[i].wanted;
     }
   }
-  std::unordered_set<std::string> taken;
-  for (const auto& [name, owner] : owners) taken.emplace(name);
+  std::unordered_set<std::string> renamed;  // names given by FreeHashedName so far
+  auto taken = [&owners, &renamed](const std::string& name) {
+    return owners.count(name) != 0 || renamed.count(name) != 0;
+  };
   for (size_t i = 0; i < claims.size(); ++i) {
     const Claim& claim = claims[i];
     if (names[i] == claim.wanted) continue;
     if (names[i].empty()) {
       names[i] = FreeHashedName(claim.wanted, claim.brain->runtime_dir, taken);
-      taken.insert(names[i]);
+      renamed.insert(names[i]);
     }
     if (collisions == nullptr) continue;
     const std::string& dir = claim.brain->runtime_dir;
