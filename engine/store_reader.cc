@@ -468,40 +468,34 @@ StoreError StoreWalker::Walk(std::string* message) {
   return StoreError::kNone;
 }
 
-// Parses with `parser` and, on success, fills `contents` (and `block_ids` when not
-// null) while the views into the parser's buffers are still valid.
-StoreError ParseWith(ondemand::parser& parser, simdjson::padded_string_view json,
-                     StoreContents* contents, std::string* message,
-                     std::vector<std::string>* block_ids) {
-  ondemand::document doc;
-  const simdjson::error_code error = parser.iterate(json).get(doc);
-  if (error) {
-    *message = std::string("invalid JSON: ") + simdjson::error_message(error);
-    return error == simdjson::MEMALLOC ? StoreError::kIo : StoreError::kParse;
-  }
-  std::vector<std::string_view>& views = ThisThreadReader().views;
-  StoreWalker walker(&doc, json.data(), &views);
-  const StoreError result = walker.Walk(message);
-  if (result == StoreError::kNone) {
-    contents->store_version = walker.store_version();
-    contents->block_count = static_cast<std::int64_t>(views.size());
-    SkeletonDigestBuilder digest(walker.skeleton_id());
-    for (std::string_view id : views) digest.AddBlock(id);
-    contents->digest = digest.Finish();
-    if (block_ids != nullptr) block_ids->assign(views.begin(), views.end());
-  }
-  views.clear();
-  return result;
-}
-
-// The one entry point to the JSON parser. `json` must be followed by at least
+// The one entry point to the JSON parser: parses `json` with the thread's parser and,
+// on success, fills `contents` (and `block_ids` when not null) while the views into
+// the parser's buffers are still valid. `json` must be followed by at least
 // SIMDJSON_PADDING readable bytes.
 StoreError ParseDocument(simdjson::padded_string_view json, StoreContents* contents,
                          std::string* message, std::vector<std::string>* block_ids) {
   *contents = StoreContents();
   message->clear();
   if (block_ids != nullptr) block_ids->clear();
-  return ParseWith(ThisThreadReader().parser, json, contents, message, block_ids);
+  ThreadReader& reader = ThisThreadReader();
+  ondemand::document doc;
+  const simdjson::error_code error = reader.parser.iterate(json).get(doc);
+  if (error) {
+    *message = std::string("invalid JSON: ") + simdjson::error_message(error);
+    return error == simdjson::MEMALLOC ? StoreError::kIo : StoreError::kParse;
+  }
+  StoreWalker walker(&doc, json.data(), &reader.views);
+  const StoreError result = walker.Walk(message);
+  if (result == StoreError::kNone) {
+    contents->store_version = walker.store_version();
+    contents->block_count = static_cast<std::int64_t>(reader.views.size());
+    SkeletonDigestBuilder digest(walker.skeleton_id());
+    for (std::string_view id : reader.views) digest.AddBlock(id);
+    contents->digest = digest.Finish();
+    if (block_ids != nullptr) block_ids->assign(reader.views.begin(), reader.views.end());
+  }
+  reader.views.clear();
+  return result;
 }
 
 // ---------------------------------------------------------------------------------
