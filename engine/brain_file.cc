@@ -166,7 +166,21 @@ class StringBuffer final : public BrainFileBuffer {
   std::string* contents_;
 };
 
+std::int64_t Nanoseconds(const struct timespec& time) {
+  return static_cast<std::int64_t>(time.tv_sec) * 1000 * 1000 * 1000 + time.tv_nsec;
+}
+
 }  // namespace
+
+FileStamp StampOfStat(const struct stat& info) {
+  FileStamp stamp;
+  stamp.device = static_cast<std::uint64_t>(info.st_dev);
+  stamp.inode = static_cast<std::uint64_t>(info.st_ino);
+  stamp.size = static_cast<std::int64_t>(info.st_size);
+  stamp.mtime_ns = Nanoseconds(info.st_mtim);
+  stamp.ctime_ns = Nanoseconds(info.st_ctim);
+  return stamp;
+}
 
 BrainFileResult StatBrainFile(const std::string& path) {
   BrainFileResult result;

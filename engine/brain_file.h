@@ -43,6 +43,26 @@ struct BrainFileResult {
   int read_calls = 0;    // read(2) calls that returned (one for a file read whole)
 };
 
+// What change detection compares, for stores and for discovery's small files alike.
+// m1nd replaces the store by rename, so every write changes the inode; ctime catches a
+// rewrite in place that leaves size and mtime as they were (within one timestamp
+// tick, or with mtime set back by utimensat): nobody can set ctime back.
+struct FileStamp {
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  std::int64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;
+  bool operator==(const FileStamp& other) const {
+    return device == other.device && inode == other.inode && size == other.size &&
+           mtime_ns == other.mtime_ns && ctime_ns == other.ctime_ns;
+  }
+  bool operator!=(const FileStamp& other) const { return !(*this == other); }
+};
+
+// The stamp of a file as stat(2) or fstat(2) gave it.
+FileStamp StampOfStat(const struct stat& info);
+
 // Stats `path` (following symlinks) without opening it. kNone for a regular file.
 BrainFileResult StatBrainFile(const std::string& path);
 

@@ -14,12 +14,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "engine/store_reader.h"
+#include "engine/brain_file.h"
 
 namespace scx {
-
-// Which file, and which version of it, as stat(2) tells (engine/store_reader.h).
-FileStamp StampOfStat(const struct stat& info);
 
 // A file's timestamps move in ticks of the filesystem's clock: a rewrite in the same
 // tick as a read leaves the stamp the read saw. So a stamp is only trusted once the

@@ -33,7 +33,6 @@
 #include <simdjson.h>
 
 #include "engine/brain_file.h"
-#include "engine/stamp_cache.h"
 
 namespace scx {
 

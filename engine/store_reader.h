@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/brain_file.h"
 #include "engine/coherence.h"
 #include "engine/vocabulary.h"
 
@@ -47,23 +48,6 @@ inline const char* StoreErrorName(StoreError error) { return NameOf(kStoreErrors
 constexpr bool IsReadError(StoreError error) {
   return error != StoreError::kNone && error != StoreError::kAbsent;
 }
-
-// What change detection compares, for stores and for discovery's small files alike.
-// m1nd replaces the store by rename, so every write changes the inode; ctime catches a
-// rewrite in place that leaves size and mtime as they were (within one timestamp
-// tick, or with mtime set back by utimensat): nobody can set ctime back.
-struct FileStamp {
-  std::uint64_t device = 0;
-  std::uint64_t inode = 0;
-  std::int64_t size = 0;
-  std::int64_t mtime_ns = 0;
-  std::int64_t ctime_ns = 0;
-  bool operator==(const FileStamp& other) const {
-    return device == other.device && inode == other.inode && size == other.size &&
-           mtime_ns == other.mtime_ns && ctime_ns == other.ctime_ns;
-  }
-  bool operator!=(const FileStamp& other) const { return !(*this == other); }
-};
 
 // The fields the exporter relies on. Unknown fields are ignored (newer m1nd versions
 // add optional ones). `skeleton` and `blocks` are required, as in m1nd: a store
