@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -76,12 +77,21 @@ TEST(ParallelForTest, AStopEndsTheLoopAndSaysSo) {
 TEST(ParallelForTest, AnExceptionReachesTheCallerAfterEveryThreadEnded) {
   std::atomic<int> running{0};
   std::atomic<int> calls{0};
+  std::atomic<bool> thrown{false};
   auto body = [&](std::size_t i) {
     ++running;
     ++calls;
     if (i == 10) {
       --running;
+      thrown = true;
       throw std::runtime_error("index 10");
+    }
+    // The indices after 10 wait for the throw, so that the other threads cannot run
+    // them all while the thread holding index 10 is descheduled, and then take a
+    // little time each, so that they cannot run them all before the throw is caught.
+    if (i > 10) {
+      while (!thrown) std::this_thread::yield();
+      std::this_thread::sleep_for(std::chrono::microseconds(10));
     }
     --running;
   };
