@@ -11,6 +11,8 @@ store and one in 50 with a store of zero blocks. Then measures, on loopback only
               one thread), and store_reader_bench's C++ floor ratio when it is built;
   cold scan   `skeleton-coherence-exporter --config.file=... --once` wall time for
               1,000 x 50, 10,000 x 10 and 100 x 2,000 blocks: MB/s, ratio to the floor;
+              with the stores as just written (synced), then again once they were
+              dropped from the page cache and read back from the disk;
   jq          the same verdicts computed by one jq process (bench/verdicts.jq) over the
               same files, as a speed ratio to `--once` (when jq is installed);
   warm scan   skeleton_coherence_exporter_scan_duration_seconds of a running exporter
