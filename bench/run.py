@@ -209,9 +209,8 @@ class Fleet:
 
     def reread_stores_from_disk(self):
         """Drops the stores from the page cache and reads them back from the disk, once:
-        the page cache then holds them as after a reboot or an eviction, in the smaller
-        pieces readahead makes, which copy at about a third of the speed of pages just
-        written (docs/performance.md)."""
+        the page cache then holds them as after a reboot or an eviction, which copies
+        more slowly than pages just written (docs/performance.md)."""
         for path in self.store_paths:
             fd = os.open(path, os.O_RDONLY)
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
@@ -676,7 +675,8 @@ def render_doc(report):
         "it holds a store m1nd has just written: the fastest state to copy from, and the "
         "one the target is judged in. The last column is the same measurement after the "
         "stores were dropped from the page cache and read back from the disk, as after a "
-        "reboot or an eviction: the floor then copies at about a third of the speed. Median "
+        "reboot or an eviction: the floor then copies more slowly (at half the speed on "
+        "the largest stores of this machine). Median "
         "of %d interleaved runs each." % report["cold_reps"],
         "",
         "The jq column computes the same verdicts (ok and mismatch counts, checked) with "
