@@ -44,9 +44,18 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     ${CMAKE_CURRENT_SOURCE_DIR}/debian/prerm
     ${CMAKE_CURRENT_SOURCE_DIR}/debian/postrm)
 
-# Debian wants a changelog in every package: one entry for this version, gzipped.
-configure_file(debian/changelog.in ${CMAKE_CURRENT_BINARY_DIR}/changelog.Debian @ONLY)
-execute_process(COMMAND gzip -9nf ${CMAKE_CURRENT_BINARY_DIR}/changelog.Debian)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/changelog.Debian.gz DESTINATION ${SCX_DOC_DIR})
+# Debian wants a changelog in every package: one entry for this version, gzipped. It
+# names the git revision, so it is written at every build, as build_info.h is.
+set(scx_changelog ${CMAKE_CURRENT_BINARY_DIR}/changelog.Debian)
+add_custom_target(scx_changelog ALL
+  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
+          -DTEMPLATE=${CMAKE_CURRENT_SOURCE_DIR}/debian/changelog.in -DOUTPUT=${scx_changelog}
+          -DGZIP=ON -DPROJECT_VERSION=${PROJECT_VERSION}
+          -DCPACK_DEBIAN_PACKAGE_RELEASE=${CPACK_DEBIAN_PACKAGE_RELEASE}
+          -DCPACK_PACKAGE_CONTACT=${CPACK_PACKAGE_CONTACT}
+          -P ${CMAKE_SOURCE_DIR}/cmake/write_revision_file.cmake
+  BYPRODUCTS ${scx_changelog} ${scx_changelog}.gz
+  VERBATIM)
+install(FILES ${scx_changelog}.gz DESTINATION ${SCX_DOC_DIR})
 
 include(CPack)
