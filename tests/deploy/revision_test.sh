@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The git revision that --version, the build_info metric and the Debian changelog name
+# is read at every build, not when CMake configures: a clone of the sources is
+# configured and its scx_build_info and scx_changelog targets built; then a commit is
+# made and the targets built again, and both files must name the new commit. A build
+# with no new commit must leave them alone (nothing to recompile).
+# Usage: revision_test.sh BUILD_DIR SOURCE_DIR. Exit 77 (skip) outside a git checkout.
+set -euo pipefail
+build_dir=$(cd "$1" && pwd)
+source_dir=$(cd "$2" && pwd)
+if ! command -v git >/dev/null || ! git -C "$source_dir" rev-parse --git-dir >/dev/null 2>&1; then
+  echo "SKIP: $source_dir is not a git checkout"
+  exit 77
+fi
+civetweb=$(sed -n 's/^SCX_CIVETWEB_PREFIX:PATH=//p' "$build_dir/CMakeCache.txt")
+
+work=$(mktemp -d "$build_dir/revision-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+git clone -q --no-hardlinks "$source_dir" "$work/src"
+cmake -S "$work/src" -B "$work/build" -DSCX_CIVETWEB_PREFIX="$civetweb" >"$work/configure.log" 2>&1 ||
+  { cat "$work/configure.log"; fail "configure"; }
+header="$work/build/generated/exporter/build_info.h"
+changelog="$work/build/deploy/changelog.Debian.gz"
+build() {
+  cmake --build "$work/build" --target scx_build_info scx_changelog >"$work/build.log" 2>&1 ||
+    { cat "$work/build.log"; fail "build"; }
+}
+names() {  # both files name revision $1
+  grep -q "kRevision\[\] = \"$1\";" "$header" || fail "build_info.h: $(grep kRevision "$header"), want $1"
+  zcat "$changelog" | grep -q "at revision $1\." || fail "changelog: $(zcat "$changelog" | grep revision)"
+}
+
+build
+first=$(git -C "$work/src" rev-parse --short=12 HEAD)
+names "$first"
+written=$(stat -c %y "$header" "$changelog")
+sleep 1
+build
+[ "$(stat -c %y "$header" "$changelog")" = "$written" ] || fail "rewritten with the same revision"
+
+git -C "$work/src" -c user.name=revision-test -c user.email=revision-test@invalid \
+  commit -q --allow-empty -m "a commit after the configure"
+second=$(git -C "$work/src" rev-parse --short=12 HEAD)
+[ "$second" != "$first" ] || fail "the commit did not change the revision"
+build
+names "$second"
+echo "ok: $first, then $second after a commit, without configuring again"
