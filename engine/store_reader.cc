@@ -22,6 +22,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -43,6 +44,18 @@ namespace ondemand = simdjson::ondemand;
 // ---------------------------------------------------------------------------------
 // What a thread reuses from one read to the next.
 
+// The capacity to grow to when `current` is smaller than `needed`: a quarter more than
+// `current` at least, rounded up to 64 KiB. Stores a few bytes apart read in a row
+// then share one buffer and one parser; growing to the exact size gave a thread a new
+// buffer and a new parser for every store one byte larger than the last (6 to 11% of
+// a cold scan, docs/performance.md). Room never written is never faulted in: it costs
+// address space, not resident memory.
+std::size_t GrownCapacity(std::size_t current, std::size_t needed) {
+  constexpr std::size_t kGranule = std::size_t{64} << 10;
+  const std::size_t wanted = std::max(needed, current + current / 4);
+  return (wanted + kGranule - 1) / kGranule * kGranule;
+}
+
 // A heap buffer with SIMDJSON_PADDING bytes after its capacity, reused across reads
 // by one thread. Never zero-filled: reads land straight in it. It starts on a cache
 // line: the kernel's copy into a buffer that does not (malloc's 16-byte alignment) ran
@@ -52,6 +65,7 @@ class PaddedBuffer final : public BrainFileBuffer {
   // Makes room for `capacity` bytes, keeping the first `keep` bytes.
   bool Reserve(std::size_t capacity, std::size_t keep) override {
     if (capacity <= capacity_) return true;
+    capacity = GrownCapacity(capacity_, capacity);
     const std::size_t bytes = RoundUp(capacity + simdjson::SIMDJSON_PADDING);
     std::unique_ptr<char, FreeDeleter> grown(
         static_cast<char*>(std::aligned_alloc(kCacheLineBytes, bytes)));
@@ -467,6 +481,16 @@ StoreError StoreWalker::Walk(std::string* message) {
   return StoreError::kNone;
 }
 
+// Grows `parser` as the buffer grows (simdjson would allocate the exact size). When
+// that fails, iterate() tries the exact size itself and reports what failed.
+void GrowParser(std::size_t length, ondemand::parser* parser) {
+  if (parser->capacity() >= length) return;
+  const std::size_t grown = GrownCapacity(parser->capacity(), length);
+  if (grown > parser->max_capacity()) return;
+  const simdjson::error_code ignored = parser->allocate(grown, parser->max_depth());
+  static_cast<void>(ignored);
+}
+
 // The one entry point to the JSON parser: parses `json` with the thread's parser and,
 // on success, fills `contents` (and `block_ids` when not null) while the views into
 // the parser's buffers are still valid. `json` must be followed by at least
@@ -477,6 +501,7 @@ StoreError ParseDocument(simdjson::padded_string_view json, StoreContents* conte
   message->clear();
   if (block_ids != nullptr) block_ids->clear();
   ThreadReader& reader = ThisThreadReader();
+  GrowParser(json.length(), &reader.parser);
   ondemand::document doc;
   const simdjson::error_code error = reader.parser.iterate(json).get(doc);
   if (error) {
