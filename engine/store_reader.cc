@@ -47,8 +47,8 @@ namespace ondemand = simdjson::ondemand;
 // The capacity to grow to when `current` is smaller than `needed`: a quarter more than
 // `current` at least, rounded up to 64 KiB. Stores a few bytes apart read in a row
 // then share one buffer and one parser; growing to the exact size gave a thread a new
-// buffer and a new parser for every store one byte larger than the last (6 to 11% of
-// a cold scan, docs/performance.md). Room never written is never faulted in: it costs
+// buffer and a new parser, fresh memory, for every store larger than the largest it
+// had read (docs/performance.md). Room never written is never faulted in: it costs
 // address space, not resident memory.
 std::size_t GrownCapacity(std::size_t current, std::size_t needed) {
   constexpr std::size_t kGranule = std::size_t{64} << 10;
