@@ -7,13 +7,15 @@
 #include <thread>
 #include <vector>
 
+#include "engine/usable_cpus.h"
+
 namespace scx {
 
 int ThreadsFor(const Parallelism& parallelism, std::size_t count) {
   const std::size_t min_items = std::max<std::size_t>(parallelism.min_items, 1);
   if (count < min_items) return 1;
   int threads = parallelism.threads;
-  if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
+  if (threads <= 0) threads = UsableCpus();
   threads = std::clamp(threads, 1, kMaxParallelThreads);
   return static_cast<int>(std::min<std::size_t>(threads, 1 + count / min_items));
 }

@@ -1,7 +1,8 @@
 // Runs a loop body over the indices 0..count-1 on a few threads: the calling thread
 // and helpers started for the call and joined before it returns. Used to read many
-// small files (manifests, stores) on every core; the results go into per-index slots
-// and are used in index order afterwards, so the order never depends on the threads.
+// small files (manifests, stores) on every CPU the process may use; the results go
+// into per-index slots and are used in index order afterwards, so the order never
+// depends on the threads.
 //
 // Thread-safety: `body` runs concurrently for different indices; it may only change
 // what belongs to its index and read what no thread changes during the call.
@@ -17,8 +18,9 @@ namespace scx {
 inline constexpr int kMaxParallelThreads = 4;
 
 struct Parallelism {
-  // Threads, the calling one included. 0 (or less): as many as the machine has hardware
-  // threads, at most kMaxParallelThreads. 1: the calling thread alone.
+  // Threads, the calling one included. 0 (or less): as many as the CPUs the process may
+  // use (its affinity and its cgroup's CPU quota, see engine/usable_cpus.h), at most
+  // kMaxParallelThreads. 1: the calling thread alone.
   int threads = 0;
   // Fewer indices than this run on the calling thread alone, and each further
   // thread needs this many more: starting a thread costs more than a few dozen

@@ -1,14 +1,18 @@
-// Tests for the parallel loop: every index exactly once, how many threads, a stop
-// in the middle, and an exception carried back to the caller.
+// Tests for the parallel loop: every index exactly once, how many threads (when
+// automatic, as many as the CPUs the process may use), a stop in the middle, and an
+// exception carried back to the caller.
 #include "engine/parallel_for.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include "engine/usable_cpus.h"
 
 namespace scx {
 namespace {
@@ -22,9 +26,8 @@ TEST(ThreadsForTest, SmallLoopsStayOnTheCallingThread) {
   EXPECT_EQ(1, ThreadsFor(Parallelism{1, 1}, 100000));
 }
 
-TEST(ThreadsForTest, AutomaticIsTheHardwareAtMostTheCap) {
-  const int hardware = static_cast<int>(std::thread::hardware_concurrency());
-  const int expected = std::max(1, std::min(hardware, kMaxParallelThreads));
+TEST(ThreadsForTest, AutomaticIsTheUsableCpusAtMostTheCap) {
+  const int expected = std::min(UsableCpus(), kMaxParallelThreads);
   EXPECT_EQ(expected, ThreadsFor(Parallelism{0, 1}, 100000));
   EXPECT_EQ(kMaxParallelThreads, ThreadsFor(Parallelism{64, 1}, 100000));
   EXPECT_EQ(expected, ThreadsFor(Parallelism{-3, 1}, 100000));

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/parallel_for.h"
 #include "tests/test_support.h"
 
 namespace scx {
@@ -164,12 +165,13 @@ class OneCpuAffinity {
   bool pinned_ = false;
 };
 
-TEST(UsableCpusTest, AThreadRestrictedToOneCpuMayUseOne) {
+TEST(UsableCpusTest, AThreadRestrictedToOneCpuMayUseOneAndScansOnOne) {
   {
     const OneCpuAffinity one_cpu;
     if (!one_cpu.pinned()) GTEST_SKIP() << "this thread may use one CPU only: nothing to restrict";
     EXPECT_EQ(1, AffinityCpus());
     EXPECT_EQ(1, UsableCpus());
+    EXPECT_EQ(1, ThreadsFor(Parallelism{0, 1}, 100000));
   }
   EXPECT_GE(AffinityCpus(), 2);  // the mask was restored
 }
