@@ -20,6 +20,11 @@ int ThreadsFor(const Parallelism& parallelism, std::size_t count) {
   return static_cast<int>(std::min<std::size_t>(threads, 1 + count / min_items));
 }
 
+Parallelism WithUsableCpus(Parallelism parallelism) {
+  if (parallelism.threads <= 0) parallelism.threads = UsableCpus();
+  return parallelism;
+}
+
 bool ParallelFor(std::size_t count, const Parallelism& parallelism,
                  const std::function<void(std::size_t)>& body, const std::atomic<bool>* stop) {
   auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };

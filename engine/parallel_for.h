@@ -31,6 +31,11 @@ struct Parallelism {
 // The threads ParallelFor uses for `count` indices.
 int ThreadsFor(const Parallelism& parallelism, std::size_t count);
 
+// `parallelism` with an automatic thread count (threads <= 0) replaced by UsableCpus(),
+// read once: for a caller that runs several loops, such as a scan, so that /proc and
+// /sys are read once for all of them rather than at each loop.
+Parallelism WithUsableCpus(Parallelism parallelism);
+
 // Calls body(i) once for every i in [0, count), each index on one of
 // ThreadsFor(parallelism, count) threads. Once `stop` (may be null) is set no index
 // is started; then it returns false and some indices were never run. An exception

@@ -283,7 +283,9 @@ void Scanner::AddProvenance(const std::vector<Record>& records, std::vector<Brai
 
 ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>* stop) {
   auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
-  Discovery discovery = DiscoverBrains(config, *brains_, stop, parallelism_, &discovery_cache_);
+  // The CPUs the process may use are read once a scan, for all of its loops.
+  const Parallelism parallelism = WithUsableCpus(parallelism_);
+  Discovery discovery = DiscoverBrains(config, *brains_, stop, parallelism, &discovery_cache_);
   ScanResult result;
   if (discovery.stopped || stopped()) {
     result.stopped = true;
@@ -310,7 +312,7 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
     const Record& record = earlier[i] == kNoRecord ? new_record : records_[earlier[i]];
     fetched[i] = FetchStore(brains[i], record, options);
   };
-  const bool fetched_all = ParallelFor(brains.size(), parallelism_, fetch, stop);
+  const bool fetched_all = ParallelFor(brains.size(), parallelism, fetch, stop);
   ReleaseStoreReaderMemory();  // the helper threads gave back theirs as they ended
   if (!fetched_all) {
     result.stopped = true;

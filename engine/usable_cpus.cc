@@ -8,13 +8,13 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <memory>
 #include <system_error>
 #include <thread>
 #include <vector>
+
+#include "engine/brain_file.h"
 
 namespace scx {
 
@@ -73,11 +73,17 @@ std::optional<std::vector<std::string>> CgroupDirs(const std::string& root,
   return dirs;
 }
 
-// A whole small file (/proc, /sys); empty when it cannot be opened.
-std::optional<std::string> ReadSmallFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+// The most read of /proc/self/cgroup or a cpu.max file; either holds a few lines.
+constexpr std::int64_t kMaxControlFileBytes = 64 * 1024;
+
+// A whole small file of /proc or /sys, read as the stores are (brain_file); empty when
+// it cannot be read.
+std::optional<std::string> ReadControlFile(const std::string& path) {
+  std::string contents;
+  if (ReadBrainFile(path, kMaxControlFileBytes, &contents).error != BrainFileError::kNone) {
+    return std::nullopt;
+  }
+  return contents;
 }
 
 struct CpuSetFree {
@@ -101,7 +107,7 @@ int CountAffinityMask() {
 
 // The CPU limit of this process's cgroup v2 cgroup; empty without one.
 std::optional<int> ProcessCgroupCpuLimit() {
-  const std::optional<std::string> proc_self_cgroup = ReadSmallFile("/proc/self/cgroup");
+  const std::optional<std::string> proc_self_cgroup = ReadControlFile("/proc/self/cgroup");
   if (!proc_self_cgroup) return std::nullopt;
   const std::optional<std::string> cgroup_path = ParseCgroupV2Path(*proc_self_cgroup);
   if (!cgroup_path) return std::nullopt;
@@ -139,7 +145,7 @@ std::optional<int> CgroupCpuLimit(const std::string& cgroup_path, const std::str
   if (!dirs) return std::nullopt;
   std::optional<int> smallest;
   for (const std::string& dir : *dirs) {
-    const std::optional<std::string> cpu_max = ReadSmallFile(dir + "/cpu.max");
+    const std::optional<std::string> cpu_max = ReadControlFile(dir + "/cpu.max");
     const std::optional<int> limit = cpu_max ? ParseCpuMax(*cpu_max) : std::nullopt;
     if (limit && (!smallest || *limit < *smallest)) smallest = limit;
   }

@@ -33,6 +33,17 @@ TEST(ThreadsForTest, AutomaticIsTheUsableCpusAtMostTheCap) {
   EXPECT_EQ(expected, ThreadsFor(Parallelism{-3, 1}, 100000));
 }
 
+TEST(ThreadsForTest, WithUsableCpusFixesOnlyAnAutomaticCount) {
+  const Parallelism automatic = WithUsableCpus(Parallelism{0, 7});
+  EXPECT_EQ(UsableCpus(), automatic.threads);
+  EXPECT_EQ(7u, automatic.min_items);
+  EXPECT_EQ(UsableCpus(), WithUsableCpus(Parallelism{-3, 1}).threads);
+  EXPECT_EQ(3, WithUsableCpus(Parallelism{3, 1}).threads);
+  EXPECT_EQ(1, WithUsableCpus(Parallelism{1, 1}).threads);
+  // Once fixed, the loop uses it as an explicit count.
+  EXPECT_EQ(std::min(UsableCpus(), kMaxParallelThreads), ThreadsFor(automatic, 100000));
+}
+
 TEST(ParallelForTest, RunsEveryIndexExactlyOnce) {
   for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{5000}}) {
     std::vector<std::atomic<int>> runs(count);
