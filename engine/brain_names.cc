@@ -78,6 +78,10 @@ std::string FreeHashedName(const std::string& base, const std::string& runtime_d
 
 std::string WantedBrainName(const Brain& brain) {
   if (!brain.name.empty()) return brain.name;
+  // Without an identity, the name m1nd's brain list gives it, else its folder's.
+  if (brain.identity_source == IdentitySource::kUnknown) {
+    return SanitizeSlug(brain.m1nd_name.empty() ? BasenameOf(brain.runtime_dir) : brain.m1nd_name);
+  }
   return SanitizeSlug(ResolveIdentity(brain.project_root, brain.display_name));
 }
 
@@ -94,6 +98,12 @@ void AssignBrainNames(std::vector<Brain>* brains, const std::vector<Brain>& prev
   for (Brain& brain : *brains) {
     Claim claim{WantedBrainName(brain), !brain.name.empty(), &brain, ""};
     auto label = previous_labels.find(brain.runtime_dir);
+    // A brain whose identity cannot be decided now (its repo hidden for a while)
+    // keeps the name it had: its series and alerts stay whose they were.
+    if (label != previous_labels.end() && !claim.is_explicit &&
+        brain.identity_source == IdentitySource::kUnknown) {
+      claim.wanted = std::string(label->second);
+    }
     if (label != previous_labels.end() &&
         IsLabelFor(label->second, claim.wanted, brain.runtime_dir)) {
       claim.held = std::string(label->second);

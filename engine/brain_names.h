@@ -15,7 +15,8 @@
 
 namespace scx {
 
-// The name a brain asks for: its explicit name, else SanitizeSlug of its identity.
+// The name a brain asks for: its explicit name, else SanitizeSlug of its identity
+// (undecided: of its m1nd_name, else of its runtime dir's basename).
 std::string WantedBrainName(const Brain& brain);
 
 // Sets `name` on every brain so that names are unique, then sorts brains by name.

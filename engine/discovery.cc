@@ -18,38 +18,30 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "engine/brain_file.h"
 #include "engine/brain_names.h"
 #include "engine/parallel_for.h"
+#include "engine/root_visibility.h"
 #include "engine/stamp_cache.h"
+#include "engine/store_reader.h"
 
 namespace scx {
 
 namespace {
 
-using Json = nlohmann::json;
-
-constexpr char kInstancesDir[] = "instances";
-constexpr char kProjectBrainsDir[] = "project-brains";
-constexpr char kJsonSuffix[] = ".json";
 // Registry entries and manifests are a few hundred bytes; anything this large is
 // not one of them and is not read.
 constexpr std::int64_t kMaxSmallFileBytes = std::int64_t{1} << 20;
-
-bool EndsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 std::string ErrnoText(int error) { return strerror(error); }
 
@@ -78,11 +70,6 @@ std::string ResolveInRegistry(const std::string& registry, const std::string& pa
   if (expanded.empty() || expanded.front() == '/') return CleanDir(expanded);
   std::filesystem::path joined = std::filesystem::path(registry) / expanded;
   return StripTrailingSlashes(joined.lexically_normal().string());
-}
-
-bool IsDirectory(const std::string& path) {
-  struct stat info;
-  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
 // The real path of a runtime dir: symlinks and ".." resolved, so that aliases of one
@@ -163,145 +150,31 @@ ReadStatus ReadSmallFile(const std::string& path, const ReadFileFunction& read_f
   return ReadStatus::kError;
 }
 
-bool ParseJsonObject(const std::string& text, Json* doc, std::string* error) {
-  try {
-    *doc = Json::parse(text);
-  } catch (const Json::exception& e) {
-    *error = std::string("not valid JSON: ") + e.what();
-    return false;
-  }
-  if (!doc->is_object()) {
-    *error = "not a JSON object";
-    return false;
-  }
-  return true;
-}
-
-// The non-empty string at `key`, or false.
-bool StringField(const Json& doc, const char* key, std::string* value) {
-  auto it = doc.find(key);
-  if (it == doc.end() || !it->is_string()) return false;
-  *value = it->get<std::string>();
-  return !value->empty();
-}
-
-// ---- Pure parsers of m1nd's small files ------------------------------------------
+// ---- m1nd's small files, as this exporter uses them ---------------------------------
 
 enum class InstanceKind { kOwner, kProject };
 
 constexpr char kProjectKind[] = "project";
 constexpr char kMedullaKind[] = "medulla";
 constexpr char kReadOnlyMode[] = "read_only";
+// m1nd's brain list calls the owner it serves over HTTP this.
+constexpr char kMedullaName[] = "medulla";
 
-struct Instance {
-  InstanceKind kind = InstanceKind::kOwner;
-  bool read_only = false;    // "mode": "read_only": an attacher, not the brain's owner
-  std::string unknown_kind;  // a brain_kind m1nd does not write, as JSON; treated as owner
-  std::string workspace_root;
-  std::string runtime_root;
-  std::string graph_source;  // may be empty
-  std::int64_t last_heartbeat_ms = 0;
-};
-
-// Reads brain_kind: null (or absent) and "medulla" are owners, "project" a project
-// brain, anything else an owner that is worth a notice.
-void ParseInstanceKind(const Json& doc, Instance* instance) {
-  auto kind = doc.find("brain_kind");
-  instance->kind = InstanceKind::kOwner;
-  if (kind == doc.end() || kind->is_null()) return;
-  if (kind->is_string() && kind->get<std::string>() == kProjectKind) {
-    instance->kind = InstanceKind::kProject;
-  } else if (!kind->is_string() || kind->get<std::string>() != kMedullaKind) {
-    instance->unknown_kind = kind->dump(-1, ' ', false, Json::error_handler_t::replace);
-  }
+InstanceKind KindOf(const InstanceRecord& record) {
+  return record.has_brain_kind && record.brain_kind == kProjectKind ? InstanceKind::kProject
+                                                                    : InstanceKind::kOwner;
 }
 
-// Parses an instance registry entry. On failure sets `error`, and `transient` when
-// the text is not JSON at all (possibly caught mid-write).
-bool ParseInstance(const std::string& text, Instance* instance, std::string* error,
-                   bool* transient) {
-  Json doc;
-  *transient = false;
-  if (!ParseJsonObject(text, &doc, error)) {
-    *transient = true;
-    return false;
-  }
-  ParseInstanceKind(doc, instance);
-  std::string mode;
-  instance->read_only = StringField(doc, "mode", &mode) && mode == kReadOnlyMode;
-  if (!StringField(doc, "workspace_root", &instance->workspace_root)) {
-    *error = "missing or empty string \"workspace_root\"";
-    return false;
-  }
-  if (instance->kind == InstanceKind::kOwner &&
-      !StringField(doc, "runtime_root", &instance->runtime_root)) {
-    *error = "missing or empty string \"runtime_root\"";
-    return false;
-  }
-  StringField(doc, "graph_source", &instance->graph_source);
-  auto heartbeat = doc.find("last_heartbeat_ms");
-  instance->last_heartbeat_ms =
-      heartbeat != doc.end() && heartbeat->is_number_integer() ? heartbeat->get<std::int64_t>() : 0;
-  return true;
+// A brain_kind m1nd does not write ("medulla", "project" or null), for a notice.
+bool IsUnknownKind(const InstanceRecord& record) {
+  return record.has_brain_kind && record.brain_kind != kProjectKind &&
+         record.brain_kind != kMedullaKind;
 }
 
-// Parses project_brain.json into its project root. Every failure is transient: the
-// manifest is written without an atomic rename.
-bool ParseManifest(const std::string& text, std::string* project_root, std::string* error) {
-  Json doc;
-  if (!ParseJsonObject(text, &doc, error)) return false;
-  std::string schema;
-  if (!StringField(doc, "schema", &schema) || schema != kProjectBrainSchema) {
-    *error = std::string("schema is not \"") + kProjectBrainSchema + "\"";
-    return false;
-  }
-  if (!StringField(doc, "project_root", project_root)) {
-    *error = "missing or empty string \"project_root\"";
-    return false;
-  }
-  return true;
-}
-
-// ---- Parses, and how they are kept between scans ----------------------------------
-
-// What project_brain.json gave: its project root, or why it is not a manifest.
-struct ManifestParse {
-  bool parsed = false;
-  std::string project_root;  // when parsed
-  std::string error;         // when not parsed
-};
-
-// What an instance registry entry gave.
-struct InstanceParse {
-  bool parsed = false;
-  Instance instance;  // when parsed
-  std::string error;  // when not parsed
-  bool transient = false;
-};
-
-// What ingest_roots.json gave.
-struct IngestRootsParse {
-  bool parsed = false;
-  std::vector<std::string> roots;  // when parsed
-  std::string error;               // when not parsed
-};
-
-ManifestParse ParseManifestText(const std::string& text) {
-  ManifestParse result;
-  result.parsed = ParseManifest(text, &result.project_root, &result.error);
-  return result;
-}
-
-InstanceParse ParseInstanceText(const std::string& text) {
-  InstanceParse result;
-  result.parsed = ParseInstance(text, &result.instance, &result.error, &result.transient);
-  return result;
-}
-
+InstanceRecordParse ParseInstanceText(const std::string& text) { return ParseInstanceRecord(text); }
+ManifestParse ParseManifestText(const std::string& text) { return ParseProjectBrainManifest(text); }
 IngestRootsParse ParseIngestRootsText(const std::string& text) {
-  IngestRootsParse result;
-  result.parsed = ParseIngestRoots(text, &result.roots, &result.error);
-  return result;
+  return ParseIngestRootsAsM1nd(text);
 }
 
 // A small file's parse: read now, or kept from a read of the file as it still is.
@@ -388,7 +261,7 @@ struct DiscoveryCache::Impl {
   Options options;
   std::int64_t walk_started_ns = 0;  // by options.now_ns, before the walk read anything
   StampCache<ManifestParse> manifests;
-  StampCache<InstanceParse> instances;
+  StampCache<InstanceRecordParse> instances;
   StampCache<IngestRootsParse> ingest_roots;
 };
 
@@ -448,15 +321,96 @@ class FolderFd {
   const int fd_;
 };
 
+// A folder's ingest_roots.json as loaded.
+struct IngestRootsFile {
+  std::string path;
+  Loaded<IngestRootsParse> file;
+};
+
+// Loads `dir`'s ingest_roots.json through `cache` (may be null), as ReadManifest does
+// its manifest. Changes nothing.
+IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache::Impl* cache,
+                                  int dir_fd = AT_FDCWD,
+                                  const std::string& dir_name = std::string()) {
+  IngestRootsFile ingest;
+  ingest.path = JoinPath(dir, kIngestRootsFileName);
+  const std::string name_at =
+      dir_fd == AT_FDCWD ? ingest.path : JoinPath(dir_name, kIngestRootsFileName);
+  ingest.file = LoadSmallFile(ingest.path, cache ? &cache->ingest_roots : nullptr, ReaderOf(cache),
+                              ParseIngestRootsText, dir_fd, &name_at);
+  return ingest;
+}
+
+// The identity m1nd's project_root_display() gives a brain whose ingest roots were
+// loaded as `ingest` and whose own root is `workspace_root` (rule 2, named
+// `workspace_source`). An ingest_roots.json that cannot be read leaves it undecided.
+OwnerIdentity IdentityOf(const IngestRootsFile& ingest, const std::string& workspace_root,
+                         IdentitySource workspace_source) {
+  if (ingest.file.status == ReadStatus::kError) {
+    return {std::string(), IdentitySource::kUnknown,
+            ingest.path + " cannot be read: " + ingest.file.error};
+  }
+  static const std::vector<std::string> kNone;
+  const std::vector<std::string>& roots =
+      ingest.file.status == ReadStatus::kOk ? ingest.file.parsed().roots : kNone;
+  return ResolveOwnerIdentity(roots, workspace_root, ProbeRoot, workspace_source);
+}
+
+// A project brain folder and what was read of it: its manifest, the ingest roots of
+// its own session state and the identity they give. Made on any thread.
+struct BrainFolder {
+  std::string dir;
+  std::string key;  // its RuntimeKey; empty: not a folder
+  Manifest manifest;
+  IngestRootsFile ingest;  // read when the manifest parsed
+  OwnerIdentity identity;  // when the manifest parsed
+};
+
+// Reads the manifest of the folder `dir` (RuntimeKey `key`) and, when it is a brain's,
+// its ingest roots, and resolves its identity; `dir_fd`/`dir_name` as ReadManifest.
+void LookIntoFolder(const DiscoveryCache::Impl* cache, BrainFolder* folder, int dir_fd = AT_FDCWD,
+                    const std::string& dir_name = std::string()) {
+  folder->manifest = ReadManifest(folder->dir, cache, dir_fd, dir_name);
+  const Loaded<ManifestParse>& file = folder->manifest.file;
+  if (file.status != ReadStatus::kOk || !file.parsed().ok) return;
+  folder->ingest = ReadIngestRootsIn(folder->dir, cache, dir_fd, dir_name);
+  // A hosted project brain is named by its own session state: its ingest roots
+  // first, its manifest's project_root at rule 2.
+  folder->identity =
+      IdentityOf(folder->ingest, file.parsed().project_root, IdentitySource::kManifest);
+}
+
+// The form of a project root by which m1nd's brain list dedupes brain folders. m1nd
+// writes the canonical root it was given; lexically normal is enough to compare.
+std::string RootKey(const std::string& root) {
+  if (root.empty()) return root;
+  return StripTrailingSlashes(std::filesystem::path(root).lexically_normal().string());
+}
+
+// The mtime of the store in `dir`, or the smallest value without one.
+std::int64_t StoreMtimeNs(const std::string& dir) {
+  struct stat info;
+  if (stat(JoinPath(dir, kStoreFileName).c_str(), &info) != 0) {
+    return std::numeric_limits<std::int64_t>::min();
+  }
+  return StampOfStat(info).mtime_ns;
+}
+
+std::string ParentDir(const std::string& path) {
+  return std::filesystem::path(path).parent_path().string();
+}
+
 // ---- The walk ---------------------------------------------------------------------
 
 struct OwnerCandidate {
+  std::string registry;     // the registry folder it is listed in
   std::string runtime_dir;  // RealDir
   std::string key;          // RuntimeKey of runtime_dir
   std::string workspace_root;
   std::string ingest_dir;  // the folder holding ingest_roots.json
+  std::string m1nd_name;   // what m1nd's brain list calls it
   bool read_only = false;
-  std::int64_t last_heartbeat_ms = 0;
+  std::uint64_t last_heartbeat_ms = 0;
   std::string instance_file;  // file name, for a deterministic tie break
 };
 
@@ -467,7 +421,14 @@ bool NamesBrainFirst(const OwnerCandidate& a, const OwnerCandidate& b) {
          std::tie(b.key, b.read_only, a.last_heartbeat_ms, b.instance_file);
 }
 
-// What to do when a project-brains/ folder (or a glob match) has no manifest.
+// A "project" registry entry: a live hosted project brain, serving its folder.
+struct ProjectEntry {
+  std::string registry;
+  std::string dir;  // RealDir of its workspace_root: the folder it serves
+  std::uint64_t last_heartbeat_ms = 0;
+};
+
+// What to do when a project-brains/ folder (or a glob match) is not a brain's.
 enum class MissingManifest { kQuiet, kProblem };
 
 // Collects brains in source priority order, keeping the first per runtime dir.
@@ -475,7 +436,11 @@ class Walk {
  public:
   Walk(const std::vector<Brain>& previous, const std::atomic<bool>* stop,
        const Parallelism& parallelism, DiscoveryCache::Impl* cache)
-      : stop_(stop), parallelism_(parallelism), previous_brains_(previous), cache_(cache) {}
+      : stop_(stop),
+        parallelism_(parallelism),
+        previous_brains_(previous),
+        cache_(cache),
+        walk_started_ns_(cache != nullptr ? cache->walk_started_ns : RealtimeNowNs()) {}
 
   // True once a stop was requested; checked between steps.
   bool Stopped() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
@@ -491,38 +456,54 @@ class Walk {
  private:
   // Adds `brain` unless a runtime dir with the same RuntimeKey `key` was claimed.
   void AddBrain(Brain brain, const std::string& key);
-  // Keeps last scan's brain for `key` (if any) when its files could not be read now.
-  void CarryOver(const std::string& key);
-  // Loads the manifest of `dir` and remembers it in the cache.
-  Manifest LoadManifest(const std::string& dir);
-  // Records a manifest loaded by ReadManifest in the cache.
-  void RememberManifest(const Manifest& manifest);
-  // Adds the brain of `dir` (a folder whose RuntimeKey is `key`) from its manifest,
-  // read by ReadManifest (or carries the previous one over).
-  void AddManifestBrain(const std::string& dir, const std::string& key, const Manifest& manifest,
-                        BrainSource source, MissingManifest missing);
-  // Lists one project-brains/ folder and adds the brain of every folder in it.
-  void AddProjectBrainsIn(const std::string& folder);
+  // Keeps last scan's brain for `key` (if any) when its files could not be read now;
+  // false when there was none.
+  bool CarryOver(const std::string& key);
+  // Keeps every brain of the previous scan for which `came_from` is true, when the
+  // folder they were found in cannot be listed now.
+  template <typename Predicate>
+  void CarryOverAll(Predicate came_from);
+  // Records in the cache what LookIntoFolder read.
+  void RememberFolder(const BrainFolder& folder);
+  // Adds the brain of a folder looked into by LookIntoFolder (or carries the previous
+  // one over, or records why it is not a brain).
+  void AddFolderBrain(const BrainFolder& folder, BrainSource source, MissingManifest missing,
+                      const std::string& origin);
+  // Lists one project-brains/ folder of `registry`'s owner and adds the brain of every
+  // folder in it; of several folders claiming one project root, the one m1nd serves.
+  void AddProjectBrainsIn(const std::string& folder, const std::string& registry);
+  // Of `folders` (indices into `found`) claiming one project root, the one m1nd serves.
+  std::size_t ServedFolder(const std::vector<BrainFolder>& found,
+                           const std::vector<std::size_t>& folders);
   void AddOwner(const OwnerCandidate& owner);
-  // Reads ingest_roots.json from `dir`. False (a problem recorded) when it exists but
-  // cannot be read or parsed; a missing file is an empty list.
-  bool ReadIngestRoots(const std::string& dir, std::vector<std::string>* roots);
   void ReadInstance(const std::string& registry, const std::string& name);
   void Problem(DiscoveryProblemSource source, const std::string& path, const std::string& message,
                bool transient = false);
+  void Debug(const std::string& path, const std::string& message);
+  // Deals with an ingest_roots.json that m1nd would read as an empty list. True when
+  // the brain of `key` was carried over instead: text that is not JSON at all, written
+  // in the last kStampSettleNs, is likely caught mid-write (a transient problem).
+  bool IgnoredIngestRoots(const IngestRootsFile& ingest, const std::string& key);
 
   const std::atomic<bool>* const stop_;  // may be null
   const Parallelism parallelism_;        // for the folders under project-brains/
   const std::vector<Brain>& previous_brains_;
   DiscoveryCache::Impl* const cache_;             // may be null
+  const std::int64_t walk_started_ns_;            // CLOCK_REALTIME
   std::map<std::string, const Brain*> previous_;  // by RuntimeKey, built on first use
   bool previous_indexed_ = false;
   std::unordered_set<std::string> claimed_;  // keys of runtime dirs already tried
   std::vector<Brain> brains_;
   std::vector<DiscoveryProblem> problems_;
   std::vector<DiscoveryNotice> notices_;
+  std::vector<DiscoveryNotice> debug_notes_;
+  std::vector<OrphanedFolder> orphans_;
   std::vector<OwnerCandidate> owners_;
-  std::vector<std::string> project_entries_;  // runtime dirs of "project" entries
+  std::vector<ProjectEntry> project_entries_;
+  // RuntimeKey of each project entry's folder -> its freshest heartbeat; built on
+  // first use, after every registry was read.
+  std::unordered_map<std::string, std::uint64_t> served_by_entry_;
+  bool served_by_entry_indexed_ = false;
 };
 
 void Walk::Problem(DiscoveryProblemSource source, const std::string& path,
@@ -530,11 +511,32 @@ void Walk::Problem(DiscoveryProblemSource source, const std::string& path,
   problems_.push_back(DiscoveryProblem{source, path, message, transient});
 }
 
+void Walk::Debug(const std::string& path, const std::string& message) {
+  debug_notes_.push_back(DiscoveryNotice{path, message});
+}
+
+bool Walk::IgnoredIngestRoots(const IngestRootsFile& ingest, const std::string& key) {
+  if (ingest.file.status != ReadStatus::kOk) return false;
+  const IngestRootsParse& parse = ingest.file.parsed();
+  if (parse.ignored_because.empty()) return false;
+  const FileStamp& stamp =
+      ingest.file.kept != nullptr ? ingest.file.kept->stamp : ingest.file.stamp;
+  const bool just_written = walk_started_ns_ - stamp.mtime_ns < kStampSettleNs;
+  if (parse.torn && just_written) {
+    Problem(DiscoveryProblemSource::kIngestRoots, ingest.path, parse.ignored_because,
+            /*transient=*/true);
+    if (CarryOver(key)) return true;
+    claimed_.erase(key);
+  }
+  Debug(ingest.path, "read as an empty list, as m1nd reads it: " + parse.ignored_because);
+  return false;
+}
+
 void Walk::AddBrain(Brain brain, const std::string& key) {
   if (claimed_.insert(key).second) brains_.push_back(std::move(brain));
 }
 
-void Walk::CarryOver(const std::string& key) {
+bool Walk::CarryOver(const std::string& key) {
   claimed_.insert(key);
   if (!previous_indexed_) {
     for (const Brain& brain : previous_brains_) {
@@ -543,10 +545,24 @@ void Walk::CarryOver(const std::string& key) {
     previous_indexed_ = true;
   }
   auto previous = previous_.find(key);
-  if (previous == previous_.end()) return;
+  if (previous == previous_.end()) return false;
   Brain carried = *previous->second;
   carried.name.clear();  // names are assigned afresh; only static names are explicit
+  carried.carried_over = true;
   brains_.push_back(std::move(carried));
+  return true;
+}
+
+template <typename Predicate>
+void Walk::CarryOverAll(Predicate came_from) {
+  for (const Brain& brain : previous_brains_) {
+    if (!came_from(brain)) continue;
+    if (!claimed_.insert(RuntimeKey(brain.runtime_dir)).second) continue;
+    Brain carried = brain;
+    carried.name.clear();
+    carried.carried_over = true;
+    brains_.push_back(std::move(carried));
+  }
 }
 
 void Walk::AddStatic(const StaticBrain& config) {
@@ -563,109 +579,119 @@ void Walk::AddStatic(const StaticBrain& config) {
 }
 
 void Walk::ScanRegistry(const std::string& registry, bool is_default) {
-  std::string folder = CleanDir(registry);
+  const std::string folder = CleanDir(registry);
+  auto from_this_registry = [&folder](const Brain& brain) { return brain.origin == folder; };
   // The default registry need not exist (m1nd never ran here); a named one must.
   struct stat info;
   if (stat(folder.c_str(), &info) != 0) {
-    if (!is_default) {
-      Problem(DiscoveryProblemSource::kRegistry, folder,
-              errno == ENOENT ? "no such folder" : "cannot stat folder: " + ErrnoText(errno));
+    if (errno == ENOENT) {
+      if (!is_default) Problem(DiscoveryProblemSource::kRegistry, folder, "no such folder");
+      return;
     }
-    return;
+    Problem(DiscoveryProblemSource::kRegistry, folder, "cannot stat folder: " + ErrnoText(errno));
+    return CarryOverAll(from_this_registry);
   }
   if (!S_ISDIR(info.st_mode))
     return Problem(DiscoveryProblemSource::kRegistry, folder, "not a folder");
-  std::string instances = JoinPath(folder, kInstancesDir);
+  const std::string instances = JoinPath(folder, kInstancesDir);
   std::vector<std::string> names;
   std::string error;
-  // A registry without an instances/ folder has no instance yet.
-  ReadStatus status = ListDir(instances, &names, &error);
-  if (status == ReadStatus::kError) Problem(DiscoveryProblemSource::kRegistry, instances, error);
-  if (status != ReadStatus::kOk) return;
+  const ReadStatus status = ListDir(instances, &names, &error);
+  if (status == ReadStatus::kError) {
+    // Its brains did not go away: what the last scan knew of them stands.
+    Problem(DiscoveryProblemSource::kRegistry, instances, error);
+    return CarryOverAll(from_this_registry);
+  }
+  if (status == ReadStatus::kMissing) {
+    // m1nd makes instances/ when it starts: a registry named in the config without one
+    // is not the folder it should be.
+    if (!is_default) {
+      Problem(DiscoveryProblemSource::kRegistry, instances,
+              "no instances/ folder (m1nd makes it when it starts)");
+    }
+    return;
+  }
   for (const std::string& name : names) {
     if (Stopped()) return;
     // m1nd replaces entries through "<id>.tmp"; only finished entries count.
-    if (EndsWith(name, kJsonSuffix)) ReadInstance(folder, name);
+    if (IsInstanceFileName(name)) ReadInstance(folder, name);
   }
 }
 
 void Walk::ReadInstance(const std::string& registry, const std::string& name) {
   std::string path = JoinPath(JoinPath(registry, kInstancesDir), name);
-  StampCache<InstanceParse>* cache = cache_ ? &cache_->instances : nullptr;
-  const Loaded<InstanceParse> file =
+  StampCache<InstanceRecordParse>* cache = cache_ ? &cache_->instances : nullptr;
+  const Loaded<InstanceRecordParse> file =
       LoadSmallFile(path, cache, ReaderOf(cache_), ParseInstanceText);
   if (cache_) Remember(path, file, cache_->walk_started_ns, cache);
   if (file.status == ReadStatus::kMissing) return;  // removed since the listing
   if (file.status == ReadStatus::kError) {
     return Problem(DiscoveryProblemSource::kInstance, path, file.error);
   }
-  const InstanceParse& parse = file.parsed();
-  if (!parse.parsed) {
-    return Problem(DiscoveryProblemSource::kInstance, path, parse.error, parse.transient);
+  const InstanceRecordParse& parse = file.parsed();
+  if (!parse.ok) {
+    // m1nd's list_instances skips an entry that is not a whole record: so do we.
+    return Debug(path, "not an m1nd instance record, skipped as m1nd skips it: " + parse.error);
   }
-  const Instance& instance = parse.instance;
-  if (instance.kind == InstanceKind::kProject) {
+  const InstanceRecord& record = parse.record;
+  if (KindOf(record) == InstanceKind::kProject) {
     // The workspace root of a project entry is its project-brains/<hex> folder.
-    project_entries_.push_back(RealDir(ResolveInRegistry(registry, instance.workspace_root)));
+    project_entries_.push_back(
+        ProjectEntry{registry, RealDir(ResolveInRegistry(registry, record.workspace_root)),
+                     record.last_heartbeat_ms});
     return;
   }
-  if (!instance.unknown_kind.empty()) {
+  if (IsUnknownKind(record)) {
     notices_.push_back(DiscoveryNotice{
-        path, "unknown brain_kind " + instance.unknown_kind + ": watched as an owner"});
+        path, "unknown brain_kind \"" + record.brain_kind + "\": watched as an owner"});
+  }
+  if (record.runtime_root.empty()) {
+    return Debug(path, "empty \"runtime_root\": no brain folder to watch");
   }
   OwnerCandidate owner;
-  owner.runtime_dir = RealDir(ResolveInRegistry(registry, instance.runtime_root));
+  owner.registry = registry;
+  owner.runtime_dir = RealDir(ResolveInRegistry(registry, record.runtime_root));
   owner.key = RuntimeKey(owner.runtime_dir);
-  owner.workspace_root = ResolveInRegistry(registry, instance.workspace_root);
+  owner.workspace_root = ResolveInRegistry(registry, record.workspace_root);
   // ingest_roots.json sits beside the graph snapshot (by default in the runtime root).
-  owner.ingest_dir = instance.graph_source.empty()
+  owner.ingest_dir = record.graph_source.empty()
                          ? owner.runtime_dir
-                         : std::filesystem::path(ResolveInRegistry(registry, instance.graph_source))
+                         : std::filesystem::path(ResolveInRegistry(registry, record.graph_source))
                                .parent_path()
                                .string();
-  owner.read_only = instance.read_only;
-  owner.last_heartbeat_ms = instance.last_heartbeat_ms;
+  owner.m1nd_name = record.has_brain_kind && record.brain_kind == kMedullaKind
+                        ? std::string(kMedullaName)
+                        : std::string(FileNameOf(record.workspace_root));
+  owner.read_only = record.mode == kReadOnlyMode;
+  owner.last_heartbeat_ms = record.last_heartbeat_ms;
   owner.instance_file = name;
   owners_.push_back(std::move(owner));
-}
-
-bool Walk::ReadIngestRoots(const std::string& dir, std::vector<std::string>* roots) {
-  roots->clear();
-  const std::string path = JoinPath(dir, kIngestRootsFileName);
-  StampCache<IngestRootsParse>* cache = cache_ ? &cache_->ingest_roots : nullptr;
-  const Loaded<IngestRootsParse> file =
-      LoadSmallFile(path, cache, ReaderOf(cache_), ParseIngestRootsText);
-  if (cache_) Remember(path, file, cache_->walk_started_ns, cache);
-  if (file.status == ReadStatus::kMissing) return true;
-  if (file.status == ReadStatus::kError) {
-    Problem(DiscoveryProblemSource::kIngestRoots, path, file.error);
-    return false;
-  }
-  const IngestRootsParse& parse = file.parsed();
-  if (!parse.parsed) {
-    // Possibly caught mid-write: retried once it changes.
-    Problem(DiscoveryProblemSource::kIngestRoots, path, parse.error, /*transient=*/true);
-    return false;
-  }
-  *roots = parse.roots;
-  return true;
 }
 
 void Walk::AddOwner(const OwnerCandidate& owner) {
   const std::string& key = owner.key;
   if (claimed_.count(key)) return;  // a static brain, or an entry that names it first
-  std::vector<std::string> ingest_roots;
-  if (!ReadIngestRoots(owner.ingest_dir, &ingest_roots)) {
-    // Naming it after its workspace_root instead could page on a healthy brain.
-    return CarryOver(key);
+  const IngestRootsFile ingest = ReadIngestRootsIn(owner.ingest_dir, cache_);
+  if (cache_) Remember(ingest.path, ingest.file, cache_->walk_started_ns, &cache_->ingest_roots);
+  if (ingest.file.status == ReadStatus::kError) {
+    Problem(DiscoveryProblemSource::kIngestRoots, ingest.path, ingest.file.error);
+    // Named after its workspace_root instead, it could page on a healthy brain: the
+    // last scan's identity stands, or none is decided.
+    if (CarryOver(key)) return;
+  } else if (IgnoredIngestRoots(ingest, key)) {
+    return;
   }
   const OwnerIdentity identity =
-      ResolveOwnerIdentity(ingest_roots, owner.workspace_root, IsDirectory);
+      IdentityOf(ingest, owner.workspace_root, IdentitySource::kWorkspaceRoot);
   Brain brain;
   brain.project_root = identity.root;
   brain.runtime_dir = owner.runtime_dir;
   brain.source = BrainSource::kRegistryOwner;
   brain.identity_source = identity.source;
+  brain.identity_note = identity.undecided_because;
+  brain.m1nd_name = owner.m1nd_name;
+  brain.origin = owner.registry;
+  claimed_.erase(key);  // a failed CarryOver claimed it
   AddBrain(std::move(brain), key);
 }
 
@@ -679,46 +705,52 @@ void Walk::AddOwners() {
 }
 
 void Walk::AddProjectBrains() {
-  for (const std::string& dir : project_entries_) {
-    if (Stopped()) return;
-    const std::string key = RuntimeKey(dir);
-    if (claimed_.count(key)) continue;  // found (or tried) by a stronger source
-    AddManifestBrain(dir, key, LoadManifest(dir), BrainSource::kRegistryProject,
-                     MissingManifest::kQuiet);
-  }
   std::set<std::string> roots_seen;
   for (const OwnerCandidate& owner : owners_) {
     if (Stopped()) return;
     if (!roots_seen.insert(owner.key).second) continue;
-    AddProjectBrainsIn(RealDir(JoinPath(owner.runtime_dir, kProjectBrainsDir)));
+    AddProjectBrainsIn(RealDir(JoinPath(owner.runtime_dir, kProjectBrainsDir)), owner.registry);
+  }
+  // Entries whose folder no owner's project-brains/ holds.
+  for (const ProjectEntry& entry : project_entries_) {
+    if (Stopped()) return;
+    BrainFolder folder;
+    folder.dir = entry.dir;
+    folder.key = RuntimeKey(entry.dir);
+    if (claimed_.count(folder.key)) continue;  // found (or tried) by a stronger source
+    LookIntoFolder(cache_, &folder);
+    RememberFolder(folder);
+    AddFolderBrain(folder, BrainSource::kRegistryProject, MissingManifest::kQuiet, entry.registry);
   }
 }
 
-void Walk::AddProjectBrainsIn(const std::string& folder) {
+void Walk::AddProjectBrainsIn(const std::string& folder, const std::string& registry) {
   std::vector<std::string> names;
   std::string error;
   ReadStatus status = ListDir(folder, &names, &error);
-  if (status == ReadStatus::kError) Problem(DiscoveryProblemSource::kRegistry, folder, error);
+  if (status == ReadStatus::kError) {
+    Problem(DiscoveryProblemSource::kRegistry, folder, error);
+    // Its brains did not go away: what the last scan knew of them stands.
+    return CarryOverAll([&folder](const Brain& brain) {
+      return brain.source == BrainSource::kRegistryProject &&
+             ParentDir(brain.runtime_dir) == folder;
+    });
+  }
   if (status != ReadStatus::kOk) return;
   // Dot-folders are brains being born (.birth-staging-*), committed by rename.
   names.erase(std::remove_if(names.begin(), names.end(),
                              [](const std::string& name) { return name.front() == '.'; }),
               names.end());
-  // Each folder is looked at and its manifest read on a few threads (this is most of
-  // a cold discovery); what they found is then added here, in name order.
-  struct Found {
-    std::string dir;
-    std::string key;  // empty: not a folder
-    Manifest manifest;
-  };
-  std::vector<Found> found(names.size());
+  // Each folder is looked at and its files read on a few threads (this is most of a
+  // cold discovery); what they found is then added here, in name order.
+  std::vector<BrainFolder> found(names.size());
   const DiscoveryCache::Impl* cache = cache_;  // only read on the threads
-  // Folders and manifests are stat'ed from the listed folder: a path walk of one or
+  // Folders and their files are stat'ed from the listed folder: a path walk of one or
   // two names instead of the whole path.
   const FolderFd listed(folder);
   const int at = listed.get();
   auto look = [this, cache, at, &folder, &names, &found](std::size_t i) {
-    Found& entry = found[i];
+    BrainFolder& entry = found[i];
     entry.dir = JoinPath(folder, names[i]);
     // One lstat per folder: it tells a folder and gives its key. A symlinked brain
     // folder is named (and keyed) by where it points.
@@ -734,18 +766,80 @@ void Walk::AddProjectBrainsIn(const std::string& folder) {
     entry.key = InodeKey(info);
     // Claimed before this folder was listed: not read (claimed_ does not change now).
     if (claimed_.count(entry.key) != 0) return;
-    entry.manifest =
-        symlink ? ReadManifest(entry.dir, cache) : ReadManifest(entry.dir, cache, at, names[i]);
+    if (symlink) {
+      LookIntoFolder(cache, &entry);
+    } else {
+      LookIntoFolder(cache, &entry, at, names[i]);
+    }
   };
   if (!ParallelFor(names.size(), parallelism_, look, stop_)) return;
-  brains_.reserve(brains_.size() + found.size());
-  for (const Found& entry : found) {
+  // Folders that claim one project root: m1nd serves one, the others are orphans.
+  std::map<std::string, std::vector<std::size_t>> by_root;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    const BrainFolder& entry = found[i];
     if (entry.key.empty()) continue;
-    if (!entry.manifest.path.empty()) RememberManifest(entry.manifest);
-    if (claimed_.count(entry.key)) continue;
-    AddManifestBrain(entry.dir, entry.key, entry.manifest, BrainSource::kRegistryProject,
-                     MissingManifest::kQuiet);
+    RememberFolder(entry);
+    const Loaded<ManifestParse>& file = entry.manifest.file;
+    if (claimed_.count(entry.key) || file.status != ReadStatus::kOk || !file.parsed().ok) continue;
+    by_root[RootKey(file.parsed().project_root)].push_back(i);
   }
+  std::vector<bool> orphaned(found.size(), false);
+  for (const auto& [root, folders] : by_root) {
+    if (folders.size() < 2) continue;
+    const std::size_t served = ServedFolder(found, folders);
+    for (std::size_t i : folders) {
+      if (i == served) continue;
+      orphaned[i] = true;
+      orphans_.push_back(OrphanedFolder{found[i].dir, found[i].manifest.file.parsed().project_root,
+                                        found[served].dir});
+    }
+  }
+  brains_.reserve(brains_.size() + found.size());
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    const BrainFolder& entry = found[i];
+    if (entry.key.empty()) continue;
+    if (orphaned[i]) {
+      claimed_.insert(entry.key);
+      continue;
+    }
+    if (claimed_.count(entry.key)) continue;
+    AddFolderBrain(entry, BrainSource::kRegistryProject, MissingManifest::kQuiet, registry);
+  }
+}
+
+std::size_t Walk::ServedFolder(const std::vector<BrainFolder>& found,
+                               const std::vector<std::size_t>& folders) {
+  if (!served_by_entry_indexed_) {
+    for (const ProjectEntry& entry : project_entries_) {
+      std::uint64_t& heartbeat = served_by_entry_[RuntimeKey(entry.dir)];
+      heartbeat = std::max(heartbeat, entry.last_heartbeat_ms);
+    }
+    served_by_entry_indexed_ = true;
+  }
+  // 1. The folder a "project" registry entry says m1nd serves (the freshest).
+  std::size_t best = folders.front();
+  bool best_has_entry = false;
+  std::uint64_t best_heartbeat = 0;
+  for (std::size_t i : folders) {
+    auto entry = served_by_entry_.find(found[i].key);
+    if (entry == served_by_entry_.end()) continue;
+    if (!best_has_entry || entry->second > best_heartbeat) {
+      best = i;
+      best_has_entry = true;
+      best_heartbeat = entry->second;
+    }
+  }
+  if (best_has_entry) return best;
+  // 2. Else the most recently written store; then the first folder by name.
+  std::int64_t best_mtime = StoreMtimeNs(found[best].dir);
+  for (std::size_t i : folders) {
+    const std::int64_t mtime = StoreMtimeNs(found[i].dir);
+    if (mtime > best_mtime) {
+      best = i;
+      best_mtime = mtime;
+    }
+  }
+  return best;
 }
 
 void Walk::ScanGlob(const std::string& pattern) {
@@ -754,14 +848,16 @@ void Walk::ScanGlob(const std::string& pattern) {
   int result = glob(pattern.c_str(), GLOB_TILDE | GLOB_ONLYDIR, nullptr, &matches);
   if (result == 0) {
     for (size_t i = 0; i < matches.gl_pathc && !Stopped(); ++i) {
-      std::string dir = RealDir(matches.gl_pathv[i]);
+      BrainFolder folder;
+      folder.dir = RealDir(matches.gl_pathv[i]);
       // GLOB_ONLYDIR is only a hint to glob(3).
       struct stat info;
-      if (stat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-        const std::string key = InodeKey(info);
-        if (claimed_.count(key)) continue;  // found (or tried) by a stronger source
-        AddManifestBrain(dir, key, LoadManifest(dir), BrainSource::kGlob,
-                         MissingManifest::kProblem);
+      if (stat(folder.dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+        folder.key = InodeKey(info);
+        if (claimed_.count(folder.key)) continue;  // found (or tried) by a stronger source
+        LookIntoFolder(cache_, &folder);
+        RememberFolder(folder);
+        AddFolderBrain(folder, BrainSource::kGlob, MissingManifest::kProblem, std::string());
       }
     }
   } else if (result == GLOB_NOSPACE) {
@@ -775,20 +871,23 @@ void Walk::ScanGlob(const std::string& pattern) {
   globfree(&matches);
 }
 
-Manifest Walk::LoadManifest(const std::string& dir) {
-  Manifest manifest = ReadManifest(dir, cache_);
-  RememberManifest(manifest);
-  return manifest;
+void Walk::RememberFolder(const BrainFolder& folder) {
+  if (!cache_) return;
+  if (!folder.manifest.path.empty()) {
+    Remember(folder.manifest.path, folder.manifest.file, cache_->walk_started_ns,
+             &cache_->manifests);
+  }
+  if (!folder.ingest.path.empty()) {
+    Remember(folder.ingest.path, folder.ingest.file, cache_->walk_started_ns,
+             &cache_->ingest_roots);
+  }
 }
 
-void Walk::RememberManifest(const Manifest& manifest) {
-  if (cache_) Remember(manifest.path, manifest.file, cache_->walk_started_ns, &cache_->manifests);
-}
-
-void Walk::AddManifestBrain(const std::string& dir, const std::string& key,
-                            const Manifest& manifest, BrainSource source, MissingManifest missing) {
-  const std::string& path = manifest.path;
-  const Loaded<ManifestParse>& file = manifest.file;
+void Walk::AddFolderBrain(const BrainFolder& folder, BrainSource source, MissingManifest missing,
+                          const std::string& origin) {
+  const std::string& key = folder.key;
+  const std::string& path = folder.manifest.path;
+  const Loaded<ManifestParse>& file = folder.manifest.file;
   if (file.status == ReadStatus::kMissing) {
     // Not a brain folder (runtime-jobs/, a brain being born): nothing to watch.
     claimed_.insert(key);
@@ -802,16 +901,36 @@ void Walk::AddManifestBrain(const std::string& dir, const std::string& key,
     return Problem(DiscoveryProblemSource::kManifest, path, file.error);
   }
   const ManifestParse& parse = file.parsed();
-  if (!parse.parsed) {
-    // Possibly caught half written: keep last scan's brain until the next scan.
-    Problem(DiscoveryProblemSource::kManifest, path, parse.error, /*transient=*/true);
-    return CarryOver(key);
+  if (!parse.ok) {
+    if (parse.torn) {
+      // Possibly caught half written: keep last scan's brain until the next scan.
+      Problem(DiscoveryProblemSource::kManifest, path, parse.error, /*transient=*/true);
+      CarryOver(key);
+      return;
+    }
+    // JSON, but not a project brain's manifest: m1nd does not serve it either.
+    claimed_.insert(key);
+    if (missing == MissingManifest::kProblem) {
+      return Problem(DiscoveryProblemSource::kManifest, path, parse.error);
+    }
+    return Debug(path, "not a project brain's manifest: " + parse.error);
+  }
+  const Loaded<IngestRootsParse>& ingest = folder.ingest.file;
+  if (ingest.status == ReadStatus::kError) {
+    Problem(DiscoveryProblemSource::kIngestRoots, folder.ingest.path, ingest.error);
+    if (CarryOver(key)) return;
+    claimed_.erase(key);
+  } else if (IgnoredIngestRoots(folder.ingest, key)) {
+    return;
   }
   Brain brain;
-  brain.project_root = parse.project_root;
-  brain.runtime_dir = dir;
+  brain.project_root = folder.identity.root;
+  brain.runtime_dir = folder.dir;
   brain.source = source;
-  brain.identity_source = IdentitySource::kManifest;
+  brain.identity_source = folder.identity.source;
+  brain.identity_note = folder.identity.undecided_because;
+  brain.m1nd_name = std::string(FileNameOf(parse.project_root));
+  brain.origin = origin;
   AddBrain(std::move(brain), key);
 }
 
@@ -824,6 +943,12 @@ Discovery Walk::Finish(const std::vector<Brain>& previous) {
   discovery.brains = std::move(brains_);
   discovery.problems = std::move(problems_);
   discovery.notices = std::move(notices_);
+  discovery.debug_notes = std::move(debug_notes_);
+  discovery.orphans = std::move(orphans_);
+  std::sort(discovery.orphans.begin(), discovery.orphans.end(),
+            [](const OrphanedFolder& a, const OrphanedFolder& b) {
+              return a.runtime_dir < b.runtime_dir;
+            });
   AssignBrainNames(&discovery.brains, previous, &discovery.name_collisions);
   return discovery;
 }

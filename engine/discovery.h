@@ -16,14 +16,13 @@
 #include <vector>
 
 #include "engine/brain_file.h"
+#include "engine/m1nd_files.h"
 #include "engine/owner_identity.h"
 #include "engine/parallel_for.h"
 #include "engine/vocabulary.h"
 
 namespace scx {
 
-inline constexpr char kProjectBrainManifest[] = "project_brain.json";
-inline constexpr char kProjectBrainSchema[] = "m1nd-project-brain-v0";
 inline constexpr char kDefaultRegistry[] = "~/.m1nd/registry";
 // m1nd's own variable for moving its registry.
 inline constexpr char kRegistryDirVariable[] = "M1ND_REGISTRY_DIR";
@@ -84,6 +83,28 @@ struct Brain {
   std::string runtime_dir;  // as discovered, "~" expanded, trailing '/' removed
   BrainSource source = BrainSource::kStatic;
   IdentitySource identity_source = IdentitySource::kConfigProjectRoot;
+  // When identity_source is kUnknown (project_root is then empty): why it could not
+  // be decided, for people. The brain gets no verdict.
+  std::string identity_note;
+  // m1nd's own name for the brain in its brain list, so that an operator finds it
+  // there: "medulla" for an owner served over HTTP, the basename of a sibling owner's
+  // workspace_root, the raw basename of a project brain's root. Empty for static brains.
+  std::string m1nd_name;
+  // Kept from the previous scan because the folder it was found in could not be
+  // listed (or its files read) now: its verdict is marked stale.
+  bool carried_over = false;
+  // The registry folder (registry owners and project brains) it was found through,
+  // for carrying it over when that registry cannot be listed; empty otherwise.
+  std::string origin;
+};
+
+// A folder under project-brains/ whose manifest claims a project root that another
+// folder of the same owner serves: an older m1nd build left it behind. m1nd never
+// serves its store, so it gets no verdict and no page; it is only reported.
+struct OrphanedFolder {
+  std::string runtime_dir;
+  std::string project_root;        // as its manifest says
+  std::string served_runtime_dir;  // the folder m1nd serves for that root
 };
 
 // Something discovery could not read. `transient` problems (a manifest caught half
@@ -104,7 +125,12 @@ struct DiscoveryNotice {
 struct Discovery {
   std::vector<Brain> brains;  // names unique, sorted by name
   std::vector<DiscoveryProblem> problems;
-  std::vector<DiscoveryNotice> notices;      // e.g. an instance of an unknown brain_kind
+  std::vector<DiscoveryNotice> notices;  // e.g. an instance of an unknown brain_kind
+  // What m1nd itself skips or reads as empty, for debug lines: a registry entry that
+  // is not a whole instance record, an ingest_roots.json that is not a list of paths,
+  // a project_brain.json without a string project_root.
+  std::vector<DiscoveryNotice> debug_notes;
+  std::vector<OrphanedFolder> orphans;       // sorted by runtime_dir
   std::vector<std::string> name_collisions;  // one log-ready line per renamed brain
   bool stopped = false;  // `stop` was set: the walk ended early and is incomplete
 };

@@ -1,7 +1,8 @@
-// m1nd's project_root_display() rule for owners, and the ingest_roots.json parser.
+// m1nd's project_root_display() rule, with roots this process cannot see.
 #include "engine/owner_identity.h"
 
-#include <nlohmann/json.hpp>
+#include "engine/m1nd_files.h"
+#include "engine/slug.h"
 
 namespace scx {
 
@@ -14,55 +15,59 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-std::string_view LastComponent(std::string_view path) {
-  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
-  const std::string_view::size_type slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+// Rules 2 to 4, once no ingest root is a directory.
+OwnerIdentity Fallback(const std::vector<std::string>& ingest_roots,
+                       const std::string& workspace_root, IdentitySource workspace_source) {
+  if (!workspace_root.empty() && !IsMemorySidecar(workspace_root)) {
+    return {workspace_root, workspace_source, std::string()};
+  }
+  if (!ingest_roots.empty()) {
+    return {ingest_roots.front(), IdentitySource::kAnyIngestRoot, std::string()};
+  }
+  return {workspace_root, IdentitySource::kSidecarWorkspace, std::string()};
 }
+
+std::string SlugOfRoot(const std::string& root) { return SanitizeSlug(BasenameOf(root)); }
 
 }  // namespace
 
 bool IsMemorySidecar(std::string_view path) {
-  return EndsWith(path, kLightMemorySuffix) || LastComponent(path) == kAgentMemoryDir;
-}
-
-bool ParseIngestRoots(std::string_view text, std::vector<std::string>* roots, std::string* error) {
-  roots->clear();
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    *error = std::string("not valid JSON: ") + e.what();
-    return false;
-  }
-  if (!doc.is_array()) {
-    *error = "not a JSON array of paths";
-    return false;
-  }
-  for (const nlohmann::json& element : doc) {
-    if (!element.is_string()) {
-      roots->clear();
-      *error = "an element is not a string";
-      return false;
-    }
-    roots->push_back(element.get<std::string>());
-  }
-  return true;
+  return EndsWith(path, kLightMemorySuffix) || FileNameOf(path) == kAgentMemoryDir;
 }
 
 OwnerIdentity ResolveOwnerIdentity(const std::vector<std::string>& ingest_roots,
-                                   const std::string& workspace_root,
-                                   const std::function<bool(const std::string&)>& is_directory) {
+                                   const std::string& workspace_root, const RootProber& probe,
+                                   IdentitySource workspace_source) {
+  struct Unseen {
+    const std::string* root;
+    std::string why;
+  };
+  std::vector<Unseen> unseen;  // roots rule 1 might pick, in order
+  OwnerIdentity answer;
+  bool found = false;
   for (const std::string& root : ingest_roots) {
-    if (!root.empty() && !IsMemorySidecar(root) && is_directory(root)) {
-      return {root, IdentitySource::kIngestRoot};
+    if (root.empty() || IsMemorySidecar(root)) continue;
+    const RootProbe seen = probe(root);
+    if (seen.presence == RootPresence::kDirectory) {
+      answer = {root, IdentitySource::kIngestRoot, std::string()};
+      found = true;
+      break;
+    }
+    if (seen.presence == RootPresence::kUnseen) {
+      unseen.push_back(Unseen{&root, seen.why});
     }
   }
-  if (!workspace_root.empty() && !IsMemorySidecar(workspace_root)) {
-    return {workspace_root, IdentitySource::kWorkspaceRoot};
+  if (!found) answer = Fallback(ingest_roots, workspace_root, workspace_source);
+  if (unseen.empty()) return answer;
+  const std::string slug = SlugOfRoot(answer.root);
+  for (const Unseen& root : unseen) {
+    if (SlugOfRoot(*root.root) != slug) {
+      return {std::string(), IdentitySource::kUnknown,
+              "cannot tell whether ingest root " + *root.root +
+                  " is a directory as m1nd sees it: " + root.why};
+    }
   }
-  if (!ingest_roots.empty()) return {ingest_roots.front(), IdentitySource::kAnyIngestRoot};
-  return {workspace_root, IdentitySource::kSidecarWorkspace};
+  return answer;
 }
 
 }  // namespace scx

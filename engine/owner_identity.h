@@ -1,7 +1,9 @@
-// Which root names an m1nd owner's bound brain, exactly as m1nd's
-// project_root_display() decides it: ingest roots first, then the instance's
-// workspace_root, skipping memory sidecars. Pure logic: the one question it asks the
-// disk ("is this an existing directory?") is passed in by the caller.
+// Which root names an m1nd brain, exactly as m1nd's project_root_display() decides it:
+// ingest roots first, then the brain's workspace root (an owner's workspace_root, a
+// hosted project brain's manifest root), skipping memory sidecars. Pure logic: the one
+// question it asks the disk ("is this an existing directory?") is passed in by the
+// caller, whose answer may be "I cannot see it" (root_visibility.h); then the identity
+// is undecided unless every answer leads to the same slug.
 #ifndef SCX_ENGINE_OWNER_IDENTITY_H_
 #define SCX_ENGINE_OWNER_IDENTITY_H_
 
@@ -10,12 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/root_visibility.h"
 #include "engine/vocabulary.h"
 
 namespace scx {
-
-// The file in which m1nd keeps the roots it ingested, beside its graph snapshot.
-inline constexpr char kIngestRootsFileName[] = "ingest_roots.json";
 
 // Which rule named a brain. Shown to operators (`identity_source`) so that they can
 // see why a slug is expected.
@@ -27,6 +27,7 @@ enum class IdentitySource {
   kWorkspaceRoot,      // owner, rule 2: workspace_root, not a sidecar
   kAnyIngestRoot,      // owner, rule 3: first ingest root of any kind
   kSidecarWorkspace,   // owner, rule 4: workspace_root although it is a sidecar
+  kUnknown,            // undecided: an ingest root that could decide it cannot be seen
 };
 
 inline constexpr Term<IdentitySource> kIdentitySources[] = {
@@ -37,31 +38,39 @@ inline constexpr Term<IdentitySource> kIdentitySources[] = {
     {IdentitySource::kWorkspaceRoot, "workspace_root"},
     {IdentitySource::kAnyIngestRoot, "first_ingest_root"},
     {IdentitySource::kSidecarWorkspace, "sidecar_workspace_root"},
+    {IdentitySource::kUnknown, "unknown"},
 };
 
 inline const char* IdentitySourceName(IdentitySource source) {
   return NameOf(kIdentitySources, source);
 }
 
-// A memory sidecar: a path ending in ".light.md", or whose last component (trailing
-// '/' ignored) is "agent-memory". m1nd never names a brain after one if it can help it.
+// A memory sidecar: a path ending in ".light.md", or whose last normal component (as
+// Rust's Path::file_name() sees it: trailing '/' and "/." ignored) is "agent-memory".
+// m1nd never names a brain after one if it can help it.
 bool IsMemorySidecar(std::string_view path);
 
-// Parses ingest_roots.json: a JSON array of path strings. False with `error` set for
-// anything else (m1nd could not load it either).
-bool ParseIngestRoots(std::string_view text, std::vector<std::string>* roots, std::string* error);
-
 struct OwnerIdentity {
-  std::string root;  // the identity root; empty only when every input was empty
+  // The identity root; empty when undecided, or when every input was empty.
+  std::string root;
   IdentitySource source = IdentitySource::kWorkspaceRoot;
+  // When source is kUnknown: which root could not be seen and why, for people.
+  std::string undecided_because;
 };
 
-// m1nd's rule: (1) the first ingest root that `is_directory` and is not a sidecar;
-// (2) else `workspace_root` unless it is a sidecar (or empty); (3) else the first
-// ingest root; (4) else `workspace_root`.
-OwnerIdentity ResolveOwnerIdentity(const std::vector<std::string>& ingest_roots,
-                                   const std::string& workspace_root,
-                                   const std::function<bool(const std::string&)>& is_directory);
+// How a caller answers "is this root an existing directory?".
+using RootProber = std::function<RootProbe(const std::string& root)>;
+
+// m1nd's rule: (1) the first ingest root that is a directory and not a sidecar;
+// (2) else `workspace_root` unless it is a sidecar (or empty), named
+// `workspace_source`; (3) else the first ingest root; (4) else `workspace_root`.
+// A non-sidecar ingest root met before the answer that `probe` cannot see (kUnseen)
+// might be the one rule 1 picks: unless it and the answer give the same slug, the
+// identity is undecided (kUnknown). With the same slug the verdict is the same either
+// way, and the answer given is the one for unseen roots that do not exist.
+OwnerIdentity ResolveOwnerIdentity(
+    const std::vector<std::string>& ingest_roots, const std::string& workspace_root,
+    const RootProber& probe, IdentitySource workspace_source = IdentitySource::kWorkspaceRoot);
 
 }  // namespace scx
 

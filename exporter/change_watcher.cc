@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "engine/discovery.h"
-#include "engine/owner_identity.h"
+#include "engine/m1nd_files.h"
 #include "engine/scanner.h"
 #include "engine/store_reader.h"
 
@@ -24,11 +24,6 @@ namespace {
 constexpr std::uint32_t kEvents = IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM |
                                   IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 
-bool EndsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 }  // namespace
 
 std::vector<WatchedDir> DirsToWatch(const ScanResult& scan, const DiscoveryConfig& config) {
@@ -37,11 +32,11 @@ std::vector<WatchedDir> DirsToWatch(const ScanResult& scan, const DiscoveryConfi
     dirs.push_back({report.brain().runtime_dir, WatchedDirKind::kRuntimeDir});
     if (report.brain().source == BrainSource::kRegistryOwner) {
       dirs.push_back(
-          {report.brain().runtime_dir + "/project-brains", WatchedDirKind::kProjectBrains});
+          {report.brain().runtime_dir + "/" + kProjectBrainsDir, WatchedDirKind::kProjectBrains});
     }
   }
   for (const std::string& registry : config.registries) {
-    dirs.push_back({ExpandHome(registry) + "/instances", WatchedDirKind::kInstances});
+    dirs.push_back({ExpandHome(registry) + "/" + kInstancesDir, WatchedDirKind::kInstances});
   }
   return dirs;
 }
@@ -50,11 +45,11 @@ bool ChangeMatters(WatchedDirKind kind, const std::string& name, bool is_dir) {
   switch (kind) {
     case WatchedDirKind::kRuntimeDir:
       return name == kStoreFileName || name == kProjectBrainManifest ||
-             name == kIngestRootsFileName || (is_dir && name == "project-brains");
+             name == kIngestRootsFileName || (is_dir && name == kProjectBrainsDir);
     case WatchedDirKind::kProjectBrains:
       return is_dir && !name.empty() && name.front() != '.';
     case WatchedDirKind::kInstances:
-      return !is_dir && EndsWith(name, ".json");
+      return !is_dir && IsInstanceFileName(name);
   }
   return false;
 }

@@ -72,6 +72,30 @@ TEST(WantedBrainNameTest, ExplicitNameIsTakenAsIs) {
   EXPECT_EQ("Prod-Vault", WantedBrainName(Explicit("Prod-Vault", "/home/dev/keyvault", "/rt")));
 }
 
+// Without an identity: m1nd's own name for the brain, else its folder's name.
+TEST(WantedBrainNameTest, UndecidedIdentityAsksForM1ndsName) {
+  Brain brain = Derived("", "/srv/rt/.m1nd-rt");
+  brain.identity_source = IdentitySource::kUnknown;
+  EXPECT_EQ("m1nd_rt", WantedBrainName(brain));
+  brain.m1nd_name = "medulla";
+  EXPECT_EQ("medulla", WantedBrainName(brain));
+}
+
+// A repo hidden for a while must not rename its brain: its series and alerts stay.
+TEST(AssignBrainNamesTest, UndecidedIdentityKeepsTheNameItHad) {
+  std::vector<Brain> first = {Derived("/home/u/m1nd", "/rt/a")};
+  AssignBrainNames(&first, {}, nullptr);
+  ASSERT_EQ("m1nd", first[0].name);
+  Brain hidden = Derived("", "/rt/a");
+  hidden.identity_source = IdentitySource::kUnknown;
+  hidden.m1nd_name = "medulla";
+  std::vector<Brain> second = {hidden};
+  std::vector<std::string> collisions;
+  AssignBrainNames(&second, first, &collisions);
+  EXPECT_EQ("m1nd", second[0].name);
+  EXPECT_TRUE(collisions.empty());
+}
+
 TEST(AssignBrainNamesTest, EmptyInputIsFine) {
   std::vector<Brain> brains;
   AssignBrainNames(&brains, nullptr);

@@ -59,6 +59,15 @@ class ScopedHome {
   std::optional<std::string> old_;
 };
 
+// Sets a file's times an hour back, as if written long ago.
+void SetOld(const std::string& path) {
+  struct timespec old[2];
+  clock_gettime(CLOCK_REALTIME, &old[0]);
+  old[0].tv_sec -= 3600;
+  old[1] = old[0];
+  ASSERT_EQ(0, utimensat(AT_FDCWD, path.c_str(), old, 0));
+}
+
 const Brain* Find(const Discovery& discovery, const std::string& name) {
   for (const Brain& brain : discovery.brains) {
     if (brain.name == name) return &brain;
@@ -86,6 +95,34 @@ DiscoveryConfig RegistryConfig(const std::string& registry) {
   config.registries = {registry};
   return config;
 }
+
+// An instance entry as today's m1nd writes it.
+struct Entry {
+  Entry(std::string workspace, std::string runtime, std::string kind = "null")
+      : workspace_root(std::move(workspace)),
+        runtime_root(std::move(runtime)),
+        brain_kind(std::move(kind)) {}
+
+  std::string workspace_root;
+  std::string runtime_root;
+  std::string brain_kind;  // JSON
+  std::string mode = "read_write";
+  std::int64_t heartbeat_ms = 1767225600000;
+  std::string graph_source;  // omitted when empty
+
+  // A whole record, as m1nd's list_instances needs it.
+  std::string Json() const {
+    const std::string graph =
+        graph_source.empty() ? runtime_root + "/graph_snapshot.json" : graph_source;
+    return "{\"instance_id\": \"x\", \"workspace_root\": \"" + workspace_root +
+           "\", \"runtime_root\": \"" + runtime_root + "\", \"graph_source\": \"" + graph +
+           "\", \"plasticity_state\": \"" + runtime_root + "/plasticity_state.json\"" +
+           ", \"pid\": 4242, \"bind\": null, \"port\": null" +
+           ", \"started_at_ms\": 1767225600000, \"last_heartbeat_ms\": " +
+           std::to_string(heartbeat_ms) + ", \"mode\": \"" + mode +
+           "\", \"status\": \"running\", \"conflicts\": [], \"brain_kind\": " + brain_kind + "}\n";
+  }
+};
 
 // A temporary m1nd layout: a registry folder and an owner's runtime root.
 class DiscoveryTest : public ::testing::Test {
@@ -122,7 +159,8 @@ class DiscoveryTest : public ::testing::Test {
       switch (i % 7) {
         case 0:
         case 1:
-          WriteProjectBrain(hex, "/home/u/p" + std::to_string(i % 50));  // names collide
+          // Names collide (one basename), roots do not (no orphan).
+          WriteProjectBrain(hex, "/home/u" + std::to_string(i) + "/p" + std::to_string(i % 50));
           break;
         case 2:
           MakeDirs(ProjectBrain(hex));  // no manifest: quietly skipped
@@ -203,23 +241,41 @@ TEST_F(DiscoveryTest, TornManifestIsSkippedWithATransientProblem) {
   EXPECT_TRUE(discovery.problems[0].transient);
 }
 
-TEST_F(DiscoveryTest, ManifestOfTheWrongShapeIsTransient) {
+// Half-written text is retried; JSON without a string project_root is no brain's
+// manifest (m1nd does not serve it), skipped with a debug line.
+TEST_F(DiscoveryTest, ManifestOfTheWrongShapeIsNoBrainTornTextIsTransient) {
   WriteOwner();
-  const std::vector<std::string> manifests = {
-      "[]",
-      "{\"schema\": \"m1nd-project-brain-v9\", \"project_root\": \"/r\"}",
-      "{\"schema\": \"m1nd-project-brain-v0\"}",
-      "{\"schema\": \"m1nd-project-brain-v0\", \"project_root\": 7}",
-      "{\"schema\": \"m1nd-project-brain-v0\", \"project_root\": \"\"}",
-      "",
-  };
-  for (const std::string& manifest : manifests) {
+  for (const std::string manifest : {"", "{\"schema\": \"m1nd-pro", "[\"/r\""}) {
     WriteFile(ProjectBrain("aa") + "/project_brain.json", manifest);
     Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
     EXPECT_EQ(1u, discovery.brains.size()) << manifest;
     ASSERT_EQ(1u, discovery.problems.size()) << manifest;
     EXPECT_STREQ("manifest", DiscoveryProblemSourceName(discovery.problems[0].source));
     EXPECT_TRUE(discovery.problems[0].transient) << manifest;
+  }
+  for (const std::string manifest :
+       {"[]", "{\"schema\": \"m1nd-project-brain-v0\"}",
+        "{\"schema\": \"m1nd-project-brain-v0\", \"project_root\": 7}"}) {
+    WriteFile(ProjectBrain("aa") + "/project_brain.json", manifest);
+    Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+    EXPECT_EQ(1u, discovery.brains.size()) << manifest;
+    EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+    EXPECT_EQ(1u, discovery.debug_notes.size()) << manifest;
+  }
+}
+
+// m1nd does not check the manifest's schema: a newer one, or none, is still served,
+// and so still watched (an incident there must page).
+TEST_F(DiscoveryTest, ManifestOfAnySchemaIsAProjectBrain) {
+  WriteOwner();
+  for (const std::string manifest :
+       {"{\"schema\": \"m1nd-project-brain-v9\", \"project_root\": \"/home/u/keyvault\"}",
+        "{\"project_root\": \"/home/u/keyvault\", \"brain_kind\": \"project\"}"}) {
+    WriteFile(ProjectBrain("aa") + "/project_brain.json", manifest);
+    Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+    EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+    ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(discovery)) << manifest;
+    EXPECT_EQ("/home/u/keyvault", Find(discovery, "keyvault")->project_root);
   }
 }
 
@@ -312,7 +368,7 @@ TEST_F(DiscoveryTest, ManifestThatIsADanglingSymlinkIsANonTransientProblem) {
 
 // A registry named in the config must exist: a typo must not watch nothing quietly.
 TEST_F(DiscoveryTest, MissingNamedRegistryFolderIsAProblem) {
-  MakeDirs(tmp_.Join("empty-registry"));  // exists, but has no instances/ yet
+  MakeDirs(tmp_.Join("empty-registry/instances"));  // m1nd made it, no instance yet
   DiscoveryConfig config;
   config.registries = {tmp_.Join("no-such-registry"), tmp_.Join("empty-registry")};
   Discovery discovery = DiscoverBrains(config, {});
@@ -321,6 +377,19 @@ TEST_F(DiscoveryTest, MissingNamedRegistryFolderIsAProblem) {
   EXPECT_STREQ("registry", DiscoveryProblemSourceName(discovery.problems[0].source));
   EXPECT_EQ(tmp_.Join("no-such-registry"), discovery.problems[0].path);
   EXPECT_EQ("no such folder", discovery.problems[0].message);
+}
+
+// m1nd makes instances/ when it starts: a configured registry without one is not
+// the folder it should be (a typo one level up, say). The default registry is quiet.
+TEST_F(DiscoveryTest, ConfiguredRegistryWithoutInstancesIsAProblem) {
+  MakeDirs(tmp_.Join("registry-without-instances"));
+  DiscoveryConfig config;
+  config.registries = {tmp_.Join("registry-without-instances")};
+  Discovery discovery = DiscoverBrains(config, {});
+  ASSERT_EQ(1u, discovery.problems.size()) << Describe(discovery.problems);
+  EXPECT_EQ(tmp_.Join("registry-without-instances/instances"), discovery.problems[0].path);
+  config.registries_are_default = true;
+  EXPECT_TRUE(DiscoverBrains(config, {}).problems.empty());
 }
 
 // The default registry need not exist: m1nd may never have run on this machine (the
@@ -375,29 +444,36 @@ TEST_F(DiscoveryTest, ProjectBrainsThatCannotBeListedIsAProblem) {
   EXPECT_EQ(Runtime() + "/project-brains", discovery.problems[0].path);
 }
 
-TEST_F(DiscoveryTest, UnparsableInstanceFileIsATransientProblem) {
+// m1nd writes entries atomically and its list_instances skips one it cannot parse
+// whole: so does the exporter, with a debug line, and it is no scan failure.
+TEST_F(DiscoveryTest, UnparsableInstanceFileIsSkippedAsM1ndSkipsIt) {
   WriteOwner();
   WriteInstance("broken.json", "{\"instance_id\": \"broken\", \"workspace_");
   Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
   EXPECT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
-  ASSERT_EQ(1u, discovery.problems.size());
-  EXPECT_STREQ("instance", DiscoveryProblemSourceName(discovery.problems[0].source));
-  EXPECT_EQ(Registry() + "/instances/broken.json", discovery.problems[0].path);
-  EXPECT_TRUE(discovery.problems[0].transient);
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  ASSERT_EQ(1u, discovery.debug_notes.size());
+  EXPECT_EQ(Registry() + "/instances/broken.json", discovery.debug_notes[0].path);
 }
 
-TEST_F(DiscoveryTest, InstanceFileOfTheWrongShapeIsAProblem) {
+// A hand-written or partial entry (only the two roots) is no brain for m1nd.
+TEST_F(DiscoveryTest, PartialInstanceEntriesAreSkippedAsM1ndSkipsThem) {
   WriteInstance("no-runtime.json", "{\"workspace_root\": \"/w\", \"brain_kind\": null}");
-  WriteInstance("no-workspace.json", "{\"runtime_root\": \"/rt\"}");
+  WriteInstance("two-roots.json",
+                "{\"workspace_root\": \"/w\", \"runtime_root\": \"" + Runtime() + "\"}");
   WriteInstance("medulla-no-runtime.json",
                 "{\"workspace_root\": \"/w\", \"brain_kind\": \"medulla\"}");
+  Entry no_pid{"/home/u/m1nd", Runtime()};
+  std::string json = no_pid.Json();
+  json.replace(json.find("\"pid\": 4242, "), 13, "");
+  WriteInstance("no-pid.json", json);
+  WriteFile(Runtime() + "/system_blocks.json", StoreJson("sk_keyvault_candidate", {}));
   Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
   EXPECT_TRUE(discovery.brains.empty());
-  ASSERT_EQ(3u, discovery.problems.size()) << Describe(discovery.problems);
-  for (const DiscoveryProblem& problem : discovery.problems) {
-    EXPECT_STREQ("instance", DiscoveryProblemSourceName(problem.source));
-    EXPECT_FALSE(problem.transient);
-  }
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  ASSERT_EQ(4u, discovery.debug_notes.size());
+  EXPECT_NE(std::string::npos, discovery.debug_notes[1].message.find("\"pid\""))
+      << discovery.debug_notes[1].message;
 }
 
 TEST_F(DiscoveryTest, OnlyFinishedJsonInstanceFilesAreRead) {
@@ -437,8 +513,9 @@ TEST_F(DiscoveryTest, RelativeInstancePathsAreResolvedAgainstTheRegistryFolder) 
 
 TEST_F(DiscoveryTest, OwnersOfOneRuntimeRootFreshestHeartbeatWins) {
   auto owner = [](const std::string& workspace, const std::string& runtime, int heartbeat) {
-    return "{\"workspace_root\": \"" + workspace + "\", \"runtime_root\": \"" + runtime +
-           "\", \"last_heartbeat_ms\": " + std::to_string(heartbeat) + ", \"brain_kind\": null}";
+    Entry entry{workspace, runtime};
+    entry.heartbeat_ms = heartbeat;
+    return entry.Json();
   };
   WriteInstance("a.json", owner("/w/old", "/rt/one", 100));
   WriteInstance("b.json", owner("/w/new", "/rt/one/", 200));
@@ -596,30 +673,6 @@ TEST_F(DiscoveryTest, OwnerRegisteredThroughAnAliasIsOneBrain) {
 
 // ---- Today's m1nd: instance kinds, attachers, ingest roots --------------------------
 
-// An instance entry as today's m1nd writes it.
-struct Entry {
-  Entry(std::string workspace, std::string runtime, std::string kind = "null")
-      : workspace_root(std::move(workspace)),
-        runtime_root(std::move(runtime)),
-        brain_kind(std::move(kind)) {}
-
-  std::string workspace_root;
-  std::string runtime_root;
-  std::string brain_kind;  // JSON
-  std::string mode = "read_write";
-  std::int64_t heartbeat_ms = 1767225600000;
-  std::string graph_source;  // omitted when empty
-
-  std::string Json() const {
-    std::string json = "{\"instance_id\": \"x\", \"workspace_root\": \"" + workspace_root +
-                       "\", \"runtime_root\": \"" + runtime_root + "\", \"mode\": \"" + mode +
-                       "\", \"last_heartbeat_ms\": " + std::to_string(heartbeat_ms) +
-                       ", \"brain_kind\": " + brain_kind;
-    if (!graph_source.empty()) json += ", \"graph_source\": \"" + graph_source + "\"";
-    return json + ", \"status\": \"running\", \"conflicts\": []}\n";
-  }
-};
-
 // Every owner m1nd serves over HTTP stamps its entry "medulla": it is an owner like
 // any other, with its bound brain and its project brains. The incident brain was one.
 TEST_F(DiscoveryTest, MedullaIsAnOwnerWithItsProjectBrains) {
@@ -638,15 +691,17 @@ TEST_F(DiscoveryTest, MedullaIsAnOwnerWithItsProjectBrains) {
 // than a wrong guess) and noticed once, but it is not a scan failure.
 TEST_F(DiscoveryTest, UnknownBrainKindIsAnOwnerWithANotice) {
   WriteInstance("odd.json", Entry{"/home/u/m1nd", Runtime(), "\"satellite\""}.Json());
+  // brain_kind is an Option<String> for m1nd: a number is no record at all.
   WriteInstance("odder.json", Entry{"/home/u/notes", tmp_.Join("rt2"), "7"}.Json());
   Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
   EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
-  EXPECT_EQ((std::vector<std::string>{"m1nd", "notes"}), Names(discovery));
-  ASSERT_EQ(2u, discovery.notices.size());
+  EXPECT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery));
+  ASSERT_EQ(1u, discovery.notices.size());
   EXPECT_EQ(Registry() + "/instances/odd.json", discovery.notices[0].path);
   EXPECT_NE(std::string::npos, discovery.notices[0].message.find("\"satellite\""))
       << discovery.notices[0].message;
-  EXPECT_NE(std::string::npos, discovery.notices[1].message.find("7"));
+  ASSERT_EQ(1u, discovery.debug_notes.size());
+  EXPECT_EQ(Registry() + "/instances/odder.json", discovery.debug_notes[0].path);
 }
 
 // A read_only attacher registers on the owner's runtime root with its own workspace
@@ -736,43 +791,72 @@ TEST_F(DiscoveryTest, WithoutIngestRootsTheWorkspaceRootNamesTheOwner) {
   EXPECT_EQ(IdentitySource::kWorkspaceRoot, discovery.brains[0].identity_source);
 }
 
-// A torn or broken ingest_roots.json must not make the exporter fall back to the
-// sidecar workspace (a false page): the brain keeps last scan's identity instead.
-TEST_F(DiscoveryTest, TornIngestRootsKeepThePreviousIdentity) {
+// m1nd reads an ingest_roots.json that is not a JSON array of strings (torn text, a
+// null element, an object) as an empty list, and names the brain by rule 2: so does
+// the exporter, with a debug line. Dropping the brain would miss the incident.
+TEST_F(DiscoveryTest, IngestRootsThatAreNotAListOfPathsAreReadAsEmpty) {
+  WriteInstance("owner.json", Entry{"/home/u/m1nd", Runtime()}.Json());
+  WriteFile(Runtime() + "/system_blocks.json", StoreJson("sk_keyvault_candidate", {}));
+  for (const std::string text :
+       {"{\"roots\": [\"/home/u/keyvault\"]}", "[\"/home/u/keyvault\", null]", "[\"/home/u/ke"}) {
+    WriteFile(Runtime() + "/ingest_roots.json", text);
+    SetOld(Runtime() + "/ingest_roots.json");  // settled: m1nd reads it so too
+    Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+    EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+    ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(discovery)) << text;
+    EXPECT_EQ(IdentitySource::kWorkspaceRoot, discovery.brains[0].identity_source);
+    ASSERT_EQ(1u, discovery.debug_notes.size()) << text;
+    EXPECT_EQ(Runtime() + "/ingest_roots.json", discovery.debug_notes[0].path);
+  }
+}
+
+// Torn text written in the last two seconds is likely caught while m1nd rewrites it:
+// the brain keeps last scan's identity for now (a transient problem).
+TEST_F(DiscoveryTest, JustWrittenTornIngestRootsKeepThePreviousIdentity) {
+  WriteInstance("owner.json",
+                Entry{tmp_.Join("home/agent-memory"), Runtime(), "\"medulla\""}.Json());
+  WriteFile(Runtime() + "/ingest_roots.json", "[\"/home/u/m1nd\"]");
+  Discovery first = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(first));
+  WriteFile(Runtime() + "/ingest_roots.json", "[\"/home/u/m1");
+  Discovery second = DiscoverBrains(RegistryConfig(Registry()), first.brains);
+  ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(second));
+  EXPECT_EQ("/home/u/m1nd", second.brains[0].project_root);
+  ASSERT_EQ(1u, second.problems.size()) << Describe(second.problems);
+  EXPECT_TRUE(second.problems[0].transient);
+  // Settled, it is what m1nd reads: an empty list, and rule 4 names the brain.
+  SetOld(Runtime() + "/ingest_roots.json");
+  Discovery settled = DiscoverBrains(RegistryConfig(Registry()), second.brains);
+  EXPECT_TRUE(settled.problems.empty()) << Describe(settled.problems);
+  ASSERT_EQ(1u, settled.brains.size());
+  EXPECT_EQ(IdentitySource::kSidecarWorkspace, settled.brains[0].identity_source);
+}
+
+// An ingest_roots.json that cannot be read at all (a FIFO, no permission) is a
+// problem: m1nd may read it, the exporter cannot. The brain keeps last scan's identity,
+// or, never seen before, is watched with no identity decided (no verdict).
+TEST_F(DiscoveryTest, UnreadableIngestRootsKeepThePreviousIdentity) {
   WriteInstance("owner.json",
                 Entry{tmp_.Join("home/agent-memory"), Runtime(), "\"medulla\""}.Json());
   WriteFile(Runtime() + "/ingest_roots.json", "[\"/home/u/m1nd\"]");
   Discovery first = DiscoverBrains(RegistryConfig(Registry()), {});
   ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(first));
 
-  WriteFile(Runtime() + "/ingest_roots.json", "[\"/home/u/m1");
-  Discovery second = DiscoverBrains(RegistryConfig(Registry()), first.brains);
-  ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(second));
-  EXPECT_EQ("/home/u/m1nd", second.brains[0].project_root);
-  ASSERT_EQ(1u, second.problems.size()) << Describe(second.problems);
-  EXPECT_STREQ("ingest_roots", DiscoveryProblemSourceName(second.problems[0].source));
-  EXPECT_TRUE(second.problems[0].transient);
-
-  // Never seen before: skipped this scan rather than named after the sidecar.
-  Discovery fresh = DiscoverBrains(RegistryConfig(Registry()), {});
-  EXPECT_TRUE(fresh.brains.empty());
-}
-
-TEST_F(DiscoveryTest, IngestRootsThatAreNotAListOfPathsAreAProblem) {
-  WriteInstance("owner.json", Entry{"/home/u/m1nd", Runtime()}.Json());
-  WriteFile(Runtime() + "/ingest_roots.json", "{\"roots\": [\"/home/u/m1nd\"]}");
-  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
-  EXPECT_TRUE(discovery.brains.empty());
-  ASSERT_EQ(1u, discovery.problems.size());
-  EXPECT_STREQ("ingest_roots", DiscoveryProblemSourceName(discovery.problems[0].source));
-
   const std::string path = Runtime() + "/ingest_roots.json";
   ASSERT_EQ(0, unlink(path.c_str()));
   ASSERT_EQ(0, mkfifo(path.c_str(), 0600));  // never a hang
-  discovery = DiscoverBrains(RegistryConfig(Registry()), {});
-  ASSERT_EQ(1u, discovery.problems.size());
-  EXPECT_STREQ("ingest_roots", DiscoveryProblemSourceName(discovery.problems[0].source));
-  EXPECT_FALSE(discovery.problems[0].transient);
+  Discovery second = DiscoverBrains(RegistryConfig(Registry()), first.brains);
+  ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(second));
+  EXPECT_EQ("/home/u/m1nd", second.brains[0].project_root);
+  EXPECT_TRUE(second.brains[0].carried_over);
+  ASSERT_EQ(1u, second.problems.size()) << Describe(second.problems);
+  EXPECT_STREQ("ingest_roots", DiscoveryProblemSourceName(second.problems[0].source));
+  EXPECT_FALSE(second.problems[0].transient);
+
+  Discovery fresh = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ(1u, fresh.brains.size());
+  EXPECT_EQ(IdentitySource::kUnknown, fresh.brains[0].identity_source);
+  EXPECT_NE(std::string::npos, fresh.brains[0].identity_note.find("ingest_roots.json"));
 }
 
 TEST_F(DiscoveryTest, StaticBrainsSayWhichConfigFieldNamesThem) {
@@ -804,6 +888,11 @@ void ExpectSameDiscovery(const Discovery& serial, const Discovery& parallel) {
   }
   EXPECT_EQ(Describe(serial.problems), Describe(parallel.problems));
   EXPECT_EQ(serial.name_collisions, parallel.name_collisions);
+  ASSERT_EQ(serial.orphans.size(), parallel.orphans.size());
+  for (std::size_t i = 0; i < serial.orphans.size(); ++i) {
+    EXPECT_EQ(serial.orphans[i].runtime_dir, parallel.orphans[i].runtime_dir);
+    EXPECT_EQ(serial.orphans[i].served_runtime_dir, parallel.orphans[i].served_runtime_dir);
+  }
   EXPECT_FALSE(parallel.stopped);
 }
 
@@ -824,6 +913,151 @@ TEST_F(DiscoveryTest, ProjectBrainsReadOnSeveralThreadsAreFoundAsOnOne) {
 
   std::atomic<bool> stop{true};
   EXPECT_TRUE(DiscoverBrains(config, {}, &stop, Parallelism{4, 1}).stopped);
+}
+
+// ---- Fidelity II: what m1nd serves, brain by brain ---------------------------------
+
+// m1nd's Path::file_name() ignores a trailing "/.": such a workspace_root is a
+// sidecar, and rule 4 (not rule 2) names the brain only when nothing else does.
+TEST_F(DiscoveryTest, SidecarWorkspaceWrittenWithATrailingDotIsASidecar) {
+  WriteInstance("owner.json",
+                Entry{"/home/u/.claude/agent-memory/.", Runtime(), "\"medulla\""}.Json());
+  WriteFile(Runtime() + "/ingest_roots.json", "[\"/home/u/.claude/agent-memory/.\"]");
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ(1u, discovery.brains.size());
+  // Rule 3: the first ingest root of any kind. Read as rule 2 it would be the same
+  // path; what shows the sidecar is recognised is the rule.
+  EXPECT_EQ(IdentitySource::kAnyIngestRoot, discovery.brains[0].identity_source);
+}
+
+// A hosted project brain is named by its own session state: the ingest_roots.json in
+// its folder first (rule 1), its manifest's project_root at rule 2.
+TEST_F(DiscoveryTest, HostedProjectBrainIsNamedByItsOwnIngestRootsFirst) {
+  WriteOwner();
+  const std::string repo = tmp_.Join("src/Key-Vault");
+  MakeDirs(repo);
+  WriteProjectBrain("aa", "/home/u/keyvault-old-name");
+  WriteFile(ProjectBrain("aa") + "/ingest_roots.json", "[\"" + repo + "\"]");
+  WriteProjectBrain("bb", "/home/u/notes");
+  WriteFile(ProjectBrain("bb") + "/ingest_roots.json", "[\"" + tmp_.Join("gone") + "\"]");
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  ASSERT_EQ((std::vector<std::string>{"key_vault", "m1nd", "notes"}), Names(discovery));
+  EXPECT_EQ(repo, Find(discovery, "key_vault")->project_root);
+  EXPECT_EQ(IdentitySource::kIngestRoot, Find(discovery, "key_vault")->identity_source);
+  EXPECT_EQ(IdentitySource::kManifest, Find(discovery, "notes")->identity_source);
+  // m1nd's brain list names a project brain by its manifest root's basename.
+  EXPECT_EQ("keyvault-old-name", Find(discovery, "key_vault")->m1nd_name);
+}
+
+TEST_F(DiscoveryTest, M1ndsOwnNamesAreCarried) {
+  WriteInstance("medulla.json", Entry{"/home/u/m1nd", Runtime(), "\"medulla\""}.Json());
+  WriteInstance("sibling.json", Entry{"/home/u/notes/", tmp_.Join("rt2")}.Json());
+  WriteProjectBrain("aa", "/home/u/My-Repo/");
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ((std::vector<std::string>{"m1nd", "my_repo", "notes"}), Names(discovery));
+  EXPECT_EQ("medulla", Find(discovery, "m1nd")->m1nd_name);
+  EXPECT_EQ("notes", Find(discovery, "notes")->m1nd_name);
+  EXPECT_EQ("My-Repo", Find(discovery, "my_repo")->m1nd_name);
+  DiscoveryConfig config;
+  config.static_brains = {{"", "/home/u/x", "", tmp_.Join("static")}};
+  EXPECT_EQ("", DiscoverBrains(config, {}).brains[0].m1nd_name);
+}
+
+// An ingest root this process cannot see (its parent is missing too: a sandbox hides
+// the homes) may be the one m1nd names the brain after: no verdict can be stood
+// behind, so the identity is unknown, never guessed by a later rule.
+TEST_F(DiscoveryTest, AnIngestRootThatCannotBeSeenLeavesTheIdentityUnknown) {
+  WriteInstance("owner.json", Entry{Runtime(), Runtime()}.Json());
+  WriteFile(Runtime() + "/ingest_roots.json", "[\"" + tmp_.Join("hidden/u/m1nd") + "\"]");
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  ASSERT_EQ(1u, discovery.brains.size());
+  const Brain& brain = discovery.brains[0];
+  EXPECT_EQ(IdentitySource::kUnknown, brain.identity_source);
+  EXPECT_EQ("", brain.project_root);
+  EXPECT_NE(std::string::npos, brain.identity_note.find(tmp_.Join("hidden/u/m1nd")));
+  // Named after m1nd's own name for it, a sibling owner's workspace basename.
+  EXPECT_EQ("m1nd_rt", brain.name);
+
+  // Visible and gone (its parent folder is there, with other things in it): m1nd's
+  // rule 2 names it after its workspace_root.
+  MakeDirs(tmp_.Join("hidden/u/other"));
+  discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ(1u, discovery.brains.size());
+  EXPECT_EQ(IdentitySource::kWorkspaceRoot, discovery.brains[0].identity_source);
+  // Visible and there: rule 1.
+  MakeDirs(tmp_.Join("hidden/u/m1nd"));
+  discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_EQ(IdentitySource::kIngestRoot, discovery.brains[0].identity_source);
+}
+
+// Two folders claim one project root (an older m1nd build left one behind): m1nd
+// serves one; the other is an orphan, reported, never a brain.
+TEST_F(DiscoveryTest, OfTwoFoldersForOneRootTheServedOneIsTheBrain) {
+  WriteOwner();
+  WriteProjectBrain("aa-old", "/home/u/keyvault");
+  WriteFile(ProjectBrain("aa-old") + "/system_blocks.json", StoreJson("sk_m1nd_candidate", {}));
+  WriteProjectBrain("bb-new", "/home/u/keyvault/");
+  // Without a registry entry: the most recently written store is the served one.
+  SetOld(ProjectBrain("aa-old") + "/system_blocks.json");
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(discovery));
+  EXPECT_EQ(ProjectBrain("bb-new"), Find(discovery, "keyvault")->runtime_dir);
+  ASSERT_EQ(1u, discovery.orphans.size());
+  EXPECT_EQ(ProjectBrain("aa-old"), discovery.orphans[0].runtime_dir);
+  EXPECT_EQ("/home/u/keyvault", discovery.orphans[0].project_root);
+  EXPECT_EQ(ProjectBrain("bb-new"), discovery.orphans[0].served_runtime_dir);
+
+  // A live "project" registry entry names the served folder, whatever the stores.
+  WriteInstance("proj.json",
+                InstanceJson("proj", ProjectBrain("aa-old"), Runtime(), "\"project\""));
+  discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(discovery));
+  EXPECT_EQ(ProjectBrain("aa-old"), Find(discovery, "keyvault")->runtime_dir);
+  ASSERT_EQ(1u, discovery.orphans.size());
+  EXPECT_EQ(ProjectBrain("bb-new"), discovery.orphans[0].runtime_dir);
+}
+
+// When instances/ cannot be listed, its brains did not go away: the previous scan's
+// brains of that registry are carried over (their verdicts marked stale) and the scan
+// counts a problem. A known mismatch never silently turns into nothing.
+TEST_F(DiscoveryTest, RegistryThatCannotBeListedKeepsItsBrains) {
+  WriteOwner();
+  WriteProjectBrain("aa", "/home/u/keyvault");
+  DiscoveryConfig config = RegistryConfig(Registry());
+  config.static_brains = {{"", "/home/u/st", "", tmp_.Join("static")}};
+  Discovery first = DiscoverBrains(config, {});
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd", "st"}), Names(first));
+  const std::string instances = Registry() + "/instances";
+  ASSERT_EQ(0, rename(instances.c_str(), (instances + ".away").c_str()));
+  WriteFile(instances, "not a folder: listing fails\n");
+  Discovery second = DiscoverBrains(config, first.brains);
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd", "st"}), Names(second));
+  EXPECT_TRUE(Find(second, "m1nd")->carried_over);
+  EXPECT_TRUE(Find(second, "keyvault")->carried_over);
+  EXPECT_FALSE(Find(second, "st")->carried_over);
+  ASSERT_EQ(1u, second.problems.size()) << Describe(second.problems);
+  EXPECT_EQ(instances, second.problems[0].path);
+  // And again, from a scan that itself carried them.
+  Discovery third = DiscoverBrains(config, second.brains);
+  EXPECT_EQ(Names(second), Names(third));
+}
+
+TEST_F(DiscoveryTest, ProjectBrainsFolderThatCannotBeListedKeepsItsBrains) {
+  WriteOwner();
+  WriteProjectBrain("aa", "/home/u/keyvault");
+  Discovery first = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(first));
+  const std::string folder = Runtime() + "/project-brains";
+  ASSERT_EQ(0, rename(folder.c_str(), (folder + ".away").c_str()));
+  WriteFile(folder, "not a folder: listing fails\n");
+  Discovery second = DiscoverBrains(RegistryConfig(Registry()), first.brains);
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(second));
+  EXPECT_TRUE(Find(second, "keyvault")->carried_over);
+  EXPECT_FALSE(Find(second, "m1nd")->carried_over);
+  EXPECT_EQ(1u, second.problems.size()) << Describe(second.problems);
 }
 
 // ---- With a DiscoveryCache: unchanged small files are only stat'ed ---------------
@@ -1040,12 +1274,21 @@ TEST_F(CachedDiscoveryTest, ChangedInstanceFileAndIngestRootsAreReadAgain) {
   EXPECT_EQ(0, Reads(instance));
 
   WriteFile(ingest_roots, "[\"" + tmp_.Join("src/oth"));  // torn: the name is kept
+  now_ns_ = RealtimeNs();                                 // as just written
   const Discovery torn = Discover(&cache, other.brains);
   EXPECT_EQ(1, Reads(ingest_roots));
   EXPECT_EQ((std::vector<std::string>{"other"}), Names(torn));
-  const Discovery still = Discover(&cache, torn.brains);
+  // Settled, it is what m1nd reads: an empty list (rule 4 names the brain), and it
+  // is read no more.
+  now_ns_ += 2 * kStampSettleNs;
+  const Discovery settled = Discover(&cache, torn.brains);
+  EXPECT_EQ(1, Reads(ingest_roots));
+  ASSERT_EQ(1u, settled.brains.size());
+  EXPECT_EQ(IdentitySource::kSidecarWorkspace, settled.brains[0].identity_source);
+  const Discovery still = Discover(&cache, settled.brains);
   EXPECT_EQ(0, Reads(ingest_roots));
-  ExpectSameDiscovery(DiscoverBrains(RegistryConfig(Registry()), torn.brains), still);
+  SetOld(ingest_roots);
+  ExpectSameDiscovery(DiscoverBrains(RegistryConfig(Registry()), settled.brains), still);
 
   WriteInstance("owner.json", Entry{tmp_.Join("src/side"), Runtime(), "\"project\""}.Json());
   EXPECT_TRUE(Discover(&cache).brains.empty());  // a project entry now: no manifest there

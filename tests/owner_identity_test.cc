@@ -1,4 +1,5 @@
-// Tests for m1nd's project_root_display() rule (no disk: directories are a set).
+// Tests for m1nd's project_root_display() rule (no disk: directories are a set, and
+// roots this process cannot see another).
 #include "engine/owner_identity.h"
 
 #include <gtest/gtest.h>
@@ -10,11 +11,20 @@
 namespace scx {
 namespace {
 
-// `is_directory` over a fixed set of paths.
+// A probe over fixed sets of paths: `directories` are directories, `unseen` cannot be
+// seen, anything else is visibly not a directory.
 OwnerIdentity Resolve(const std::vector<std::string>& roots, const std::string& workspace,
-                      const std::set<std::string>& directories) {
+                      const std::set<std::string>& directories,
+                      const std::set<std::string>& unseen = {},
+                      IdentitySource workspace_source = IdentitySource::kWorkspaceRoot) {
   return ResolveOwnerIdentity(
-      roots, workspace, [&](const std::string& path) { return directories.count(path) != 0; });
+      roots, workspace,
+      [&](const std::string& path) {
+        if (directories.count(path) != 0) return RootProbe{RootPresence::kDirectory, ""};
+        if (unseen.count(path) != 0) return RootProbe{RootPresence::kUnseen, "hidden"};
+        return RootProbe{RootPresence::kNotDirectory, ""};
+      },
+      workspace_source);
 }
 
 TEST(IsMemorySidecarTest, LightMemoryFilesAndAgentMemoryFolders) {
@@ -28,6 +38,72 @@ TEST(IsMemorySidecarTest, LightMemoryFilesAndAgentMemoryFolders) {
   EXPECT_FALSE(IsMemorySidecar("/home/u/light.md.d"));
   EXPECT_FALSE(IsMemorySidecar("/home/u/.claude"));
   EXPECT_FALSE(IsMemorySidecar(""));
+}
+
+// Rust's Path::file_name() ignores a trailing "/." and repeated slashes.
+TEST(IsMemorySidecarTest, LastNormalComponentAsRustSeesIt) {
+  EXPECT_TRUE(IsMemorySidecar("/x/agent-memory/."));
+  EXPECT_TRUE(IsMemorySidecar("/x/agent-memory/./"));
+  EXPECT_TRUE(IsMemorySidecar("/x/agent-memory//"));
+  EXPECT_TRUE(IsMemorySidecar("/x/./agent-memory"));
+  EXPECT_FALSE(IsMemorySidecar("/x/agent-memory/.."));
+  EXPECT_FALSE(IsMemorySidecar("/x/agent-memory/sub/.."));
+}
+
+TEST(ResolveOwnerIdentityTest, ASidecarWrittenWithATrailingDotIsSkipped) {
+  const OwnerIdentity identity = Resolve({"/x/agent-memory/.", "/home/u/m1nd"}, "/x/agent-memory/.",
+                                         {"/x/agent-memory/.", "/home/u/m1nd"});
+  EXPECT_EQ("/home/u/m1nd", identity.root);
+}
+
+TEST(ResolveOwnerIdentityTest, AnUnseenIngestRootLeavesTheIdentityUndecided) {
+  // m1nd may see /home/u/m1nd (rule 1: "m1nd"); if it does not, rule 2 names the
+  // brain "m1nd_rt". The exporter cannot tell which.
+  const OwnerIdentity identity = Resolve({"/home/u/m1nd"}, "/var/m1nd-rt", {}, {"/home/u/m1nd"});
+  EXPECT_EQ(IdentitySource::kUnknown, identity.source);
+  EXPECT_EQ("", identity.root);
+  EXPECT_NE(std::string::npos, identity.undecided_because.find("/home/u/m1nd"));
+  EXPECT_NE(std::string::npos, identity.undecided_because.find("hidden"));
+}
+
+TEST(ResolveOwnerIdentityTest, AnUnseenRootBeforeARealOneStillLeavesItUndecided) {
+  const OwnerIdentity identity =
+      Resolve({"/home/u/hidden", "/srv/m1nd"}, "/var/rt", {"/srv/m1nd"}, {"/home/u/hidden"});
+  EXPECT_EQ(IdentitySource::kUnknown, identity.source);
+}
+
+TEST(ResolveOwnerIdentityTest, UnseenRootsThatLeadToTheSameSlugDecideIt) {
+  // Bound to the repo: whether or not m1nd sees it, the brain is "m1nd".
+  OwnerIdentity identity = Resolve({"/home/u/m1nd"}, "/home/u/m1nd", {}, {"/home/u/m1nd"});
+  EXPECT_EQ("/home/u/m1nd", identity.root);
+  EXPECT_EQ(IdentitySource::kWorkspaceRoot, identity.source);
+  // Rule 3 would give the same root: decided too.
+  identity = Resolve({"/home/dev/m1nd"}, "/home/u/.claude/agent-memory", {}, {"/home/dev/m1nd"});
+  EXPECT_EQ("/home/dev/m1nd", identity.root);
+  // The same slug from another spelling (My-Repo and my_repo).
+  identity = Resolve({"/home/u/My-Repo"}, "/srv/my_repo", {}, {"/home/u/My-Repo"});
+  EXPECT_EQ("/srv/my_repo", identity.root);
+}
+
+TEST(ResolveOwnerIdentityTest, UnseenRootsAfterTheAnswerDoNotMatter) {
+  const OwnerIdentity identity =
+      Resolve({"/srv/m1nd", "/home/u/hidden"}, "/var/rt", {"/srv/m1nd"}, {"/home/u/hidden"});
+  EXPECT_EQ("/srv/m1nd", identity.root);
+  EXPECT_EQ(IdentitySource::kIngestRoot, identity.source);
+  // Nor do unseen sidecars, which rule 1 never picks.
+  EXPECT_EQ(IdentitySource::kWorkspaceRoot,
+            Resolve({"/h/agent-memory"}, "/srv/m1nd", {}, {"/h/agent-memory"}).source);
+}
+
+TEST(ResolveOwnerIdentityTest, AProjectBrainsRule2IsItsManifestRoot) {
+  const OwnerIdentity identity =
+      Resolve({"/gone"}, "/home/u/keyvault", {}, {}, IdentitySource::kManifest);
+  EXPECT_EQ("/home/u/keyvault", identity.root);
+  EXPECT_EQ(IdentitySource::kManifest, identity.source);
+  // Its own ingest roots come first.
+  EXPECT_EQ(
+      "/srv/kv",
+      Resolve({"/srv/kv"}, "/home/u/keyvault", {"/srv/kv"}, {}, IdentitySource::kManifest).root);
 }
 
 TEST(ResolveOwnerIdentityTest, Rule1FirstIngestRootThatIsARealDirectoryAndNoSidecar) {
@@ -60,25 +136,6 @@ TEST(ResolveOwnerIdentityTest, Rule4SidecarWorkspaceRootAsALastResort) {
   EXPECT_EQ(IdentitySource::kSidecarWorkspace, identity.source);
 }
 
-TEST(ParseIngestRootsTest, AJsonArrayOfPathStrings) {
-  std::vector<std::string> roots;
-  std::string error;
-  ASSERT_TRUE(ParseIngestRoots(R"(["/home/u/m1nd", "/home/u/x.light.md"])", &roots, &error));
-  EXPECT_EQ((std::vector<std::string>{"/home/u/m1nd", "/home/u/x.light.md"}), roots);
-  ASSERT_TRUE(ParseIngestRoots("[]", &roots, &error));
-  EXPECT_TRUE(roots.empty());
-}
-
-TEST(ParseIngestRootsTest, AnythingElseIsAnError) {
-  for (const char* text : {"", "[\"/a\"", "{\"roots\": []}", "[\"/a\", 3]", "null", "\"/a\""}) {
-    std::vector<std::string> roots = {"left over"};
-    std::string error;
-    EXPECT_FALSE(ParseIngestRoots(text, &roots, &error)) << text;
-    EXPECT_FALSE(error.empty()) << text;
-    EXPECT_TRUE(roots.empty()) << text;
-  }
-}
-
 TEST(IdentitySourceNameTest, NamesEverySource) {
   EXPECT_STREQ("display_name", IdentitySourceName(IdentitySource::kConfigDisplayName));
   EXPECT_STREQ("project_root", IdentitySourceName(IdentitySource::kConfigProjectRoot));
@@ -87,6 +144,7 @@ TEST(IdentitySourceNameTest, NamesEverySource) {
   EXPECT_STREQ("workspace_root", IdentitySourceName(IdentitySource::kWorkspaceRoot));
   EXPECT_STREQ("first_ingest_root", IdentitySourceName(IdentitySource::kAnyIngestRoot));
   EXPECT_STREQ("sidecar_workspace_root", IdentitySourceName(IdentitySource::kSidecarWorkspace));
+  EXPECT_STREQ("unknown", IdentitySourceName(IdentitySource::kUnknown));
 }
 
 }  // namespace

@@ -1,0 +1,78 @@
+// Tests for telling a root that does not exist from one this process cannot see: the
+// pure judgement over facts, and the probe over real temporary folders.
+#include "engine/root_visibility.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/test_support.h"
+
+namespace scx {
+namespace {
+
+using testing::MakeDirs;
+using testing::TempDir;
+using testing::WriteFile;
+
+MissingRootFacts VisibleParent() {
+  MissingRootFacts facts;
+  facts.parent_exists = true;
+  facts.ancestor = "/home/u";
+  return facts;
+}
+
+TEST(JudgeMissingRootTest, MissingFromAFolderSeenWholeIsAbsent) {
+  EXPECT_EQ(RootPresence::kNotDirectory,
+            JudgeMissingRoot("/home/u/m1nd", VisibleParent()).presence);
+  // A tmpfs or a mount point with real contents is seen whole too.
+  MissingRootFacts facts = VisibleParent();
+  facts.ancestor_on_tmpfs = true;
+  facts.ancestor_is_mount_point = true;
+  EXPECT_EQ(RootPresence::kNotDirectory, JudgeMissingRoot("/home/u/m1nd", facts).presence);
+}
+
+TEST(JudgeMissingRootTest, AMissingParentHidesIt) {
+  MissingRootFacts facts;
+  facts.ancestor = "/home";
+  const RootProbe probe = JudgeMissingRoot("/home/u/m1nd", facts);
+  EXPECT_EQ(RootPresence::kUnseen, probe.presence);
+  EXPECT_NE(std::string::npos, probe.why.find("parent"));
+}
+
+TEST(JudgeMissingRootTest, AScaffoldOfMountsHidesIt) {
+  MissingRootFacts facts = VisibleParent();
+  facts.ancestor_holds_only_mounts = true;  // a pod's /home/u holding only .m1nd
+  EXPECT_EQ(RootPresence::kUnseen, JudgeMissingRoot("/home/u/m1nd", facts).presence);
+}
+
+TEST(JudgeMissingRootTest, AnEmptyTmpfsOrMountPointHidesIt) {
+  MissingRootFacts facts = VisibleParent();
+  facts.ancestor_empty = true;
+  EXPECT_EQ(RootPresence::kNotDirectory, JudgeMissingRoot("/home/u/m1nd", facts).presence);
+  facts.ancestor_on_tmpfs = true;  // systemd's ProtectHome=tmpfs
+  EXPECT_EQ(RootPresence::kUnseen, JudgeMissingRoot("/home/u/m1nd", facts).presence);
+  facts.ancestor_on_tmpfs = false;
+  facts.ancestor_is_mount_point = true;
+  EXPECT_EQ(RootPresence::kUnseen, JudgeMissingRoot("/home/u/m1nd", facts).presence);
+}
+
+TEST(ProbeRootTest, OnRealFolders) {
+  TempDir tmp;
+  MakeDirs(tmp.Join("home/u/m1nd"));
+  WriteFile(tmp.Join("home/u/notes.txt"), "x");
+  EXPECT_EQ(RootPresence::kDirectory, ProbeRoot(tmp.Join("home/u/m1nd")).presence);
+  EXPECT_EQ(RootPresence::kDirectory, ProbeRoot(tmp.Join("home/u/m1nd/")).presence);
+  EXPECT_EQ(RootPresence::kNotDirectory, ProbeRoot(tmp.Join("home/u/notes.txt")).presence);
+  // Under a file: visibly not a directory.
+  EXPECT_EQ(RootPresence::kNotDirectory, ProbeRoot(tmp.Join("home/u/notes.txt/x")).presence);
+  // Deleted from a folder with real contents: absent, as m1nd sees it.
+  EXPECT_EQ(RootPresence::kNotDirectory, ProbeRoot(tmp.Join("home/u/gone")).presence);
+  // Its parent gone too: this process cannot tell.
+  EXPECT_EQ(RootPresence::kUnseen, ProbeRoot(tmp.Join("home/v/gone")).presence);
+  EXPECT_EQ(RootPresence::kNotDirectory, ProbeRoot("").presence);
+  EXPECT_EQ(RootPresence::kUnseen, ProbeRoot("relative/m1nd").presence);
+}
+
+}  // namespace
+}  // namespace scx
