@@ -184,6 +184,7 @@ class Fleet:
                     "workspace_root": "/srv/repos/bench-owner",
                     "runtime_root": runtime,
                     "graph_source": os.path.join(runtime, "graph_snapshot.json"),
+                    "plasticity_state": os.path.join(runtime, "plasticity_state.json"),
                     "pid": 0,
                     "bind": "127.0.0.1",
                     "port": 1337,

@@ -50,12 +50,15 @@ constexpr bool IsReadError(StoreError error) {
 }
 
 // The fields the exporter relies on. Unknown fields are ignored (newer m1nd versions
-// add optional ones). `skeleton` and `blocks` are required, as in m1nd: a store
-// without them (or with either null) cannot be loaded by m1nd and is kSchema. The
-// schema is checked, not kept (a good read always has kStoreSchema). The block ids
-// are not kept either: the digest holds what the verdict needs of them.
+// add optional ones). `schema`, `store_version`, `skeleton`, `blocks` and
+// `unmapped_policy` are required, as in m1nd's SystemBlockStore: a store without one
+// of them, or with one null or of the wrong type, cannot be loaded by m1nd and is
+// kSchema. `store_version` is m1nd's u64, 0 to 2^64 - 1. `unmapped_policy` must be an
+// object; nothing in it is read. The schema is checked, not kept (a good read always
+// has kStoreSchema). The block ids are not kept either: the digest holds what the
+// verdict needs of them.
 struct StoreContents {
-  std::int64_t store_version = 0;
+  std::uint64_t store_version = 0;
   std::int64_t block_count = 0;
   SkeletonDigest digest;  // the skeleton id and the block ids that can offend
 };

@@ -112,12 +112,26 @@ FamilyWriter::FamilyWriter(const MetricFamilySpec& family, std::string* out,
     : family_(family), out_(out), dropped_(dropped) {}
 
 void FamilyWriter::Add(std::initializer_list<Label> labels, double value) {
+  if (!StartSample(labels)) return;
+  AppendValue(value, out_);
+  out_->push_back('\n');
+}
+
+void FamilyWriter::AddInteger(std::initializer_list<Label> labels, std::uint64_t value) {
+  if (!StartSample(labels)) return;
+  char buffer[24];  // 2^64 - 1 has 20 digits
+  const std::to_chars_result result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out_->append(buffer, result.ptr);
+  out_->push_back('\n');
+}
+
+bool FamilyWriter::StartSample(std::initializer_list<Label> labels) {
   if (check_duplicates_) {
     std::string label_text;
     AppendLabels(labels, &label_text);
     if (!seen_.insert(std::move(label_text)).second) {
       if (dropped_ != nullptr) dropped_->push_back(Describe(labels));
-      return;
+      return false;
     }
   }
   if (!started_) WriteHeader();
@@ -128,8 +142,7 @@ void FamilyWriter::Add(std::initializer_list<Label> labels, double value) {
     out_->push_back('}');
   }
   out_->push_back(' ');
-  AppendValue(value, out_);
-  out_->push_back('\n');
+  return true;
 }
 
 void FamilyWriter::WriteHeader() {

@@ -6,6 +6,7 @@
 #define SCX_EXPORTER_PROMETHEUS_TEXT_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <set>
 #include <string>
@@ -64,9 +65,16 @@ class FamilyWriter {
   void CheckDuplicates(bool check) { check_duplicates_ = check; }
 
   void Add(std::initializer_list<Label> labels, double value);
+  // An integer written exactly, all its digits: a double (and so Add above) rounds
+  // integers past 2^53, and "%.16g" past 10^16 (a store_version is a u64). Not an
+  // overload of Add: Add(labels, 1) would be ambiguous.
+  void AddInteger(std::initializer_list<Label> labels, std::uint64_t value);
 
  private:
   void WriteHeader();
+  // Writes the sample's name and labels and the space before its value; false (and
+  // nothing written) when it is dropped as a duplicate.
+  bool StartSample(std::initializer_list<Label> labels);
   // For the log: `name{label="value",...}` with the sanitized, unescaped values.
   std::string Describe(std::initializer_list<Label> labels) const;
 

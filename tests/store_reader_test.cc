@@ -12,10 +12,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <string>
 #include <thread>
@@ -59,6 +61,22 @@ StoreError Parse(const std::string& json, StoreContents* contents = nullptr,
 // The digest of a store serving `skeleton_id` and `block_ids`.
 SkeletonDigest Digest(const std::string& skeleton_id, const std::vector<std::string>& block_ids) {
   return DigestOf(ServedSkeleton{skeleton_id, block_ids});
+}
+
+// The unmapped_policy m1nd writes.
+constexpr char kPolicy[] =
+    R"({"visible": true, "default_action": "leave_unmapped_until_ratified"})";
+
+// A store m1nd can load with nothing but its required fields, `store_version` and
+// `unmapped_policy` spelled as given (left out when empty).
+std::string MinimalStore(const std::string& store_version = "1",
+                         const std::string& unmapped_policy = kPolicy) {
+  std::string json = R"({"schema": "m1nd-system-block-store-v0", )";
+  if (!store_version.empty()) json += R"("store_version": )" + store_version + ", ";
+  json += R"("skeleton": {"skeleton_id": "sk_m1nd_candidate"}, )";
+  json += R"("blocks": [{"block_id": "sb_m1nd_core"}])";
+  if (!unmapped_policy.empty()) json += R"(, "unmapped_policy": )" + unmapped_policy;
+  return json + "}";
 }
 
 // A store in m1nd's shape with a little of everything m1nd may add later.
@@ -117,7 +135,7 @@ TEST(ParseStoreTest, ReadsTheFieldsOfAGoodStore) {
                   &message, &ids))
       << message;
   EXPECT_TRUE(message.empty());
-  EXPECT_EQ(7, contents.store_version);
+  EXPECT_EQ(7u, contents.store_version);
   EXPECT_EQ(3, contents.block_count);
   EXPECT_EQ("sk_keyvault_candidate", contents.digest.skeleton_id);
   EXPECT_EQ((std::vector<std::string>{"sb_c", "sb_a", "sb_b"}), ids);
@@ -133,7 +151,7 @@ TEST(ParseStoreTest, IgnoresUnknownFieldsEverywhere) {
   std::string message;
   std::vector<std::string> ids;
   ASSERT_EQ(StoreError::kNone, Parse(RichStore(), &contents, &message, &ids)) << message;
-  EXPECT_EQ(42, contents.store_version);
+  EXPECT_EQ(42u, contents.store_version);
   EXPECT_EQ("sk_keyvault_candidate", contents.digest.skeleton_id);
   EXPECT_EQ((std::vector<std::string>{"sb_keyvault_core_1a2b3c4d", "sb_keyvault_api_5e6f7a8b",
                                       "sb_keyvault_store_9c0d1e2f"}),
@@ -150,18 +168,23 @@ TEST(ParseStoreTest, NullOrMissingSkeletonOrBlocksIsASchemaError) {
   } cases[] = {
       {"null skeleton",
        R"({"schema": "m1nd-system-block-store-v0", "store_version": 3, "skeleton": null,
-           "blocks": [{"block_id": "sb_x"}]})",
+           "blocks": [{"block_id": "sb_x"}], "unmapped_policy": {}})",
        "\"skeleton\" is null"},
-      {"missing skeleton", R"({"schema": "m1nd-system-block-store-v0", "blocks": []})",
+      {"missing skeleton",
+       R"({"schema": "m1nd-system-block-store-v0", "store_version": 3, "blocks": [],
+           "unmapped_policy": {}})",
        "\"skeleton\" is missing"},
       {"null blocks",
-       R"({"schema": "m1nd-system-block-store-v0", "skeleton": {"skeleton_id": "sk_x"},
-           "blocks": null})",
+       R"({"schema": "m1nd-system-block-store-v0", "store_version": 3,
+           "skeleton": {"skeleton_id": "sk_x"}, "blocks": null, "unmapped_policy": {}})",
        "\"blocks\" is null"},
       {"missing blocks",
-       R"({"schema": "m1nd-system-block-store-v0", "skeleton": {"skeleton_id": "sk_x"}})",
+       R"({"schema": "m1nd-system-block-store-v0", "store_version": 3,
+           "skeleton": {"skeleton_id": "sk_x"}, "unmapped_policy": {}})",
        "\"blocks\" is missing"},
-      {"schema alone", R"({"schema": "m1nd-system-block-store-v0"})", "\"skeleton\" is missing"},
+      // The first missing field in m1nd's order, as serde reports it.
+      {"schema alone", R"({"schema": "m1nd-system-block-store-v0"})",
+       "\"store_version\" is missing"},
   };
   for (const auto& c : cases) {
     std::string message;
@@ -182,6 +205,7 @@ TEST(ParseStoreTest, NestedCandidateRevisionDoesNotCount) {
                 "skeleton": {"skeleton_id": "sk_m1nd_candidate"},
                 "blocks": [{"block_id": "sb_m1nd_a", "membership_fingerprint": "f",
                             "resolved_members": [], "pre_archive_state": null}],
+                "unmapped_policy": {"visible": true, "default_action": "x"},
                 "curating_by": "agent", "curating_until": 1, "unmapped_total": 0})",
                                      &contents, &message, &ids))
       << message;
@@ -199,25 +223,118 @@ TEST(ParseStoreTest, ZeroBlocks) {
   EXPECT_TRUE(contents.digest.offenders.empty());
 }
 
-TEST(ParseStoreTest, NegativeAndLargeIntegerVersions) {
+// m1nd's store_version is a u64: every value up to 2^64 - 1 is kept exactly.
+TEST(ParseStoreTest, StoreVersionIsAnyUnsignedSixtyFourBitInteger) {
+  const struct {
+    const char* json;
+    std::uint64_t value;
+  } cases[] = {
+      {"0", 0},
+      {"7", 7},
+      {"9007199254740993", std::uint64_t{9007199254740993u}},  // 2^53 + 1: not a double
+      {"9223372036854775807", std::uint64_t{9223372036854775807u}},
+      {"9223372036854775808", std::uint64_t{9223372036854775808u}},
+      {"18446744073709551615", std::numeric_limits<std::uint64_t>::max()},
+  };
+  for (const auto& c : cases) {
+    StoreContents contents;
+    std::string message;
+    ASSERT_EQ(StoreError::kNone, Parse(MinimalStore(c.json), &contents, &message))
+        << c.json << ": " << message;
+    EXPECT_EQ(c.value, contents.store_version) << c.json;
+  }
+}
+
+// serde refuses these for a u64 as the wrong type: the store is broken, not torn.
+TEST(ParseStoreTest, StoreVersionThatIsNotAnUnsignedSixtyFourBitIntegerIsASchemaError) {
+  const char* const cases[] = {
+      "18446744073709551616",   // 2^64
+      "99999999999999999999",   // 20 digits, above 2^64 - 1
+      "100000000000000000000",  // 21 digits
+      "-1",
+      "-9223372036854775808",
+      "-9223372036854775809",
+      "1e19",
+      "-0",
+      "7.5",
+      "7.0",
+      "1e3",
+      "\"7\"",
+      "true",
+      "[7]",
+      "{}",
+  };
+  for (const char* version : cases) {
+    std::string message;
+    EXPECT_EQ(StoreError::kSchema, Parse(MinimalStore(version), nullptr, &message)) << version;
+    EXPECT_NE(message.find("\"store_version\" is not an unsigned 64-bit integer"),
+              std::string::npos)
+        << version << ": " << message;
+  }
+  std::string message;
+  EXPECT_EQ(StoreError::kSchema, Parse(MinimalStore("null"), nullptr, &message));
+  EXPECT_NE(message.find("\"store_version\" is null"), std::string::npos) << message;
+}
+
+TEST(ParseStoreTest, MissingStoreVersionIsASchemaError) {
+  std::string message;
+  EXPECT_EQ(StoreError::kSchema, Parse(MinimalStore(""), nullptr, &message));
+  EXPECT_NE(message.find("\"store_version\" is missing (m1nd cannot load a store without it)"),
+            std::string::npos)
+      << message;
+}
+
+// m1nd's store requires an unmapped_policy object; the exporter reads nothing in it.
+TEST(ParseStoreTest, MissingOrNonObjectUnmappedPolicyIsASchemaError) {
+  const struct {
+    const char* policy;
+    const char* message;
+  } cases[] = {
+      {"", "\"unmapped_policy\" is missing (m1nd cannot load a store without it)"},
+      {"null", "\"unmapped_policy\" is null"},
+      {"[]", "\"unmapped_policy\" is not an object"},
+      {R"([true, "leave_unmapped_until_ratified"])", "\"unmapped_policy\" is not an object"},
+      {R"("visible")", "\"unmapped_policy\" is not an object"},
+      {"0", "\"unmapped_policy\" is not an object"},
+      {"false", "\"unmapped_policy\" is not an object"},
+  };
+  for (const auto& c : cases) {
+    std::string message;
+    EXPECT_EQ(StoreError::kSchema, Parse(MinimalStore("1", c.policy), nullptr, &message))
+        << c.policy;
+    EXPECT_NE(message.find(c.message), std::string::npos) << c.policy << ": " << message;
+  }
+}
+
+TEST(ParseStoreTest, UnmappedPolicyIsCheckedByTypeOnly) {
+  for (const char* policy : {kPolicy, "{}", R"({"mode": "report", "x": [[{}]]})"}) {
+    std::string message;
+    EXPECT_EQ(StoreError::kNone, Parse(MinimalStore("1", policy), nullptr, &message))
+        << policy << ": " << message;
+  }
+}
+
+// Newer m1nd versions add optional top-level fields (unmapped_files, unmapped_total,
+// ...): the store stays readable, whatever their values.
+TEST(ParseStoreTest, UnknownTopLevelFieldsAreStillAccepted) {
+  std::string json = MinimalStore();
+  json.pop_back();  // the closing brace
+  json += R"(, "unmapped_files": ["README.md"], "unmapped_total": 1, "future": null,
+              "later": {"store_version": -1, "unmapped_policy": null}})";
   StoreContents contents;
-  ASSERT_EQ(StoreError::kNone, Parse(R"({"schema":"m1nd-system-block-store-v0","store_version":-5,)"
-                                     R"("skeleton":{"skeleton_id":"sk_x"},"blocks":[]})",
-                                     &contents));
-  EXPECT_EQ(-5, contents.store_version);
-  ASSERT_EQ(StoreError::kNone,
-            Parse(R"({"schema":"m1nd-system-block-store-v0","store_version":9223372036854775807,)"
-                  R"("skeleton":{"skeleton_id":"sk_x"},"blocks":[]})",
-                  &contents));
-  EXPECT_EQ(INT64_MAX, contents.store_version);
+  std::string message;
+  std::vector<std::string> ids;
+  ASSERT_EQ(StoreError::kNone, Parse(json, &contents, &message, &ids)) << message;
+  EXPECT_EQ(1u, contents.store_version);
+  EXPECT_EQ(std::vector<std::string>{"sb_m1nd_core"}, ids);
 }
 
 TEST(ParseStoreTest, NestedUnknownValuesAreFine) {
   const std::string deep = std::string(1000, '[') + std::string(1000, ']');
   std::string message;
   EXPECT_EQ(StoreError::kNone,
-            Parse(R"({"schema":"m1nd-system-block-store-v0","skeleton":{"skeleton_id":"sk_x"},)"
-                  R"("blocks":[],"x":)" +
+            Parse(R"({"schema":"m1nd-system-block-store-v0","store_version":1,)"
+                  R"("skeleton":{"skeleton_id":"sk_x"},"blocks":[],"unmapped_policy":{},"x":)" +
                       deep + "}",
                   nullptr, &message))
       << message;
@@ -265,7 +382,7 @@ TEST(ParseStoreTest, WrongShapesAreSchemaErrors) {
       {"version is a string", R"({"schema": "m1nd-system-block-store-v0", "store_version": "7"})",
        "store_version"},
       {"version out of range",
-       R"({"schema": "m1nd-system-block-store-v0", "store_version": 9223372036854775808})",
+       R"({"schema": "m1nd-system-block-store-v0", "store_version": 18446744073709551616})",
        "store_version"},
       {"skeleton_id not a string",
        R"({"schema": "m1nd-system-block-store-v0", "skeleton": {"skeleton_id": 12}})",
@@ -308,6 +425,7 @@ TEST(ParseStoreTest, DuplicateKeysThatTheVerdictReadsAreParseErrors) {
       {"{" + schema + R"(,"store_version":1,"store_version":2})", "store_version"},
       {"{" + schema + "," + skeleton + "," + skeleton + "}", "skeleton"},
       {"{" + schema + "," + blocks + "," + blocks + "}", "blocks"},
+      {"{" + schema + R"(,"unmapped_policy":{},"unmapped_policy":{}})", "unmapped_policy"},
       {"{" + schema + R"(,"skeleton":{"skeleton_id":"sk_a","state":"x","skeleton_id":"sk_b"}})",
        "skeleton_id"},
       {"{" + schema +
@@ -331,6 +449,7 @@ TEST(ParseStoreTest, DuplicateKeysTheVerdictDoesNotReadAreSkipped) {
   std::string message;
   std::vector<std::string> ids;
   ASSERT_EQ(StoreError::kNone, Parse(R"({"schema":"m1nd-system-block-store-v0","x":1,"x":2,
+                      "store_version":1,"unmapped_policy":{"visible":true,"visible":false},
                       "skeleton":{"skeleton_id":"sk_a_candidate","state":"a","state":"b"},
                       "blocks":[{"block_id":"sb_a_1","name":"n","name":"m"}]})",
                                      &contents, &message, &ids))
@@ -347,10 +466,11 @@ TEST(ParseStoreTest, EscapedKeysAreDecodedBeforeMatching) {
             Parse(R"({"sch\u0065ma":"m1nd-system-block-store-v0","store\u005fversion":4,
                       "sk\u0065leton":{"skeleton\u005fid":"sk_keyvault_candidate"},
                       "bl\u006fcks":[{"block\u005fid":"sb_keyvault_core"},
-                                     {"\u0062lock_id":"sb_keyvault_cli"}]})",
+                                     {"\u0062lock_id":"sb_keyvault_cli"}],
+                      "unmapped\u005fpolicy":{}})",
                   &contents, &message, &ids))
       << message;
-  EXPECT_EQ(contents.store_version, 4);
+  EXPECT_EQ(contents.store_version, 4u);
   EXPECT_EQ(contents.digest.skeleton_id, "sk_keyvault_candidate");
   EXPECT_EQ(ids, (std::vector<std::string>{"sb_keyvault_core", "sb_keyvault_cli"}));
 
@@ -380,7 +500,8 @@ TEST(ParseStoreTest, BlocksBeforeTheSkeletonGiveTheSameDigest) {
       R"("blocks":[{"block_id":"sb_m1nd_core"},{"block_id":"sb_m\u0031nd_cli"},)"
       R"({"block_id":"sb_keyvault_x"},{"block_id":"sb_other_y"}])";
   const std::string skeleton = R"("skeleton":{"skeleton_id":"sk_m1nd_candidate"})";
-  const std::string schema = R"("schema":"m1nd-system-block-store-v0")";
+  const std::string schema =
+      R"("schema":"m1nd-system-block-store-v0","store_version":1,"unmapped_policy":{})";
   const std::vector<std::string> expected_ids = {"sb_m1nd_core", "sb_m1nd_cli", "sb_keyvault_x",
                                                  "sb_other_y"};
   StoreContents first;
@@ -436,6 +557,12 @@ TEST(ParseStoreTest, SyntaxErrorsOnTheReadPathAreParseErrors) {
       "{" + schema + R"(, "store_version": 1.})",                  // bad number
       "{" + schema + R"(, "store_version": 12abc})",               // bad number
       "{" + schema + R"(, "store_version": -})",                   // bad number
+      "{" + schema + R"(, "store_version": 01})",                  // bad number
+      "{" + schema + R"(, "store_version": -01})",                 // bad number
+      "{" + schema + R"(, "store_version": 1e})",                  // bad number
+      "{" + schema + R"(, "store_version": 1e400})",               // out of a double's range
+      "{" + schema + R"(, "store_version": nul})",                 // bad literal
+      "{" + schema + R"(, "unmapped_policy": nul})",               // bad literal
       "{" + schema + R"(, "skeleton": nul})",                      // bad literal
       "{" + schema + R"(, "skeleton": {"skeleton_id" "x"}})",      // missing colon
       "{" + schema + R"(, "skeleton": {"skeleton_id": "sk\q"}})",  // bad escape
@@ -540,8 +667,8 @@ StoreError ParseOnSmallStack(const std::string& json, std::string* message) {
 
 TEST(ParseStoreTest, DeepNestingNeverOverflowsTheStack) {
   const std::string head =
-      R"({"schema": "m1nd-system-block-store-v0", "skeleton": {"skeleton_id": "sk_x"},)"
-      R"( "blocks": [], "x": )";
+      R"({"schema": "m1nd-system-block-store-v0", "store_version": 1,)"
+      R"( "skeleton": {"skeleton_id": "sk_x"}, "blocks": [], "unmapped_policy": {}, "x": )";
   constexpr std::size_t kDepth = 1000000;
   std::string objects;  // {"a":{"a":...
   for (std::size_t i = 0; i < kDepth; ++i) objects += "{\"a\":";
@@ -585,7 +712,7 @@ TEST_F(ReadStoreTest, ReadsAGoodStore) {
   const StoreReadResult result = ReadBounded(StorePath());
   ASSERT_EQ(StoreError::kNone, result.error) << result.message;
   EXPECT_TRUE(result.message.empty());
-  EXPECT_EQ(5, result.contents.store_version);
+  EXPECT_EQ(5u, result.contents.store_version);
   EXPECT_EQ(2, result.contents.block_count);
   EXPECT_EQ(Digest("sk_file", {"sb_1", "sb_2"}), result.contents.digest);
   struct stat st;
