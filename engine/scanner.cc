@@ -24,9 +24,11 @@ std::shared_ptr<const Coherence> VerdictOf(const Brain& brain, const StoreConten
   return std::make_shared<const Coherence>(std::move(*verdict));
 }
 
-// A verdict depends on the store and on these two facts of the brain only.
+// A verdict depends on the store and on these facts of the brain only.
 bool SameIdentity(const Brain& a, const Brain& b) {
-  return a.project_root == b.project_root && a.display_name == b.display_name;
+  return a.project_root == b.project_root && a.display_name == b.display_name &&
+         (a.identity_source == IdentitySource::kUnknown) ==
+             (b.identity_source == IdentitySource::kUnknown);
 }
 
 BrainState StateOfVerdict(const Coherence* verdict) {
@@ -181,20 +183,26 @@ BrainReport Scanner::ApplyFetched(std::shared_ptr<const Brain> shared_brain, con
     report.store = StorePresence::kPresent;
   }
 
+  const bool identity_known = brain.identity_source != IdentitySource::kUnknown;
   if (record.has_good_read) {
     // The verdict is worked out again only when the read or the brain's identity is
     // new; a record with a good read kept from the previous scan has its `before`.
-    if (new_contents || before == nullptr || !SameIdentity(*before, brain)) {
+    // Without an identity there is no verdict to stand behind, not even an old one.
+    if (!identity_known) {
+      record.verdict.reset();
+    } else if (new_contents || before == nullptr || !SameIdentity(*before, brain)) {
       record.verdict = VerdictOf(brain, record.contents);
       ++verdicts_computed_;
     }
     report.coherence = record.verdict;
-    report.verdict_stale = report.coherence != nullptr && error != StoreError::kNone;
+    report.verdict_stale =
+        report.coherence != nullptr && (error != StoreError::kNone || brain.carried_over);
     report.has_store_facts = true;
     report.store_version = record.contents.store_version;
     report.block_count = record.contents.block_count;
   }
   if (error == StoreError::kNone) report.state = StateOfVerdict(report.coherence.get());
+  if (!identity_known && error != StoreError::kAbsent) report.state = BrainState::kIdentityUnknown;
   TrackMismatchSince(last_verdict.get(), &record, &report);
   report.read_errors_total = record.read_errors_total;
   record.state = report.state;
@@ -293,6 +301,8 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   }
   result.problems = std::move(discovery.problems);
   result.notices = std::move(discovery.notices);
+  result.debug_notes = std::move(discovery.debug_notes);
+  result.orphans = std::move(discovery.orphans);
   result.name_collisions = std::move(discovery.name_collisions);
   parsed_ = 0;
   unchanged_ = 0;

@@ -28,14 +28,17 @@
 namespace scx {
 
 // A brain's state after a scan. kAbsent is "no store file" ("no skeleton yet"): no
-// verdict. A store m1nd could not load (no skeleton, say) is kUnreadable.
-enum class BrainState { kOk, kMismatch, kAbsent, kUnreadable };
+// verdict. A store m1nd could not load (no skeleton, say) is kUnreadable. A brain with
+// a store whose identity this process cannot decide (a repo hidden from it, see
+// root_visibility.h) is kIdentityUnknown: no verdict either, never a mismatch.
+enum class BrainState { kOk, kMismatch, kAbsent, kUnreadable, kIdentityUnknown };
 
 inline constexpr Term<BrainState> kBrainStates[] = {
     {BrainState::kOk, "ok"},
     {BrainState::kMismatch, "mismatch"},
     {BrainState::kAbsent, "absent"},
     {BrainState::kUnreadable, "unreadable"},
+    {BrainState::kIdentityUnknown, "identity_unknown"},
 };
 
 inline const char* BrainStateName(BrainState state) { return NameOf(kBrainStates, state); }
@@ -100,7 +103,7 @@ struct BrainReport {
   // brain has served this skeleton at least since then. Empty otherwise.
   std::optional<double> mismatch_since;
   // Facts of the last good read, when there is one to show (has_store_facts).
-  std::int64_t store_version = 0;
+  std::uint64_t store_version = 0;
   std::int64_t block_count = 0;
   // Whose skeleton it is (owner, sharing, prefix ambiguity): a signal beside the
   // verdict, computed over the whole scan. Never changes `coherence`. Null when there
@@ -132,6 +135,8 @@ struct ScanResult {
   std::vector<BrainReport> brains;  // sorted by brain name
   std::vector<DiscoveryProblem> problems;
   std::vector<DiscoveryNotice> notices;
+  std::vector<DiscoveryNotice> debug_notes;  // see Discovery::debug_notes
+  std::vector<OrphanedFolder> orphans;       // see OrphanedFolder
   std::vector<std::string> name_collisions;
   std::vector<StateChange> changes;
   std::int64_t stores_parsed = 0;     // stores read and parsed this scan

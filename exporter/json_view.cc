@@ -60,6 +60,17 @@ void AddProvenance(const BrainReport& brain, Json* out) {
   }
 }
 
+// m1nd's own name for the brain, why its identity is unknown (only then) and whether
+// it was carried over from the previous scan (always a bool).
+void AddIdentity(const BrainReport& brain, Json* out) {
+  (*out)["m1nd_name"] = brain.brain().m1nd_name;
+  if (brain.brain().identity_source == IdentitySource::kUnknown ||
+      brain.state == BrainState::kIdentityUnknown) {
+    (*out)["identity_note"] = brain.brain().identity_note;
+  }
+  (*out)["carried_over"] = brain.brain().carried_over;
+}
+
 Json OnceBrain(const BrainReport& brain) {
   Json out;
   out["brain"] = brain.brain().name;
@@ -67,6 +78,8 @@ Json OnceBrain(const BrainReport& brain) {
   out["runtime_dir"] = brain.brain().runtime_dir;
   out["source"] = BrainSourceName(brain.brain().source);
   out["identity_source"] = IdentitySourceName(brain.brain().identity_source);
+  AddIdentity(brain, &out);
+  out["state"] = BrainStateName(brain.state);
   out["store"] = StorePresenceName(brain.store);
   if (brain.state == BrainState::kUnreadable) out["store_error"] = StoreErrorJson(brain);
   out["skeleton_coherence"] = CoherenceJson(brain.coherence.get());
@@ -92,6 +105,7 @@ Json BrainJson(const BrainReport& brain) {
   out["runtime_dir"] = brain.brain().runtime_dir;
   out["source"] = BrainSourceName(brain.brain().source);
   out["identity_source"] = IdentitySourceName(brain.brain().identity_source);
+  AddIdentity(brain, &out);
   out["state"] = BrainStateName(brain.state);
   out["present"] = brain.store != StorePresence::kAbsent;
   if (brain.has_store_facts) {
@@ -139,8 +153,11 @@ std::size_t EstimateListBytes(const std::vector<BrainReport>& brains) {
   };
   std::size_t bytes = 64;
   for (const BrainReport& brain : brains) {
-    bytes += 270 + size(brain.brain().name) + size(brain.brain().project_root) +
-             size(brain.brain().display_name) + size(brain.brain().runtime_dir);
+    // "m1nd_name", "carried_over" and the --once "state" included.
+    bytes += 340 + size(brain.brain().name) + size(brain.brain().project_root) +
+             size(brain.brain().display_name) + size(brain.brain().runtime_dir) +
+             size(brain.brain().m1nd_name);
+    if (!brain.brain().identity_note.empty()) bytes += 30 + size(brain.brain().identity_note);
     if (brain.has_store_facts) bytes += 60;
     if (brain.coherence) {
       bytes += 90 + size(brain.coherence->expected_slug) + size(brain.coherence->found_slug);
@@ -190,16 +207,52 @@ void AppendBrains(const std::vector<BrainReport>& brains, std::size_t begin, std
 // Brains a thread dumps at a time when the list is dumped on several.
 constexpr std::size_t kBrainsPerPiece = 512;
 
-// Dump(Json{{"brains", [to_json(brain)...]}}), byte for byte, without building the
-// whole list. With `parallelism` allowing more than one thread, pieces of the list are
-// dumped on several (each into a string of its own, joined in order afterwards: twice
-// the memory for a moment, for half the time on two cores).
+// The top level's "orphaned_folders": [{"runtime_dir","project_root",
+// "served_runtime_dir"}...], always present.
+Json OrphansJson(const std::vector<OrphanedFolder>& orphans) {
+  Json out = Json::array();
+  for (const OrphanedFolder& orphan : orphans) {
+    out.push_back(Json{{"runtime_dir", orphan.runtime_dir},
+                       {"project_root", orphan.project_root},
+                       {"served_runtime_dir", orphan.served_runtime_dir}});
+  }
+  return out;
+}
+
+// Appends ",\n  \"orphaned_folders\": [...]" as Dump writes a second top-level key.
+void AppendOrphans(const std::vector<OrphanedFolder>& orphans, std::string* out) {
+  *out += ",\n  \"orphaned_folders\": ";
+  const std::string element = DumpCapped(OrphansJson(orphans));
+  std::size_t start = 0;
+  for (std::size_t stop; (stop = element.find('\n', start)) != std::string::npos;
+       start = stop + 1) {
+    out->append(element, start, stop - start);
+    *out += "\n  ";
+  }
+  out->append(element, start, std::string::npos);
+}
+
+// Dump(Json{{"brains", [to_json(brain)...]}, {"orphaned_folders", [...]}}), byte for
+// byte, without building the whole list. With `parallelism` allowing more than one
+// thread, pieces of the list are dumped on several (each into a string of its own,
+// joined in order afterwards: twice the memory for a moment, for half the time on two
+// cores).
 template <typename ToJson>
-std::string DumpBrainList(const std::vector<BrainReport>& brains, ToJson to_json,
+std::string DumpBrainList(const std::vector<BrainReport>& brains,
+                          const std::vector<OrphanedFolder>& orphans, ToJson to_json,
                           const Parallelism& parallelism) {
-  if (brains.empty()) return "{\n  \"brains\": []\n}\n";
+  if (brains.empty()) {
+    std::string out = "{\n  \"brains\": []";
+    AppendOrphans(orphans, &out);
+    return out + "\n}\n";
+  }
   std::string out;
-  out.reserve(EstimateListBytes(brains));
+  std::size_t orphan_bytes = 64;
+  for (const OrphanedFolder& orphan : orphans) {
+    orphan_bytes += 120 + orphan.runtime_dir.size() + orphan.project_root.size() +
+                    orphan.served_runtime_dir.size();
+  }
+  out.reserve(EstimateListBytes(brains) + orphan_bytes);
   out += "{\n  \"brains\": [";
   const std::size_t pieces = (brains.size() + kBrainsPerPiece - 1) / kBrainsPerPiece;
   if (ThreadsFor(parallelism, pieces) <= 1) {
@@ -216,17 +269,20 @@ std::string DumpBrainList(const std::vector<BrainReport>& brains, ToJson to_json
       std::string().swap(text);
     }
   }
-  out += "\n  ]\n}\n";
+  out += "\n  ]";
+  AppendOrphans(orphans, &out);
+  out += "\n}\n";
   return out;
 }
 
 }  // namespace
 
-std::string OnceReport(const std::vector<BrainReport>& brains) {
+std::string OnceReport(const std::vector<BrainReport>& brains,
+                       const std::vector<OrphanedFolder>& orphans) {
   // --once prints and exits: its report is dumped on every core (pieces of 512 brains).
   Parallelism parallelism;
   parallelism.min_items = 2;
-  return DumpBrainList(brains, OnceBrain, parallelism);
+  return DumpBrainList(brains, orphans, OnceBrain, parallelism);
 }
 
 std::string BrainView(const BrainReport& brain) { return Dump(BrainJson(brain)); }
@@ -260,11 +316,12 @@ std::string BrainNorthView(const BrainReport& brain) {
 
 std::string JsonError(const std::string& message) { return Dump(Json{{"error", message}}); }
 
-std::string BrainsView(const std::vector<BrainReport>& brains) {
+std::string BrainsView(const std::vector<BrainReport>& brains,
+                       const std::vector<OrphanedFolder>& orphans) {
   // The served view stays on the request's thread, in one string.
   Parallelism one_thread;
   one_thread.threads = 1;
-  return DumpBrainList(brains, BrainJson, one_thread);
+  return DumpBrainList(brains, orphans, BrainJson, one_thread);
 }
 
 }  // namespace scx

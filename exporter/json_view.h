@@ -20,10 +20,14 @@ inline constexpr char kSickAdvice[] =
     "this brain is serving a foreign skeleton; rebind or re-ingest before trusting block "
     "scope";
 
-// {"brains":[{"brain","project_root","runtime_dir","store","skeleton_coherence"}]}
-// as printed by --once (pretty, one trailing newline). Both views add
-// "mismatch_since" (Unix seconds, BrainReport::mismatch_since) while in mismatch.
-std::string OnceReport(const std::vector<BrainReport>& brains);
+// {"brains":[{"brain","project_root","runtime_dir","m1nd_name","carried_over","state",
+// "store","skeleton_coherence"}],"orphaned_folders":[{"runtime_dir","project_root",
+// "served_runtime_dir"}]} as printed by --once (pretty, one trailing newline).
+// "orphaned_folders" is always there, possibly empty. Both views add "mismatch_since"
+// (Unix seconds, BrainReport::mismatch_since) while in mismatch, and "identity_note"
+// while the brain's identity is unknown (IdentitySource::kUnknown).
+std::string OnceReport(const std::vector<BrainReport>& brains,
+                       const std::vector<OrphanedFolder>& orphans = {});
 
 // One brain, Surface A + B: {"brain",...,"present","store_version","block_count",
 // "skeleton_coherence":{...}|null,"north":{"skeleton_coherence":{"status":"sick",...}}}.
@@ -44,8 +48,10 @@ std::string BrainNorthView(const BrainReport& brain);
 // {"error": message}, for 404 and 503 answers.
 std::string JsonError(const std::string& message);
 
-// {"brains":[BrainView...]} for every brain.
-std::string BrainsView(const std::vector<BrainReport>& brains);
+// {"brains":[BrainView...],"orphaned_folders":[...]} for every brain, orphaned folders
+// as in OnceReport.
+std::string BrainsView(const std::vector<BrainReport>& brains,
+                       const std::vector<OrphanedFolder>& orphans = {});
 
 }  // namespace scx
 

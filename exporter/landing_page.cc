@@ -27,6 +27,7 @@ constexpr char kStyle[] =
     "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left}"
     "tr.mismatch{background:#fdd}tr.mismatch td.state{color:#b71c1c;font-weight:bold}"
     "tr.unreadable{background:#ffd}td.since{white-space:nowrap}"
+    "tr.identity_unknown{background:#f3f3f3}tr.identity_unknown td.state{color:#8d6e00}"
     ".badge{background:#b71c1c;color:#fff;border-radius:3px;padding:0 .3em;font-size:.8em}"
     "nav a{margin-right:1em}";
 
@@ -74,6 +75,7 @@ std::string StateCell(const BrainReport& report) {
     }
     return html + "</td>";
   }
+  if (report.state == BrainState::kIdentityUnknown) return Cell("identity unknown", "state");
   std::string text = BrainStateName(report.state);
   if (report.coherence && report.verdict_stale) text += " (last verdict: ok, stale)";
   return Cell(text, "state");
@@ -93,10 +95,15 @@ std::string RunbookCell(const BrainReport& report) {
   if (report.state == BrainState::kUnreadable) {
     return "<td>" + Anchor(RunbookLink(kRunbookUnreadable), "unreadable") + "</td>";
   }
+  if (report.state == BrainState::kIdentityUnknown) {
+    return "<td>" + Anchor(RunbookLink(kRunbookIdentityUnknown), "identity unknown") + "</td>";
+  }
   return "<td></td>";
 }
 
-std::string ReadErrorText(const BrainReport& report) {
+// Why the brain is not simply ok: the store's read error, or why its identity is unknown.
+std::string ReasonText(const BrainReport& report) {
+  if (report.state == BrainState::kIdentityUnknown) return report.brain().identity_note;
   if (report.read_error == StoreError::kNone) return "";
   std::string text = StoreErrorName(report.read_error);
   if (!report.read_error_message.empty()) text += ": " + report.read_error_message;
@@ -123,7 +130,7 @@ std::string BrainRow(const BrainReport& report, double now) {
   return "<tr class=\"" + RowClass(report) + "\" data-brain=\"" + HtmlEscape(report.brain().name) +
          "\">" + Cell(report.brain().name, "brain") + StateCell(report) +
          Cell(mismatch ? report.coherence->expected_slug : "") + FoundCell(report) +
-         SinceCell(report, now) + RunbookCell(report) + Cell(ReadErrorText(report)) +
+         SinceCell(report, now) + RunbookCell(report) + Cell(ReasonText(report)) +
          Cell(report.brain().project_root) + Cell(report.brain().runtime_dir) +
          Cell(BrainSourceName(report.brain().source)) +
          Cell(IdentitySourceName(report.brain().identity_source)) + "</tr>\n";
@@ -133,11 +140,26 @@ std::string BrainTable(const std::vector<BrainReport>& brains, double now) {
   if (brains.empty()) return "";
   std::string html =
       "<table id=\"brains\">\n<thead><tr><th>brain</th><th>state</th><th>expected slug</th>"
-      "<th>found slug</th><th>mismatch since</th><th>runbook</th><th>read error</th>"
+      "<th>found slug</th><th>mismatch since</th><th>runbook</th><th>reason</th>"
       "<th>project_root</th><th>runtime_dir</th><th>source</th><th>named by</th></tr></thead>\n"
       "<tbody>\n";
   for (const BrainReport* report : WorstFirst(brains)) html += BrainRow(*report, now);
   return html + "</tbody>\n</table>\n";
+}
+
+// Folders an older m1nd build left under project-brains/: never brains, only listed.
+std::string OrphanList(const std::vector<OrphanedFolder>& orphans) {
+  if (orphans.empty()) return "";
+  std::string html =
+      "<h2>Orphaned brain folders (not served by m1nd)</h2>\n"
+      "<p>Left behind by an older m1nd build: another folder serves their project root. They "
+      "get no verdict and never page.</p>\n<ul id=\"orphans\">\n";
+  for (const OrphanedFolder& orphan : orphans) {
+    html += "<li><code>" + HtmlEscape(orphan.runtime_dir) + "</code> (project root <code>" +
+            HtmlEscape(orphan.project_root) + "</code>, served by <code>" +
+            HtmlEscape(orphan.served_runtime_dir) + "</code>)</li>\n";
+  }
+  return html + "</ul>\n";
 }
 
 std::string Plural(size_t count, const char* one, const char* many) {
@@ -265,12 +287,14 @@ int StateSeverity(BrainState state) {
       return 0;
     case BrainState::kUnreadable:
       return 1;
-    case BrainState::kAbsent:
+    case BrainState::kIdentityUnknown:
       return 2;
-    case BrainState::kOk:
+    case BrainState::kAbsent:
       return 3;
+    case BrainState::kOk:
+      return 4;
   }
-  return 3;
+  return 4;
 }
 
 int Severity(const BrainReport& brain) {
@@ -290,7 +314,8 @@ std::vector<const BrainReport*> WorstFirst(const std::vector<BrainReport>& brain
 }
 
 std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<BrainReport>& brains,
-                              bool scanned, double scan_time) {
+                              bool scanned, double scan_time,
+                              const std::vector<OrphanedFolder>& orphans) {
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += std::string("<title>") + kTitle + "</title>\n<style>" + kStyle + "</style>\n";
   html += "</head>\n<body>\n";
@@ -300,6 +325,7 @@ std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<Bra
     html += "<p id=\"last-scan\">Last scan: " + TimeAndAge(scan_time, scan_time) + "</p>\n";
   }
   html += BrainTable(brains, scan_time);
+  html += OrphanList(orphans);
   html += Nav(info);
   html += "<p>Version " + HtmlEscape(info.version) + ", revision " + HtmlEscape(info.revision) +
           "</p>\n";

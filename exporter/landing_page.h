@@ -26,6 +26,7 @@ inline constexpr char kRunbookMismatch[] = "skeletoncoherencemismatch";
 inline constexpr char kRunbookStaleVerdicts[] = "stale-verdicts";
 inline constexpr char kRunbookUnreadable[] = "skeletoncoherencestoreunreadable";
 inline constexpr char kRunbookNoBrains[] = "skeletoncoherencenobrainswatched";
+inline constexpr char kRunbookIdentityUnknown[] = "skeletoncoherenceidentityunknown";
 
 struct LandingPageInfo {
   std::string version;
@@ -46,7 +47,7 @@ std::string FormatAge(double seconds);
 std::string FormatUtc(double unix_seconds);
 
 // How bad a state is, for the order of the table and the counts: 0 mismatch,
-// 1 unreadable, 2 absent, 3 ok.
+// 1 unreadable, 2 identity_unknown, 3 absent, 4 ok.
 int StateSeverity(BrainState state);
 
 // How bad a brain is: StateSeverity of its state, of kMismatch when its verdict (a
@@ -57,9 +58,11 @@ int Severity(const BrainReport& brain);
 std::vector<const BrainReport*> WorstFirst(const std::vector<BrainReport>& brains);
 
 // The whole page. `scanned` is false before the first scan completes (the banner then
-// says so); `scan_time` is the Unix time the last scan completed.
+// says so); `scan_time` is the Unix time the last scan completed. `orphans` are listed
+// under the table (nothing when there are none).
 std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<BrainReport>& brains,
-                              bool scanned, double scan_time = 0);
+                              bool scanned, double scan_time = 0,
+                              const std::vector<OrphanedFolder>& orphans = {});
 
 }  // namespace scx
 

@@ -2,6 +2,7 @@
 // (--once) or runs the exporter service.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -14,6 +15,7 @@
 #include "exporter/heap.h"
 #include "exporter/json_view.h"
 #include "exporter/logger.h"
+#include "exporter/scan_log.h"
 #include "exporter/service.h"
 #include "exporter/table_view.h"
 #include "exporter/watched_sources.h"
@@ -31,37 +33,27 @@ bool StdoutWantsColor() {
   return isatty(STDOUT_FILENO) == 1 && (no_color == nullptr || *no_color == '\0');
 }
 
-// Scans once, prints the report on stdout, and reports problems on stderr.
+// Scans once, prints the report on stdout, and reports problems on stderr (through
+// ScanLog, as the service does, in its --once mode).
 int RunOnce(const Config& config, OnceOutput output, Logger* logger) {
   StoreReaderOptions options;
   options.max_bytes = config.max_store_bytes;
   LogWatchedSources(config.discovery, logger);
   Scanner scanner(options);
+  const auto start = std::chrono::steady_clock::now();
   ScanResult scan = scanner.Scan(config.discovery);
-  for (const DiscoveryProblem& problem : scan.problems) {
-    logger->Warn("discovery problem", {{"source", DiscoveryProblemSourceName(problem.source)},
-                                       {"path", problem.path},
-                                       {"err", problem.message}});
-  }
-  for (const DiscoveryNotice& notice : scan.notices) {
-    logger->Warn("discovery notice", {{"path", notice.path}, {"detail", notice.message}});
-  }
-  if (scan.brains.empty()) logger->Warn("no brains found: nothing is watched");
-  for (const std::string& collision : scan.name_collisions) {
-    logger->Warn("brain name collision", {{"detail", collision}});
-  }
+  ScanLog(logger, ScanLog::Mode::kOnce)
+      .LogScan(scan,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  // Only a mismatch fails the run: identity_unknown, unreadable and absent have no
+  // (fresh) verdict to fail on.
   bool mismatch = false;
   for (const BrainReport& brain : scan.brains) {
-    if (brain.state == BrainState::kUnreadable) {
-      logger->Warn("store unreadable", {{"brain", brain.brain().name},
-                                        {"reason", StoreErrorName(brain.read_error)},
-                                        {"err", brain.read_error_message}});
-    }
     mismatch = mismatch || brain.state == BrainState::kMismatch;
   }
   const std::string report = output == OnceOutput::kTable
-                                 ? OnceTable(scan.brains, StdoutWantsColor())
-                                 : OnceReport(scan.brains);
+                                 ? OnceTable(scan.brains, StdoutWantsColor(), scan.orphans)
+                                 : OnceReport(scan.brains, scan.orphans);
   std::fwrite(report.data(), 1, report.size(), stdout);
   std::fflush(stdout);
   return mismatch ? kExitMismatch : kExitOk;

@@ -66,8 +66,9 @@ std::size_t EstimateBytes(const ScanResult& scan) {
   std::size_t bytes = kFixedBytes;
   for (const BrainReport& report : scan.brains) {
     const std::size_t name = size(report.brain().name);
-    // State (4 lines), info, read errors (5 lines).
-    bytes += 720 + 10 * name + size(report.brain().project_root) + size(report.brain().runtime_dir);
+    // State (one line per state), info, read errors (5 lines).
+    bytes += 840 + 11 * name + size(report.brain().project_root) +
+             size(report.brain().runtime_dir) + size(report.brain().m1nd_name);
     if (report.has_store_facts) bytes += 100 + 2 * name;
     if (report.coherence) {
       bytes += 100 + 2 * name + size(report.coherence->expected_slug) +
@@ -239,12 +240,13 @@ void WriteBrainFamilies(Renderer* renderer) {
                  {"project_root", report.brain().project_root},
                  {"runtime_dir", report.brain().runtime_dir},
                  {"source", BrainSourceName(report.brain().source)},
-                 {"identity_source", IdentitySourceName(report.brain().identity_source)}},
+                 {"identity_source", IdentitySourceName(report.brain().identity_source)},
+                 {"m1nd_name", report.brain().m1nd_name}},
                 1);
   });
   renderer->BrainFamily(kVersion, [](const BrainReport& report, FamilyWriter* family) {
     if (!report.has_store_facts) return;
-    family->Add({{"brain", report.brain().name}}, static_cast<double>(report.store_version));
+    family->AddInteger({{"brain", report.brain().name}}, report.store_version);
   });
   renderer->BrainFamily(kBlocks, [](const BrainReport& report, FamilyWriter* family) {
     if (!report.has_store_facts) return;
@@ -296,6 +298,11 @@ void WriteExporterFamilies(const ScanResult& scan, const ExporterStats& stats, R
     for (const BrainReport& report : scan.brains) count += report.state == candidate.value ? 1 : 0;
     brains.Add({{"state", candidate.name}}, static_cast<double>(count));
   }
+  renderer->Single({"skeleton_coherence_exporter_orphaned_folders",
+                    "Folders under project-brains/ left behind by an older m1nd build (their "
+                    "project root is served by another folder) in the last scan.",
+                    kGauge},
+                   static_cast<double>(scan.orphans.size()));
 
   renderer->Single({"skeleton_coherence_exporter_stores_parsed_total",
                     "Stores read and parsed because their file stamp changed.", kCounter},

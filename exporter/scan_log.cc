@@ -1,6 +1,7 @@
 // De-duplicated logging of scan results.
 #include "exporter/scan_log.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -17,8 +18,35 @@ std::string FormatSeconds(double seconds) {
   return buffer;
 }
 
+// States a person must look at: logged at warn when a brain enters them.
 bool IsAlarming(const std::optional<BrainState>& state) {
-  return state == BrainState::kMismatch || state == BrainState::kUnreadable;
+  return state == BrainState::kMismatch || state == BrainState::kUnreadable ||
+         state == BrainState::kIdentityUnknown;
+}
+
+// The brain named `name` in a scan's brains (sorted by name); null when none is.
+const BrainReport* FindBrain(const std::vector<BrainReport>& brains, const std::string& name) {
+  const auto it = std::lower_bound(
+      brains.begin(), brains.end(), name,
+      [](const BrainReport& report, const std::string& key) { return report.brain().name < key; });
+  if (it != brains.end() && it->brain().name == name) return &*it;
+  // Not sorted (a report built by hand): look at every brain.
+  for (const BrainReport& report : brains) {
+    if (report.brain().name == name) return &report;
+  }
+  return nullptr;
+}
+
+// Where a brain whose identity is unknown lives, and why: for the line that says so.
+void AddIdentityUnknownFields(const Brain& brain, LogFields* fields) {
+  fields->emplace_back("runtime_dir", brain.runtime_dir);
+  fields->emplace_back("note", brain.identity_note);
+}
+
+std::string NoticeKey(const DiscoveryNotice& notice) { return notice.path + '\n' + notice.message; }
+
+std::string OrphanKey(const OrphanedFolder& orphan) {
+  return orphan.runtime_dir + '\n' + orphan.project_root + '\n' + orphan.served_runtime_dir;
 }
 
 std::string ProblemKey(const DiscoveryProblem& problem) {
@@ -29,9 +57,15 @@ std::string ProblemKey(const DiscoveryProblem& problem) {
 }  // namespace
 
 void ScanLog::LogScan(const ScanResult& result, double duration_seconds) {
-  for (const StateChange& change : result.changes) LogChange(change);
+  if (mode_ == Mode::kOnce) {
+    for (const BrainReport& brain : result.brains) LogOnceBrain(brain);
+  } else {
+    for (const StateChange& change : result.changes) LogChange(change, result.brains);
+  }
   LogProblems(result.problems);
   LogNotices(result.notices);
+  LogDebugNotes(result.debug_notes);
+  LogOrphans(result.orphans);
   LogCollisions(result.name_collisions);
   if (result.brains.empty()) {
     // Watching nothing looks healthy from outside; say it on every scan.
@@ -55,7 +89,21 @@ void ScanLog::LogSummary(const ScanResult& result, double duration_seconds) {
   logger_->Debug("scan completed", fields);
 }
 
-void ScanLog::LogChange(const StateChange& change) {
+// --once: only what a person must act on; the report itself says the rest.
+void ScanLog::LogOnceBrain(const BrainReport& brain) {
+  if (brain.state == BrainState::kUnreadable) {
+    logger_->Warn("store unreadable", {{"brain", brain.brain().name},
+                                       {"reason", StoreErrorName(brain.read_error)},
+                                       {"err", brain.read_error_message}});
+  } else if (brain.state == BrainState::kIdentityUnknown) {
+    LogFields fields = {{"brain", brain.brain().name},
+                        {"to", BrainStateName(BrainState::kIdentityUnknown)}};
+    AddIdentityUnknownFields(brain.brain(), &fields);
+    logger_->Warn("brain discovered", fields);
+  }
+}
+
+void ScanLog::LogChange(const StateChange& change, const std::vector<BrainReport>& brains) {
   LogFields fields = {{"brain", change.brain}};
   if (change.from) fields.emplace_back("from", BrainStateName(*change.from));
   if (change.to) fields.emplace_back("to", BrainStateName(*change.to));
@@ -71,6 +119,11 @@ void ScanLog::LogChange(const StateChange& change) {
   if (change.to == BrainState::kUnreadable) {
     fields.emplace_back("reason", StoreErrorName(change.read_error));
     fields.emplace_back("err", change.read_error_message);
+  }
+  if (change.to == BrainState::kIdentityUnknown) {
+    if (const BrainReport* brain = FindBrain(brains, change.brain)) {
+      AddIdentityUnknownFields(brain->brain(), &fields);
+    }
   }
   const char* message = !change.from ? "brain discovered"
                         : !change.to ? "brain gone"
@@ -88,7 +141,8 @@ void ScanLog::LogProblems(const std::vector<DiscoveryProblem>& problems) {
     LogLevel level = LogLevel::kDebug;
     if (warned_problems_.count(key) != 0) {
       still_warned.insert(key);
-    } else if (!problem.transient || previous_problems_.count(key) != 0) {
+    } else if (!problem.transient || previous_problems_.count(key) != 0 ||
+               mode_ == Mode::kOnce) {  // --once has no next scan to wait for
       still_warned.insert(key);
       // A flood of one kind (100k folders without a manifest) is summarised below.
       const std::size_t count = ++warned_by_source[DiscoveryProblemSourceName(problem.source)];
@@ -115,13 +169,41 @@ void ScanLog::LogProblems(const std::vector<DiscoveryProblem>& problems) {
 void ScanLog::LogNotices(const std::vector<DiscoveryNotice>& notices) {
   std::set<std::string> current;
   for (const DiscoveryNotice& notice : notices) {
-    const std::string key = notice.path + '\n' + notice.message;
+    const std::string key = NoticeKey(notice);
     current.insert(key);
     const bool seen = warned_notices_.count(key) != 0;
     logger_->Log(seen ? LogLevel::kDebug : LogLevel::kWarn, "discovery notice",
                  {{"path", notice.path}, {"detail", notice.message}});
   }
   warned_notices_ = std::move(current);
+}
+
+void ScanLog::LogDebugNotes(const std::vector<DiscoveryNotice>& notes) {
+  // The level never changes: below debug there is nothing to remember.
+  if (!logger_->Enabled(LogLevel::kDebug)) return;
+  std::set<std::string> current;
+  for (const DiscoveryNotice& note : notes) {
+    const std::string key = NoticeKey(note);
+    if (!current.insert(key).second || logged_debug_notes_.count(key) != 0) continue;
+    logger_->Debug("discovery note", {{"path", note.path}, {"detail", note.message}});
+  }
+  logged_debug_notes_ = std::move(current);
+}
+
+void ScanLog::LogOrphans(const std::vector<OrphanedFolder>& orphans) {
+  std::set<std::string> current;
+  for (const OrphanedFolder& orphan : orphans) {
+    const std::string key = OrphanKey(orphan);
+    if (!current.insert(key).second || logged_orphans_.count(key) != 0) continue;
+    logger_->Info("orphaned brain folder", {{"runtime_dir", orphan.runtime_dir},
+                                            {"project_root", orphan.project_root},
+                                            {"served_runtime_dir", orphan.served_runtime_dir},
+                                            {"detail",
+                                             "an older m1nd build left it behind: m1nd serves "
+                                             "this project root from served_runtime_dir; not "
+                                             "watched"}});
+  }
+  logged_orphans_ = std::move(current);
 }
 
 void ScanLog::LogCollisions(const std::vector<std::string>& collisions) {

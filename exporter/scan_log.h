@@ -1,10 +1,17 @@
 // The log lines a scan produces, de-duplicated across scans: one line per brain state
-// change (new, gone, or a different state; warn when the new state is mismatch or
-// unreadable, info otherwise), one line per discovery problem and per name
-// collision (warn when first seen, debug while it persists; a transient problem is
-// logged at debug until it is still there on the next scan, then at warn), one warn
-// line per discovery notice while it persists (debug after the first), a warn line
-// on every scan that finds no brain at all, and a debug summary per scan.
+// change (new, gone, or a different state; warn when the new state is mismatch,
+// unreadable or identity_unknown, info otherwise; a brain entering identity_unknown
+// also names its runtime_dir and the note saying why), one line per discovery problem
+// and per name collision (warn when first seen, debug while it persists; a transient
+// problem is logged at debug until it is still there on the next scan, then at warn),
+// one warn line per discovery notice while it persists (debug after the first), one
+// debug line per discovery debug note and one info line per orphaned folder when first
+// seen (nothing while they persist; again if they come back), a warn line on every scan
+// that finds no brain at all, and a debug summary per scan.
+//
+// --once logs through it too (Mode::kOnce): one scan, nothing to compare with, so no
+// line per brain but the ones a person must act on ("store unreadable", a brain whose
+// identity is unknown), and a transient problem warns at once.
 //
 // Thread-safety: not thread-safe; the scan thread owns it. The Logger it writes to is.
 #ifndef SCX_EXPORTER_SCAN_LOG_H_
@@ -26,24 +33,35 @@ inline constexpr std::size_t kWarnedProblemsPerSource = 5;
 
 class ScanLog {
  public:
+  enum class Mode {
+    kService,  // a scan loop: lines for what changed since the previous scan
+    kOnce,     // --once: a single scan, see above
+  };
+
   // `logger` must outlive this object.
-  explicit ScanLog(Logger* logger) : logger_(logger) {}
+  explicit ScanLog(Logger* logger, Mode mode = Mode::kService) : logger_(logger), mode_(mode) {}
 
   // Logs what `result` shows that earlier scans did not. `duration_seconds` goes
   // into the debug summary.
   void LogScan(const ScanResult& result, double duration_seconds);
 
  private:
-  void LogChange(const StateChange& change);
+  void LogChange(const StateChange& change, const std::vector<BrainReport>& brains);
+  void LogOnceBrain(const BrainReport& brain);
   void LogProblems(const std::vector<DiscoveryProblem>& problems);
   void LogNotices(const std::vector<DiscoveryNotice>& notices);
+  void LogDebugNotes(const std::vector<DiscoveryNotice>& notes);
+  void LogOrphans(const std::vector<OrphanedFolder>& orphans);
   void LogCollisions(const std::vector<std::string>& collisions);
   void LogSummary(const ScanResult& result, double duration_seconds);
 
   Logger* const logger_;
+  const Mode mode_;
   std::set<std::string> previous_problems_;  // every problem of the last scan
   std::set<std::string> warned_problems_;    // logged at warn and still present
   std::set<std::string> warned_notices_;
+  std::set<std::string> logged_debug_notes_;  // of the last scan (only at debug level)
+  std::set<std::string> logged_orphans_;      // of the last scan
   std::set<std::string> warned_collisions_;
 };
 

@@ -29,6 +29,11 @@ const std::vector<BrainReport>& Snapshot::brains() const {
   return scan_ ? scan_->brains : kNone;
 }
 
+const std::vector<OrphanedFolder>& Snapshot::orphans() const {
+  static const std::vector<OrphanedFolder> kNone;
+  return scan_ ? scan_->orphans : kNone;
+}
+
 bool Snapshot::WriteMetricsText(const std::function<bool(std::string_view piece)>& write) const {
   if (metrics_size_ == 0) return true;
   if (metrics_gzip_.empty()) return write(metrics_plain_);
@@ -48,10 +53,10 @@ std::string Snapshot::MetricsText() const {
 const std::string& Snapshot::brains_json() const {
   std::call_once(brains_json_once_, [this] {
     try {
-      brains_json_ = BrainsView(brains());
+      brains_json_ = BrainsView(brains(), orphans());
     } catch (const std::exception& e) {
       logger_->Error("rendering the JSON view failed", {{"err", e.what()}});
-      brains_json_ = "{\"brains\":[],\"error\":\"rendering failed\"}";
+      brains_json_ = "{\"brains\":[],\"orphaned_folders\":[],\"error\":\"rendering failed\"}";
     }
   });
   return brains_json_;
@@ -59,8 +64,9 @@ const std::string& Snapshot::brains_json() const {
 
 const std::string& Snapshot::landing_page() const {
   std::call_once(landing_page_once_, [this] {
-    landing_page_ = scan_ ? RenderLandingPage(page_info_, brains(), /*scanned=*/true, scanned_at_)
-                          : RenderLandingPage(page_info_, {}, /*scanned=*/false);
+    landing_page_ =
+        scan_ ? RenderLandingPage(page_info_, brains(), /*scanned=*/true, scanned_at_, orphans())
+              : RenderLandingPage(page_info_, {}, /*scanned=*/false);
   });
   return landing_page_;
 }

@@ -43,6 +43,8 @@ class Snapshot {
   double scanned_at() const { return scanned_at_; }           // Unix time the scan completed
   // The brains of the scan, sorted by name; empty before the first scan.
   const std::vector<BrainReport>& brains() const;
+  // The scan's orphaned folders (ScanResult::orphans); empty before the first scan.
+  const std::vector<OrphanedFolder>& orphans() const;
 
   // The metrics text's length in bytes, and the text itself piece by piece (false if
   // `write` stopped it). The whole text at once: MetricsText (tests and tools).

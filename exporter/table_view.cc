@@ -52,6 +52,8 @@ const char* StateColor(const BrainReport& brain) {
   switch (brain.state) {
     case BrainState::kUnreadable:
       return "\x1b[33m";  // yellow
+    case BrainState::kIdentityUnknown:
+      return "\x1b[38;5;136m";  // dark amber: no verdict, not an alarm
     case BrainState::kAbsent:
       return "\x1b[2m";  // dim
     default:
@@ -64,6 +66,7 @@ std::string Reason(const BrainReport& brain) {
     return std::string(StoreErrorName(brain.read_error)) + ": " + brain.read_error_message;
   }
   if (InMismatch(brain)) return brain.coherence->reason;
+  if (brain.state == BrainState::kIdentityUnknown) return brain.brain().identity_note;
   if (brain.state == BrainState::kAbsent) return "no store yet";
   if (brain.provenance().prefix_ambiguous) {
     return "ok only by the prefix rule: the skeleton names " + brain.provenance().ambiguous_slug;
@@ -83,7 +86,8 @@ Row RowOf(const BrainReport& brain) {
 
 }  // namespace
 
-std::string OnceTable(const std::vector<BrainReport>& brains, bool color) {
+std::string OnceTable(const std::vector<BrainReport>& brains, bool color,
+                      const std::vector<OrphanedFolder>& orphans) {
   const std::vector<const BrainReport*> ordered = WorstFirst(brains);
   std::vector<Row> rows = {{"BRAIN", "STATE", "EXPECTED", "FOUND", "OWNER", "REASON"}};
   for (const BrainReport* brain : ordered) rows.push_back(RowOf(*brain));
@@ -102,6 +106,12 @@ std::string OnceTable(const std::vector<BrainReport>& brains, bool color) {
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
+  }
+  if (!orphans.empty()) out += "\nOrphaned brain folders (not served by m1nd):\n";
+  for (const OrphanedFolder& orphan : orphans) {
+    out += "  " + CellText(orphan.runtime_dir, kTableReasonMaxChars) + "  (project root " +
+           CellText(orphan.project_root, kTableReasonMaxChars) + ", served by " +
+           CellText(orphan.served_runtime_dir, kTableReasonMaxChars) + ")\n";
   }
   return out;
 }

@@ -17,8 +17,10 @@ inline constexpr std::size_t kTableCellMaxChars = 60;
 inline constexpr std::size_t kTableReasonMaxChars = 200;
 
 // One header line and one line per brain, ordered worst first (mismatch, unreadable,
-// absent, ok; then by name). With `color`, the state is coloured with ANSI escapes.
-std::string OnceTable(const std::vector<BrainReport>& brains, bool color);
+// identity_unknown, absent, ok; then by name). With `color`, the state is coloured with
+// ANSI escapes. `orphans`, when there are any, follow after a blank line, one per line.
+std::string OnceTable(const std::vector<BrainReport>& brains, bool color,
+                      const std::vector<OrphanedFolder>& orphans = {});
 
 }  // namespace scx
 

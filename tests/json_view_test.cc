@@ -85,7 +85,85 @@ TEST(OnceReportTest, LongListsAreDumpedInPiecesWithTheSameBytes) {
 }
 
 TEST(OnceReportTest, EmptyListIsStillAnObject) {
-  EXPECT_EQ(Json::parse(OnceReport({})), Json::parse(R"({"brains": []})"));
+  EXPECT_EQ(Json::parse(OnceReport({})), Json::parse(R"({"brains": [], "orphaned_folders": []})"));
+}
+
+// A brain whose identity cannot be decided: its state, why, no verdict, and m1nd's
+// own name for it, in both views.
+BrainReport IdentityUnknown() {
+  BrainReport brain = Report("medulla", BrainState::kIdentityUnknown);
+  Brain* identity = brain.mutable_brain();
+  identity->project_root.clear();
+  identity->identity_source = IdentitySource::kUnknown;
+  identity->identity_note = "ingest root /home/dev/m1nd cannot be seen (its parent is hidden)";
+  identity->m1nd_name = "medulla";
+  brain.store = StorePresence::kPresent;
+  return brain;
+}
+
+TEST(JsonViewTest, IdentityUnknownHasTheNoteAndNoVerdict) {
+  const BrainReport brain = IdentityUnknown();
+  for (const Json& view :
+       {Json::parse(BrainView(brain)), Json::parse(OnceReport({brain}))["brains"][0],
+        Json::parse(BrainsView({brain}))["brains"][0]}) {
+    EXPECT_EQ(view["state"], "identity_unknown") << view;
+    EXPECT_EQ(view["identity_source"], "unknown");
+    EXPECT_EQ(view["identity_note"],
+              "ingest root /home/dev/m1nd cannot be seen (its parent is hidden)");
+    EXPECT_EQ(view["project_root"], "");
+    EXPECT_EQ(view["m1nd_name"], "medulla");
+    EXPECT_TRUE(view["skeleton_coherence"].is_null());
+    EXPECT_FALSE(view.contains("north"));
+    EXPECT_FALSE(view.contains("mismatch_since"));
+    EXPECT_EQ(view["carried_over"], false);
+  }
+  const Json north = Json::parse(BrainNorthView(brain));
+  EXPECT_TRUE(north["map"]["coherence"].is_null());
+  EXPECT_TRUE(north["honest_gaps"].empty());
+}
+
+TEST(JsonViewTest, M1ndNameAndCarriedOverAreAlwaysThereAndTheNoteOnlyWhenUnknown) {
+  BrainReport ok = Report("m1nd", BrainState::kOk);
+  BrainReport carried = Report("keyvault", BrainState::kOk);
+  carried.mutable_brain()->carried_over = true;
+  carried.mutable_brain()->m1nd_name = "keyvault";
+  carried.verdict_stale = true;
+  for (const Json& view :
+       {Json::parse(BrainView(ok)), Json::parse(OnceReport({ok}))["brains"][0]}) {
+    EXPECT_EQ(view["m1nd_name"], "") << view;
+    EXPECT_EQ(view["carried_over"], false);
+    EXPECT_FALSE(view.contains("identity_note"));
+  }
+  for (const Json& view :
+       {Json::parse(BrainView(carried)), Json::parse(OnceReport({carried}))["brains"][0]}) {
+    EXPECT_EQ(view["m1nd_name"], "keyvault") << view;
+    EXPECT_EQ(view["carried_over"], true);
+  }
+  EXPECT_EQ(Json::parse(BrainView(carried))["stale"], true);
+}
+
+TEST(OnceReportTest, EveryBrainHasItsState) {
+  for (const Term<BrainState>& state : kBrainStates) {
+    EXPECT_EQ(Json::parse(OnceReport({Report("a", state.value)}))["brains"][0]["state"],
+              state.name);
+  }
+}
+
+TEST(JsonViewTest, OrphanedFoldersAreListedAtTheTopLevel) {
+  const std::vector<OrphanedFolder> orphans = {
+      {"/rt/project-brains/old", "/home/dev/m1nd", "/rt/project-brains/new"}};
+  const Json expected = Json::parse(R"([{"runtime_dir": "/rt/project-brains/old",
+                                         "project_root": "/home/dev/m1nd",
+                                         "served_runtime_dir": "/rt/project-brains/new"}])");
+  for (const std::string& text :
+       {OnceReport({Report("a", BrainState::kOk)}, orphans), OnceReport({}, orphans),
+        BrainsView({Report("a", BrainState::kOk)}, orphans), BrainsView({}, orphans)}) {
+    const nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(text);
+    EXPECT_EQ(text, parsed.dump(2) + "\n");  // written as a whole dump would be
+    EXPECT_EQ(Json::parse(text)["orphaned_folders"], expected) << text;
+  }
+  EXPECT_EQ(Json::parse(BrainsView({Report("a", BrainState::kOk)}))["orphaned_folders"],
+            Json::array());
 }
 
 TEST(BrainViewTest, MismatchHasSurfaceAAndTheSickLine) {
@@ -225,6 +303,8 @@ TEST(BrainsViewTest, ExactBytes) {
       "      \"runtime_dir\": \"/rt/m1nd\",\n"
       "      \"source\": \"static\",\n"
       "      \"identity_source\": \"project_root\",\n"
+      "      \"m1nd_name\": \"\",\n"
+      "      \"carried_over\": false,\n"
       "      \"state\": \"mismatch\",\n"
       "      \"present\": true,\n"
       "      \"store_version\": 7,\n"
@@ -255,19 +335,33 @@ TEST(BrainsViewTest, ExactBytes) {
       "      \"runtime_dir\": \"/rt/notes\",\n"
       "      \"source\": \"static\",\n"
       "      \"identity_source\": \"project_root\",\n"
+      "      \"m1nd_name\": \"\",\n"
+      "      \"carried_over\": false,\n"
       "      \"state\": \"absent\",\n"
       "      \"present\": false,\n"
       "      \"skeleton_coherence\": null,\n"
       "      \"stale\": false\n"
       "    }\n"
-      "  ]\n"
+      "  ],\n"
+      "  \"orphaned_folders\": []\n"
       "}\n";
-  ;
   EXPECT_EQ(BrainsView({incident, notes}), expected);
-  EXPECT_EQ(BrainsView({}), "{\n  \"brains\": []\n}\n");
+  EXPECT_EQ(BrainsView({}), "{\n  \"brains\": [],\n  \"orphaned_folders\": []\n}\n");
   // The --once report is written the same way.
   EXPECT_EQ(Json::parse(OnceReport({incident, notes}))["brains"].size(), 2u);
-  EXPECT_EQ(OnceReport({}), "{\n  \"brains\": []\n}\n");
+  EXPECT_EQ(OnceReport({}), "{\n  \"brains\": [],\n  \"orphaned_folders\": []\n}\n");
+  // Orphaned folders, strings escaped as everywhere.
+  EXPECT_EQ(BrainsView({}, {{"/rt/a \"q\"", "/home/dev/m1nd", "/rt/b"}}),
+            "{\n"
+            "  \"brains\": [],\n"
+            "  \"orphaned_folders\": [\n"
+            "    {\n"
+            "      \"runtime_dir\": \"/rt/a \\\"q\\\"\",\n"
+            "      \"project_root\": \"/home/dev/m1nd\",\n"
+            "      \"served_runtime_dir\": \"/rt/b\"\n"
+            "    }\n"
+            "  ]\n"
+            "}\n");
 }
 
 }  // namespace

@@ -58,6 +58,16 @@ BrainReport Ok(const std::string& name) {
   return report;
 }
 
+// A brain with a store whose identity cannot be decided: no verdict.
+BrainReport IdentityUnknown(const std::string& name) {
+  BrainReport report = Report(name, BrainState::kIdentityUnknown);
+  Brain* brain = report.mutable_brain();
+  brain->project_root.clear();
+  brain->identity_source = IdentitySource::kUnknown;
+  brain->identity_note = "ingest root /home/dev/m1nd cannot be seen";
+  return report;
+}
+
 // Unreadable now; its last good verdict was a mismatch.
 BrainReport StaleMismatch(const std::string& name) {
   BrainReport report = Incident();
@@ -111,7 +121,8 @@ TEST(LandingPageTest, GreenBannerWhenNoBrainServesAForeignSkeleton) {
   EXPECT_TRUE(
       Contains(html, "class=\"banner green\" role=\"status\"><div class=\"headline\">All coherent"))
       << html;
-  EXPECT_TRUE(Contains(html, "4 brains: 0 mismatch, 1 unreadable, 1 absent, 2 ok"));
+  EXPECT_TRUE(
+      Contains(html, "4 brains: 0 mismatch, 1 unreadable, 0 identity_unknown, 1 absent, 2 ok"));
   EXPECT_FALSE(Contains(html, "banner red"));
 }
 
@@ -123,7 +134,8 @@ TEST(LandingPageTest, RedBannerNamesEveryMismatchStaleIncluded) {
                        "serve a foreign skeleton: "
                        "<span class=\"name\">m1nd</span>, <span class=\"name\">vault</span>"))
       << html;
-  EXPECT_TRUE(Contains(html, "3 brains: 2 mismatch, 0 unreadable, 0 absent, 1 ok"));
+  EXPECT_TRUE(
+      Contains(html, "3 brains: 2 mismatch, 0 unreadable, 0 identity_unknown, 0 absent, 1 ok"));
   EXPECT_TRUE(Contains(html, RunbookLink(kRunbookMismatch)));
 
   const std::string one = RenderLandingPage(Info(), {Ok("a"), Incident()}, true);
@@ -152,14 +164,20 @@ TEST(LandingPageTest, BrainsAreOrderedWorstFirstThenByName) {
   stale_ok.verdict_stale = true;
   BrainReport incident = Incident();
   incident.mutable_brain()->name = "z-m1nd";
-  const std::vector<BrainReport> input = {Ok("a-ok"),   Report("a-empty", BrainState::kAbsent),
-                                          unreadable,   incident,
-                                          stale_ok,     StaleMismatch("y-vault"),
+  const std::vector<BrainReport> input = {Ok("a-ok"),
+                                          Report("a-empty", BrainState::kAbsent),
+                                          unreadable,
+                                          incident,
+                                          IdentityUnknown("d-hidden"),
+                                          stale_ok,
+                                          StaleMismatch("y-vault"),
+                                          IdentityUnknown("0-hidden"),
                                           Ok("0-first")};
   std::vector<std::string> order;
   for (const BrainReport* report : WorstFirst(input)) order.push_back(report->brain().name);
-  EXPECT_EQ(order, (std::vector<std::string>{"y-vault", "z-m1nd", "b-stale-ok", "c-torn", "a-empty",
-                                             "0-first", "a-ok"}));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"y-vault", "z-m1nd", "b-stale-ok", "c-torn", "0-hidden",
+                                      "d-hidden", "a-empty", "0-first", "a-ok"}));
 
   // The table follows that order.
   const std::string html = RenderLandingPage(Info(), input, true);
@@ -221,6 +239,42 @@ TEST(LandingPageTest, UnreadableRowWithAStaleOkVerdict) {
   EXPECT_TRUE(Contains(html, "<tr class=\"unreadable\" data-brain=\"m1nd\">")) << html;
   EXPECT_TRUE(Contains(html, "<td class=\"state\">unreadable (last verdict: ok, stale)</td>"));
   EXPECT_TRUE(Contains(html, RunbookLink(kRunbookUnreadable)));
+}
+
+TEST(LandingPageTest, IdentityUnknownRowIsNotRedAndSaysWhy) {
+  const std::string html =
+      RenderLandingPage(Info(), {Ok("a"), IdentityUnknown("medulla")}, true, 1764468000);
+  EXPECT_TRUE(Contains(html,
+                       "<tr class=\"identity_unknown\" data-brain=\"medulla\"><td "
+                       "class=\"brain\">medulla</td><td class=\"state\">identity unknown</td>"
+                       "<td></td><td></td><td></td><td><a href=\"" +
+                           RunbookLink(kRunbookIdentityUnknown) +
+                           "\">identity unknown</a></td><td>ingest root /home/dev/m1nd cannot be "
+                           "seen</td><td></td><td>/rt/medulla</td><td>static</td><td>unknown</td>"
+                           "</tr>"))
+      << html;
+  // Not a mismatch: the banner stays green, and the counts name the state.
+  EXPECT_TRUE(Contains(html, "banner green"));
+  EXPECT_TRUE(
+      Contains(html, "2 brains: 0 mismatch, 0 unreadable, 1 identity_unknown, 0 absent, 1 ok"));
+  EXPECT_TRUE(Contains(html, "tr.identity_unknown{"));
+}
+
+TEST(LandingPageTest, OrphanedFoldersAreListedUnderTheTable) {
+  const std::string none = RenderLandingPage(Info(), {Ok("a")}, true);
+  EXPECT_FALSE(Contains(none, "Orphaned"));
+  EXPECT_FALSE(Contains(none, "id=\"orphans\""));
+  const std::string html = RenderLandingPage(
+      Info(), {Ok("a")}, true, 1764468000,
+      {{"/rt/project-brains/old<1>", "/home/dev/m1nd", "/rt/project-brains/new"}});
+  const size_t heading = html.find("<h2>Orphaned brain folders (not served by m1nd)</h2>");
+  ASSERT_NE(heading, std::string::npos) << html;
+  EXPECT_GT(heading, html.find("</table>"));
+  EXPECT_TRUE(Contains(html,
+                       "<ul id=\"orphans\">\n<li><code>/rt/project-brains/old&lt;1&gt;</code> "
+                       "(project root <code>/home/dev/m1nd</code>, served by "
+                       "<code>/rt/project-brains/new</code>)</li>\n</ul>"))
+      << html;
 }
 
 TEST(LandingPageTest, OkRowHasNoSlugsSinceOrRunbook) {
@@ -290,8 +344,8 @@ TEST(RunbookLinkTest, EveryAnchorIsAHeadingOfTheRunbook) {
       anchors.insert(HeadingAnchor(line.substr(text + 1)));
     }
   }
-  for (const char* anchor :
-       {kRunbookMismatch, kRunbookStaleVerdicts, kRunbookUnreadable, kRunbookNoBrains}) {
+  for (const char* anchor : {kRunbookMismatch, kRunbookStaleVerdicts, kRunbookUnreadable,
+                             kRunbookNoBrains, kRunbookIdentityUnknown}) {
     EXPECT_EQ(anchors.count(anchor), 1u) << anchor;
   }
 }
@@ -301,6 +355,7 @@ TEST(RunbookLinkTest, TheAlertRulesLinkToTheSameRunbook) {
   std::stringstream text;
   text << rules.rdbuf();
   EXPECT_TRUE(Contains(text.str(), "runbook_url: " + RunbookLink(kRunbookMismatch) + "\n"));
+  EXPECT_TRUE(Contains(text.str(), "runbook_url: " + RunbookLink(kRunbookIdentityUnknown) + "\n"));
 }
 
 }  // namespace

@@ -204,7 +204,59 @@ TEST(MetricsRendererTest, EveryBrainHasEveryState) {
   EXPECT_TRUE(
       HasLine(text, "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"unreadable\"} 0"));
   EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"identity_unknown\"} 0"));
+  EXPECT_TRUE(
       HasLine(text, "skeleton_coherence_brain_state{brain=\"torn\",state=\"unreadable\"} 1"));
+}
+
+// A brain whose identity the exporter cannot decide: its state, no verdict series, and
+// an empty project_root; m1nd's own name for it is a label of brain_info.
+TEST(MetricsRendererTest, IdentityUnknownBrainHasAStateAndNoVerdict) {
+  ScanResult scan;
+  BrainReport unknown = Report("medulla", BrainState::kIdentityUnknown);
+  Brain* brain = unknown.mutable_brain();
+  brain->project_root.clear();
+  brain->source = BrainSource::kRegistryOwner;
+  brain->identity_source = IdentitySource::kUnknown;
+  brain->identity_note = "ingest root /home/dev/m1nd cannot be seen";
+  brain->m1nd_name = "medulla";
+  unknown.store = StorePresence::kPresent;
+  unknown.has_store_facts = true;
+  unknown.store_version = 3;
+  unknown.block_count = 2;
+  scan.brains.push_back(unknown);
+  const std::string text = Render(scan);
+  EXPECT_TRUE(HasLine(
+      text, "skeleton_coherence_brain_state{brain=\"medulla\",state=\"identity_unknown\"} 1"))
+      << text;
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_brain_state{brain=\"medulla\",state=\"mismatch\"} 0"));
+  EXPECT_TRUE(HasLine(text,
+                      "skeleton_coherence_brain_info{brain=\"medulla\",project_root=\"\","
+                      "runtime_dir=\"/home/dev/.m1nd/medulla\",source=\"registry_owner\","
+                      "identity_source=\"unknown\",m1nd_name=\"medulla\"} 1"));
+  EXPECT_TRUE(Samples(text, "skeleton_coherence").empty());
+  EXPECT_TRUE(Samples(text, "skeleton_coherence_stale").empty());
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"identity_unknown\"} 1"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"mismatch\"} 0"));
+}
+
+TEST(MetricsRendererTest, OrphanedFoldersAreCountedWithTheExporterMetrics) {
+  ScanResult scan = SampleScan();
+  EXPECT_TRUE(HasLine(Render(scan), "skeleton_coherence_exporter_orphaned_folders 0"));
+  scan.orphans.push_back({"/rt/project-brains/old1", "/home/dev/m1nd", "/rt/project-brains/new"});
+  scan.orphans.push_back({"/rt/project-brains/old2", "/home/dev/m1nd", "/rt/project-brains/new"});
+  const std::string text = Render(scan);
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_orphaned_folders 2")) << text;
+  EXPECT_TRUE(HasLine(text, "# TYPE skeleton_coherence_exporter_orphaned_folders gauge"));
+  EXPECT_TRUE(HasLine(text,
+                      "# HELP skeleton_coherence_exporter_orphaned_folders Folders under "
+                      "project-brains/ left behind by an older m1nd build (their project root is "
+                      "served by another folder) in the last scan."));
+  // An exporter metric: left out with --web.disable-exporter-metrics.
+  ExporterStats stats = SampleStats();
+  stats.exporter_metrics = false;
+  EXPECT_TRUE(Samples(Render(scan, stats), "skeleton_coherence_exporter_orphaned_folders").empty());
 }
 
 TEST(MetricsRendererTest, BrainInfoAndStoreFacts) {
@@ -213,7 +265,7 @@ TEST(MetricsRendererTest, BrainInfoAndStoreFacts) {
       HasLine(text,
               "skeleton_coherence_brain_info{brain=\"m1nd\",project_root=\"/home/dev/m1nd\","
               "runtime_dir=\"/home/dev/.m1nd/m1nd\",source=\"static\","
-              "identity_source=\"project_root\"} 1"));
+              "identity_source=\"project_root\",m1nd_name=\"\"} 1"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_version{brain=\"m1nd\"} 7"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_blocks{brain=\"keyvault\"} 5"));
 }
@@ -232,18 +284,21 @@ TEST(MetricsRendererTest, ReadErrorsStartAtZeroForEveryReason) {
   EXPECT_TRUE(HasLine(text, "# TYPE skeleton_coherence_store_read_errors_total counter"));
 }
 
-TEST(MetricsRendererTest, BrainsByStateAlwaysHasAllFour) {
+TEST(MetricsRendererTest, BrainsByStateAlwaysHasEveryState) {
   std::string text = Render(SampleScan());
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"ok\"} 1"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"mismatch\"} 1"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"absent\"} 1"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"unreadable\"} 1"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"identity_unknown\"} 0"));
+  EXPECT_EQ(Samples(text, "skeleton_coherence_exporter_brains").size(), std::size(kBrainStates));
 
   text = Render(ScanResult());
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"ok\"} 0"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"mismatch\"} 0"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"absent\"} 0"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"unreadable\"} 0"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"identity_unknown\"} 0"));
   EXPECT_TRUE(Samples(text, "skeleton_coherence").empty());
   EXPECT_TRUE(Samples(text, "skeleton_coherence_brain_state").empty());
 }
@@ -347,6 +402,7 @@ TEST(MetricsRendererTest, FamiliesComeInDocumentOrder) {
       "skeleton_coherence_exporter_scans_total",
       "skeleton_coherence_exporter_discovery_errors_total",
       "skeleton_coherence_exporter_brains",
+      "skeleton_coherence_exporter_orphaned_folders",
       "skeleton_coherence_exporter_stores_parsed_total",
       "skeleton_coherence_exporter_stores_unchanged_total",
       "skeleton_coherence_exporter_config_last_reload_successful",
@@ -499,6 +555,7 @@ TEST(MetricsRendererTest, SmallScanRendersExactly) {
   brain->runtime_dir = "/home/dev/.m1nd";
   brain->source = BrainSource::kRegistryOwner;
   brain->identity_source = IdentitySource::kIngestRoot;
+  brain->m1nd_name = "medulla";
   report.store = StorePresence::kPresent;
   report.coherence = Verdict(CoherenceStatus::kMismatch, "m1nd", "keyvault");
   report.mismatch_since = 1796003827.979081;
@@ -537,10 +594,13 @@ TEST(MetricsRendererTest, SmallScanRendersExactly) {
       "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"mismatch\"} 1\n"
       "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"absent\"} 0\n"
       "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"unreadable\"} 0\n"
+      "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"identity_unknown\"} 0\n"
       "# HELP skeleton_coherence_brain_info Where the brain was found. Always 1.\n"
       "# TYPE skeleton_coherence_brain_info gauge\n"
       "skeleton_coherence_brain_info{brain=\"m1nd\",project_root=\"/home/dev/m1nd\",runtime_dir=\"/"
-      "home/dev/.m1nd\",source=\"registry_owner\",identity_source=\"ingest_root\"} 1\n"
+      "home/dev/"
+      ".m1nd\",source=\"registry_owner\",identity_source=\"ingest_root\",m1nd_name=\"medulla\"} "
+      "1\n"
       "# HELP skeleton_coherence_store_version store_version of the last good read of the brain's "
       "store.\n"
       "# TYPE skeleton_coherence_store_version gauge\n"

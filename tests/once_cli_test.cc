@@ -177,6 +177,66 @@ TEST(OnceCliTest, FifoStoreIsUnreadableWithinASecond) {
   EXPECT_NE(run.err.find("store unreadable"), std::string::npos) << run.err;
 }
 
+// An owner whose ingest roots name two repos, the first one hidden from the exporter
+// (its parent folder is missing: a sandbox): its identity is unknown, which is no
+// mismatch (exit 0), one warn line says why, and the JSON has the state and the note.
+// Two project-brain folders claiming one root leave one orphaned folder.
+TEST(OnceCliTest, IdentityUnknownExitsZeroAndSaysWhy) {
+  TempDir dir;
+  testing::MakeDirs(dir.Join("repos/beta"));
+  const std::string hidden = dir.Join("hidden-parent/x/alpha");
+  WriteFile(dir.Join("rt/ingest_roots.json"),
+            "[\"" + hidden + "\", \"" + dir.Join("repos/beta") + "\"]");
+  testing::ReplaceFileAtomically(dir.Join("rt/system_blocks.json"),
+                                 testing::StoreJson("sk_alpha_candidate", {"sb_alpha_core_1"}));
+  WriteFile(dir.Join("rt/project-brains/aaa/project_brain.json"),
+            testing::ManifestJson(dir.Join("repos/beta")));
+  WriteFile(dir.Join("rt/project-brains/bbb/project_brain.json"),
+            testing::ManifestJson(dir.Join("repos/beta")));
+  WriteFile(dir.Join("registry/instances/owner.json"),
+            testing::InstanceJson("owner", dir.Join("agent-memory"), dir.Join("rt")));
+  WriteFile(dir.Join("config.yml"), "m1nd_registries: [registry]\n");
+  RunResult run = RunExporter("--config.file='" + dir.Join("config.yml") + "' --once");
+  EXPECT_EQ(run.exit_code, 0) << run.err << run.out;
+  const Json report = Json::parse(run.out);
+  const Json* owner = nullptr;
+  for (const Json& brain : report["brains"]) {
+    if (brain["source"] == "registry_owner") owner = &brain;
+  }
+  ASSERT_NE(owner, nullptr) << run.out;
+  EXPECT_EQ((*owner)["state"], "identity_unknown") << run.out;
+  EXPECT_EQ((*owner)["identity_source"], "unknown");
+  EXPECT_EQ((*owner)["project_root"], "");
+  EXPECT_TRUE((*owner)["skeleton_coherence"].is_null());
+  EXPECT_TRUE((*owner)["identity_note"].is_string());
+  EXPECT_FALSE((*owner)["identity_note"].get<std::string>().empty());
+  EXPECT_TRUE((*owner)["m1nd_name"].is_string());
+  EXPECT_EQ((*owner)["carried_over"], false);
+  // One warn line for it, naming where it is and why.
+  const std::string line =
+      "level=warn msg=\"brain discovered\" brain=" + (*owner)["brain"].get<std::string>() +
+      " to=identity_unknown";
+  const std::size_t at = run.err.find(line);
+  ASSERT_NE(at, std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find(line, at + 1), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("runtime_dir=", at), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("note=", at), std::string::npos) << run.err;
+  // The orphaned folder, at the top level and in one info line.
+  ASSERT_EQ(report["orphaned_folders"].size(), 1u) << run.out;
+  const Json& orphan = report["orphaned_folders"][0];
+  EXPECT_EQ(orphan["project_root"], dir.Join("repos/beta"));
+  EXPECT_NE(orphan["runtime_dir"], orphan["served_runtime_dir"]);
+  EXPECT_NE(run.err.find("level=info msg=\"orphaned brain folder\""), std::string::npos) << run.err;
+
+  // The table: the state, the note, and the orphaned folder under it.
+  RunResult table =
+      RunExporter("--config.file='" + dir.Join("config.yml") + "' --once --output=table");
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("identity_unknown"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("Orphaned brain folders (not served by m1nd):"), std::string::npos)
+      << table.out;
+}
+
 TEST(OnceCliTest, HealthyLayoutExitsZero) {
   TempDir dir;
   testing::ReplaceFileAtomically(

@@ -2,6 +2,8 @@
 // contents, fast stop, reloads, interval, and what gets logged.
 #include "exporter/scan_loop.h"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -261,8 +263,13 @@ TEST_F(ScanLoopTest, InfoLevelIsQuietWhileNothingChanges) {
 }
 
 TEST_F(ScanLoopTest, DiscoveryProblemsWarnOnceAndTransientOnesOnlyWhenTheyPersist) {
-  WriteFile(dir_.Join("registry/instances/bad.json"), "{\"brain_kind\": 5}");
-  WriteFile(dir_.Join("registry/instances/torn.json"), "{\"instance_id\": \"x");
+  // An instance file that cannot be read (a FIFO: never a hang), and an owner whose
+  // project brain's manifest is caught half written.
+  testing::MakeDirs(dir_.Join("registry/instances"));
+  ASSERT_EQ(0, mkfifo(dir_.Join("registry/instances/bad.json").c_str(), 0600));
+  WriteFile(dir_.Join("registry/instances/owner.json"),
+            testing::InstanceJson("owner", "/home/dev/owner", dir_.Join("owner-rt"), "null"));
+  WriteFile(dir_.Join("owner-rt/project-brains/aa/project_brain.json"), "{\"schema\": \"m1nd");
   ScanSettings settings = Settings(milliseconds(40));
   settings.discovery.registries.push_back(dir_.Join("registry"));
   CapturedLog warn_log(LogLevel::kWarn);
@@ -274,8 +281,8 @@ TEST_F(ScanLoopTest, DiscoveryProblemsWarnOnceAndTransientOnesOnlyWhenTheyPersis
                               dir_.Join("registry/instances/bad.json")),
             1u)
       << text;
-  EXPECT_EQ(CountOf(text, "msg=\"discovery problem\" source=instance path=" +
-                              dir_.Join("registry/instances/torn.json")),
+  EXPECT_EQ(CountOf(text, "msg=\"discovery problem\" source=manifest path=" +
+                              dir_.Join("owner-rt/project-brains/aa/project_brain.json")),
             1u)
       << text;
   EXPECT_TRUE(Contains(text, "transient=true"));
@@ -289,8 +296,7 @@ TEST_F(ScanLoopTest, DiscoveryProblemsWarnOnceAndTransientOnesOnlyWhenTheyPersis
 // line while it persists, and the scan still counts as a success.
 TEST_F(ScanLoopTest, UnknownBrainKindWarnsOnceAndIsNoScanFailure) {
   WriteFile(dir_.Join("registry/instances/odd.json"),
-            "{\"workspace_root\": \"/home/dev/odd\", \"runtime_root\": \"" + dir_.Join("odd") +
-                "\", \"brain_kind\": \"satellite\"}");
+            testing::InstanceJson("odd", "/home/dev/odd", dir_.Join("odd"), "\"satellite\""));
   ScanSettings settings = Settings(milliseconds(40));
   settings.discovery.registries.push_back(dir_.Join("registry"));
   CapturedLog warn_log(LogLevel::kWarn);

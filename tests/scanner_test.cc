@@ -197,6 +197,66 @@ TEST_F(ScannerTest, BrainsWithNothingToSayOfTheirSkeletonCarryNoProvenance) {
   EXPECT_EQ(Find(scan, "copy").provenance().owner_brain, "keyvault");
 }
 
+// An owner whose identity comes from an ingest root: visible, then hidden from the
+// exporter (its parent gone from view, as in a sandbox), then visible again. While
+// hidden the brain has no verdict, is never a mismatch, and keeps its name.
+TEST_F(ScannerTest, HiddenIngestRootGivesNoVerdictAndKeepsTheName) {
+  const std::string registry = dir_.Join("registry");
+  const std::string runtime = dir_.Join("m1nd-rt");
+  const std::string repo = dir_.Join("home/u/m1nd");
+  testing::MakeDirs(repo);
+  testing::WriteFile(registry + "/instances/owner.json",
+                     testing::InstanceJson("owner", runtime, runtime, "\"medulla\""));
+  testing::WriteFile(runtime + "/ingest_roots.json", "[\"" + repo + "\"]");
+  testing::WriteFile(runtime + "/system_blocks.json",
+                     StoreJson("sk_m1nd_candidate", {"sb_m1nd_core_1a2b3c4d"}));
+  config_.registries = {registry};
+  ScanResult scan = scanner_.Scan(config_);
+  ASSERT_EQ(1u, scan.brains.size());
+  EXPECT_EQ("m1nd", scan.brains[0].brain().name);
+  EXPECT_EQ(BrainState::kOk, scan.brains[0].state);
+
+  const std::string away = dir_.Join("away");
+  ASSERT_EQ(0, std::rename(dir_.Join("home").c_str(), away.c_str()));
+  scan = scanner_.Scan(config_);
+  ASSERT_EQ(1u, scan.brains.size());
+  const BrainReport& hidden = scan.brains[0];
+  EXPECT_EQ("m1nd", hidden.brain().name);
+  EXPECT_EQ(BrainState::kIdentityUnknown, hidden.state);
+  EXPECT_EQ(nullptr, hidden.coherence);
+  EXPECT_EQ(StorePresence::kPresent, hidden.store);
+  EXPECT_TRUE(hidden.has_store_facts);
+  ASSERT_EQ(1u, scan.changes.size());
+  EXPECT_EQ(BrainState::kIdentityUnknown, *scan.changes[0].to);
+
+  ASSERT_EQ(0, std::rename(away.c_str(), dir_.Join("home").c_str()));
+  scan = scanner_.Scan(config_);
+  EXPECT_EQ(BrainState::kOk, scan.brains[0].state);
+  ASSERT_NE(nullptr, scan.brains[0].coherence);
+}
+
+// A brain carried over from the previous scan (its registry could not be listed)
+// keeps being read, and its verdict is marked stale.
+TEST_F(ScannerTest, CarriedOverBrainsVerdictIsStale) {
+  const std::string registry = dir_.Join("registry");
+  const std::string runtime = dir_.Join("m1nd-rt");
+  testing::WriteFile(registry + "/instances/owner.json",
+                     testing::InstanceJson("owner", "/home/u/m1nd", runtime, "\"medulla\""));
+  testing::WriteFile(runtime + "/system_blocks.json",
+                     StoreJson("sk_keyvault_candidate", kKeyvaultBlocks));
+  config_.registries = {registry};
+  ScanResult scan = scanner_.Scan(config_);
+  ASSERT_EQ(1u, scan.brains.size());
+  EXPECT_FALSE(scan.brains[0].verdict_stale);
+  ASSERT_EQ(0, std::rename((registry + "/instances").c_str(), (registry + "/away").c_str()));
+  testing::WriteFile(registry + "/instances", "a file: the listing fails\n");
+  scan = scanner_.Scan(config_);
+  ASSERT_EQ(1u, scan.brains.size());
+  EXPECT_EQ(BrainState::kMismatch, scan.brains[0].state);
+  EXPECT_TRUE(scan.brains[0].verdict_stale);
+  EXPECT_EQ(1u, scan.problems.size());
+}
+
 TEST_F(ScannerTest, UnchangedStoreIsNotReadAgain) {
   ReplaceFileAtomically(AddBrain("m1nd"), StoreJson("sk_m1nd_candidate", kM1ndBlocks));
   EXPECT_EQ(scanner_.Scan(config_).stores_parsed, 1);
@@ -618,7 +678,7 @@ TEST_F(ScannerTest, NewcomerWithTheSameNameNeverRenamesTheIncumbent) {
   config_.static_brains.push_back(StaticBrain{"", "/home/u/m1nd", "", incumbent_dir});
   const ScanResult before = scanner_.Scan(config_);
   const std::vector<std::string> incumbent_series = SeriesWith(before, "brain=\"m1nd\"");
-  ASSERT_EQ(incumbent_series.size(), 15u);  // verdict, stale, since, 4 states, info, 2, 5
+  ASSERT_EQ(incumbent_series.size(), 16u);  // verdict, stale, since, 5 states, info, 2, 5
 
   config_.static_brains.push_back(StaticBrain{"", "/srv/m1nd", "", newcomer_dir});
   for (int scan = 0; scan < 3; ++scan) {

@@ -62,6 +62,42 @@ TEST(OnceTableTest, WorstFirstThenByNameWithAlignedColumns) {
   EXPECT_EQ(std::string::npos, text.find('\x1b'));
 }
 
+// A brain whose identity cannot be decided: after unreadable and before absent, amber
+// (never the red of a mismatch), with the note as its reason.
+TEST(OnceTableTest, IdentityUnknownComesBeforeAbsentWithTheNote) {
+  BrainReport unknown = Report("medulla", BrainState::kIdentityUnknown);
+  unknown.mutable_brain()->identity_note = "ingest root /home/dev/m1nd cannot be seen";
+  BrainReport torn = Report("torn", BrainState::kUnreadable);
+  torn.read_error = StoreError::kIo;
+  const std::vector<BrainReport> brains = {Report("alpha", BrainState::kOk),
+                                           Report("notes", BrainState::kAbsent), unknown, torn};
+  const std::vector<std::string> lines = Lines(OnceTable(brains, /*color=*/false));
+  ASSERT_EQ(5u, lines.size());
+  EXPECT_EQ(0u, lines[1].find("torn "));
+  EXPECT_EQ(0u, lines[2].find("medulla "));
+  EXPECT_EQ(0u, lines[3].find("notes "));
+  EXPECT_EQ(lines[0].find("STATE"), lines[2].find("identity_unknown"));
+  EXPECT_EQ(lines[0].find("REASON"), lines[2].find("ingest root /home/dev/m1nd cannot be seen"));
+  const std::string coloured = OnceTable({unknown}, /*color=*/true);
+  EXPECT_NE(std::string::npos, coloured.find("\x1b[38;5;136midentity_unknown")) << coloured;
+  EXPECT_EQ(std::string::npos, coloured.find("\x1b[1;31m"));
+}
+
+TEST(OnceTableTest, OrphanedFoldersFollowTheTable) {
+  EXPECT_EQ(std::string::npos, OnceTable({Report("a", BrainState::kOk)}, false).find("Orphaned"));
+  const std::string text =
+      OnceTable({Report("a", BrainState::kOk)}, false,
+                {{"/rt/project-brains/old\n", "/home/dev/m1nd", "/rt/project-brains/new"}});
+  const std::vector<std::string> lines = Lines(text);
+  ASSERT_EQ(5u, lines.size()) << text;
+  EXPECT_EQ("", lines[2]);
+  EXPECT_EQ("Orphaned brain folders (not served by m1nd):", lines[3]);
+  EXPECT_EQ(
+      "  /rt/project-brains/old   (project root /home/dev/m1nd, served by "
+      "/rt/project-brains/new)",
+      lines[4]);
+}
+
 TEST(OnceTableTest, ValuesFromDiskArePrintableAndBounded) {
   BrainReport hostile = Report("m1nd", BrainState::kMismatch);
   Coherence verdict = *hostile.coherence;

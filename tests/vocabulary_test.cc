@@ -31,6 +31,7 @@ bool IsEnumerator(BrainState value) {
     case BrainState::kMismatch:
     case BrainState::kAbsent:
     case BrainState::kUnreadable:
+    case BrainState::kIdentityUnknown:
       return true;
   }
   return false;
@@ -92,6 +93,7 @@ bool IsEnumerator(IdentitySource value) {
     case IdentitySource::kWorkspaceRoot:
     case IdentitySource::kAnyIngestRoot:
     case IdentitySource::kSidecarWorkspace:
+    case IdentitySource::kUnknown:
       return true;
   }
   return false;
@@ -177,7 +179,7 @@ TEST(VocabularyTest, EveryValueAppearsInTheRenderedMetrics) {
     EXPECT_TRUE(Contains(text, ",source=\"" + std::string(source.name) + "\",")) << source.name;
   }
   for (const Term<IdentitySource>& identity : kIdentitySources) {
-    EXPECT_TRUE(Contains(text, "identity_source=\"" + std::string(identity.name) + "\"}"))
+    EXPECT_TRUE(Contains(text, "identity_source=\"" + std::string(identity.name) + "\","))
         << identity.name;
   }
 }
@@ -187,6 +189,9 @@ TEST(VocabularyTest, EveryStorePresenceAppearsInTheJsonView) {
   for (const Term<StorePresence>& presence : kStorePresences) {
     EXPECT_TRUE(Contains(json, "\"store\": \"" + std::string(presence.name) + "\""))
         << presence.name;
+  }
+  for (const Term<BrainState>& state : kBrainStates) {
+    EXPECT_TRUE(Contains(json, "\"state\": \"" + std::string(state.name) + "\"")) << state.name;
   }
 }
 
@@ -214,6 +219,16 @@ TEST(VocabularyTest, MetricsDocListsEveryValueInTableOrder) {
   ExpectDocumentedInOrder(docs, "`source` is", kBrainSources);
   ExpectDocumentedInOrder(docs, "`identity_source` the rule", kIdentitySources);
   ExpectDocumentedInOrder(docs, "Discovery problems by source:", kDiscoveryProblemSources);
+}
+
+// docs/api.md and the README's --once section name every state too.
+TEST(VocabularyTest, JsonDocsListEveryStateInTableOrder) {
+  const std::string api = testing::ReadFile(std::string(SCX_SOURCE_DIR) + "/docs/api.md");
+  ASSERT_FALSE(api.empty());
+  ExpectDocumentedInOrder(api, "| `state` |", kBrainStates);
+  ExpectDocumentedInOrder(api, "which rule named it", kIdentitySources);
+  const std::string readme = testing::ReadFile(std::string(SCX_SOURCE_DIR) + "/README.md");
+  ExpectDocumentedInOrder(readme, "`state` is one of", kBrainStates);
 }
 
 }  // namespace

@@ -1,0 +1,201 @@
+// Tests of ScanLog over hand-made scan results: a brain whose identity is unknown
+// warns once on the change, debug notes and orphaned folders are logged once while they
+// persist, and --once's mode logs only what a person must act on.
+#include "exporter/scan_log.h"
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/test_support.h"
+
+namespace scx {
+namespace {
+
+// Log lines written to a file and read back.
+class CapturedLog {
+ public:
+  explicit CapturedLog(LogLevel level)
+      : file_(std::fopen(dir_.Join("log").c_str(), "w")),
+        logger_(level, LogFormat::kLogfmt, file_) {}
+  ~CapturedLog() { std::fclose(file_); }
+  Logger* logger() { return &logger_; }
+  std::string text() const { return testing::ReadFile(dir_.Join("log")); }
+
+ private:
+  testing::TempDir dir_;
+  std::FILE* file_;
+  Logger logger_;
+};
+
+size_t CountOf(const std::string& text, const std::string& part) {
+  size_t count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
+}
+
+BrainReport Report(const std::string& name, BrainState state) {
+  BrainReport report;
+  Brain* brain = report.mutable_brain();
+  brain->name = name;
+  brain->project_root = "/home/dev/" + name;
+  brain->runtime_dir = "/rt/" + name;
+  report.state = state;
+  return report;
+}
+
+BrainReport IdentityUnknown(const std::string& name) {
+  BrainReport report = Report(name, BrainState::kIdentityUnknown);
+  Brain* brain = report.mutable_brain();
+  brain->project_root.clear();
+  brain->identity_source = IdentitySource::kUnknown;
+  brain->identity_note = "ingest root /home/dev/m1nd cannot be seen";
+  report.store = StorePresence::kPresent;
+  return report;
+}
+
+StateChange Change(const std::string& brain, std::optional<BrainState> from,
+                   std::optional<BrainState> to) {
+  StateChange change;
+  change.brain = brain;
+  change.from = from;
+  change.to = to;
+  return change;
+}
+
+constexpr char kUnknownLine[] =
+    "level=warn msg=\"brain state changed\" brain=medulla from=ok to=identity_unknown "
+    "runtime_dir=/rt/medulla note=\"ingest root /home/dev/m1nd cannot be seen\"\n";
+
+TEST(ScanLogTest, EnteringIdentityUnknownWarnsOnceWithRuntimeDirAndNote) {
+  CapturedLog log(LogLevel::kInfo);
+  ScanLog scan_log(log.logger());
+  ScanResult ok;
+  ok.brains = {Report("a", BrainState::kOk), Report("medulla", BrainState::kOk)};
+  scan_log.LogScan(ok, 0.1);
+  ScanResult unknown;
+  unknown.brains = {Report("a", BrainState::kOk), IdentityUnknown("medulla")};
+  unknown.changes = {Change("medulla", BrainState::kOk, BrainState::kIdentityUnknown)};
+  scan_log.LogScan(unknown, 0.1);
+  unknown.changes.clear();  // the next scans: no change, nothing logged
+  scan_log.LogScan(unknown, 0.1);
+  scan_log.LogScan(unknown, 0.1);
+  const std::string text = log.text();
+  EXPECT_EQ(CountOf(text, kUnknownLine), 1u) << text;
+  EXPECT_EQ(CountOf(text, "identity_unknown"), 1u) << text;
+
+  // Leaving it is an info line.
+  ScanResult back;
+  back.brains = {Report("a", BrainState::kOk), Report("medulla", BrainState::kOk)};
+  back.changes = {Change("medulla", BrainState::kIdentityUnknown, BrainState::kOk)};
+  scan_log.LogScan(back, 0.1);
+  EXPECT_EQ(CountOf(log.text(),
+                    "level=info msg=\"brain state changed\" brain=medulla "
+                    "from=identity_unknown to=ok\n"),
+            1u)
+      << log.text();
+}
+
+TEST(ScanLogTest, DebugNotesAreLoggedOnceWhileTheyPersist) {
+  CapturedLog log(LogLevel::kDebug);
+  ScanLog scan_log(log.logger());
+  ScanResult scan;
+  scan.brains = {Report("a", BrainState::kOk)};
+  scan.debug_notes = {{"/reg/instances/half.json", "not a whole instance record: skipped"},
+                      {"/rt/ingest_roots.json", "not a list of strings: read as empty"}};
+  scan_log.LogScan(scan, 0.1);
+  scan_log.LogScan(scan, 0.1);
+  std::string text = log.text();
+  EXPECT_EQ(CountOf(text,
+                    "level=debug msg=\"discovery note\" path=/reg/instances/half.json "
+                    "detail=\"not a whole instance record: skipped\"\n"),
+            1u)
+      << text;
+  EXPECT_EQ(CountOf(text, "msg=\"discovery note\" path=/rt/ingest_roots.json"), 1u) << text;
+
+  // Gone for a scan, then back: logged again.
+  scan.debug_notes.pop_back();
+  scan_log.LogScan(scan, 0.1);
+  scan.debug_notes.push_back({"/rt/ingest_roots.json", "not a list of strings: read as empty"});
+  scan_log.LogScan(scan, 0.1);
+  text = log.text();
+  EXPECT_EQ(CountOf(text, "msg=\"discovery note\" path=/reg/instances/half.json"), 1u) << text;
+  EXPECT_EQ(CountOf(text, "msg=\"discovery note\" path=/rt/ingest_roots.json"), 2u) << text;
+
+  // Never above debug.
+  CapturedLog info_log(LogLevel::kInfo);
+  ScanLog info_scan_log(info_log.logger());
+  info_scan_log.LogScan(scan, 0.1);
+  EXPECT_EQ(info_log.text(), "");
+}
+
+TEST(ScanLogTest, OrphanedFoldersAreOneInfoLineWhenFirstSeen) {
+  CapturedLog log(LogLevel::kInfo);
+  ScanLog scan_log(log.logger());
+  ScanResult scan;
+  scan.brains = {Report("a", BrainState::kOk)};
+  scan.orphans = {{"/rt/project-brains/old", "/home/dev/m1nd", "/rt/project-brains/new"}};
+  scan_log.LogScan(scan, 0.1);
+  scan_log.LogScan(scan, 0.1);
+  scan_log.LogScan(scan, 0.1);
+  const std::string text = log.text();
+  EXPECT_EQ(CountOf(text,
+                    "level=info msg=\"orphaned brain folder\" "
+                    "runtime_dir=/rt/project-brains/old project_root=/home/dev/m1nd "
+                    "served_runtime_dir=/rt/project-brains/new detail="),
+            1u)
+      << text;
+  EXPECT_EQ(CountOf(text, "\n"), 1u) << text;
+}
+
+// --once: no line per brain but an unreadable store and an unknown identity; a
+// transient problem warns at once (there is no next scan).
+TEST(ScanLogTest, OnceModeLogsWhatAPersonMustActOn) {
+  CapturedLog log(LogLevel::kInfo);
+  ScanLog scan_log(log.logger(), ScanLog::Mode::kOnce);
+  ScanResult scan;
+  BrainReport torn = Report("torn", BrainState::kUnreadable);
+  torn.read_error = StoreError::kParse;
+  torn.read_error_message = "unexpected end";
+  BrainReport incident = Report("m1nd", BrainState::kMismatch);
+  scan.brains = {Report("a", BrainState::kOk), incident, IdentityUnknown("medulla"), torn};
+  for (const BrainReport& brain : scan.brains) {
+    scan.changes.push_back(Change(brain.brain().name, std::nullopt, brain.state));
+  }
+  DiscoveryProblem problem;
+  problem.source = DiscoveryProblemSource::kManifest;
+  problem.path = "/rt/project-brains/x/project_brain.json";
+  problem.message = "unexpected end of input";
+  problem.transient = true;
+  scan.problems = {problem};
+  scan.orphans = {{"/rt/project-brains/old", "/home/dev/m1nd", "/rt/project-brains/new"}};
+  scan_log.LogScan(scan, 0.1);
+  const std::string text = log.text();
+  EXPECT_EQ(CountOf(text,
+                    "level=warn msg=\"store unreadable\" brain=torn reason=parse "
+                    "err=\"unexpected end\"\n"),
+            1u)
+      << text;
+  EXPECT_EQ(CountOf(text,
+                    "level=warn msg=\"brain discovered\" brain=medulla to=identity_unknown "
+                    "runtime_dir=/rt/medulla note=\"ingest root /home/dev/m1nd cannot be "
+                    "seen\"\n"),
+            1u)
+      << text;
+  EXPECT_EQ(CountOf(text,
+                    "level=warn msg=\"discovery problem\" source=manifest "
+                    "path=/rt/project-brains/x/project_brain.json"),
+            1u)
+      << text;
+  EXPECT_EQ(CountOf(text, "level=info msg=\"orphaned brain folder\""), 1u) << text;
+  EXPECT_EQ(CountOf(text, "brain=m1nd"), 0u) << text;  // the report says it
+  EXPECT_EQ(CountOf(text, "brain=a"), 0u) << text;
+  EXPECT_EQ(CountOf(text, "\n"), 4u) << text;
+}
+
+}  // namespace
+}  // namespace scx
