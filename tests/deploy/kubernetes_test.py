@@ -8,6 +8,9 @@
 - the DaemonSet keeps the read-only promise (read-only root file system and mounts,
   non-root, no capabilities), has requests and limits, runs the project's version,
   and its config is one the exporter accepts;
+- it mounts the node's folders at their node paths, /home among them (m1nd names a
+  brain after its first ingest root that exists, so the repos must be visible), and
+  never Bidirectional (a mount made in the pod would reach the node);
 - the Service and the PodMonitor select the DaemonSet's pods by the port it names.
 
 Usage: kubernetes_test.py SOURCE_DIR EXPORTER_BINARY PROJECT_VERSION
@@ -110,6 +113,11 @@ def check_daemonset(documents, exporter, version):
         for mount in host_mounts:
             check(mount["mountPath"] == volumes[mount["name"]]["hostPath"]["path"],
                   f"{name}: {mount['name']} is not mounted at its node path (registry paths would not resolve)")
+            check(mount.get("mountPropagation", "None") != "Bidirectional",
+                  f"{name}: {mount['name']} has mountPropagation Bidirectional")
+        check(any(mount["mountPath"] == "/home" for mount in host_mounts),
+              f"{name}: the node's /home is not mounted at /home (the repos m1nd names its "
+              "brains by would be hidden: identity_unknown)")
     config_maps = {doc["metadata"]["name"]: doc for doc in documents.get("ConfigMap", [])}
     for volume in volumes.values():
         if "configMap" in volume:
