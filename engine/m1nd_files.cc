@@ -15,7 +15,8 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
-// serde_json refuses documents nested deeper than this.
+// serde_json refuses a document with this many arrays and objects open at once (its
+// depth counter starts at 128 and fails when it reaches 0): 127 are allowed.
 constexpr int kSerdeRecursionLimit = 128;
 
 // Parses `text` as serde_json::from_str would accept it: no byte-order mark, no
@@ -32,7 +33,11 @@ bool ParseLikeSerde(std::string_view text, bool reject_duplicate_keys, Json* doc
   std::string duplicate;
   bool too_deep = false;
   auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    if (depth > kSerdeRecursionLimit) too_deep = true;
+    // `depth` counts the containers open around the one starting here.
+    if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
+        depth + 1 >= kSerdeRecursionLimit) {
+      too_deep = true;
+    }
     if (event == Json::parse_event_t::key && depth == 1 && reject_duplicate_keys &&
         parsed.is_string() && !keys.insert(parsed.get<std::string>()).second) {
       duplicate = parsed.get<std::string>();
@@ -46,7 +51,7 @@ bool ParseLikeSerde(std::string_view text, bool reject_duplicate_keys, Json* doc
     return false;
   }
   if (too_deep) {
-    *error = "nested deeper than " + std::to_string(kSerdeRecursionLimit) + " levels";
+    *error = std::to_string(kSerdeRecursionLimit) + " or more arrays and objects nested";
     return false;
   }
   if (!duplicate.empty()) {

@@ -11,7 +11,10 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(store_parser slug_verdict config web_config); fi
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(store_parser slug_verdict config web_config instance_record project_manifest
+           ingest_roots)
+fi
 
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
