@@ -19,8 +19,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include "exporter/json_view.h"
-#include "exporter/metrics_renderer.h"
+#include "exporter/render/json_view.h"
+#include "exporter/render/metrics_renderer.h"
 
 namespace scx {
 namespace {

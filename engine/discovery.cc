@@ -28,11 +28,11 @@
 #include <utility>
 #include <vector>
 
-#include "engine/brain_file.h"
+#include "base/brain_file.h"
+#include "base/parallel_for.h"
+#include "base/stamp_cache.h"
 #include "engine/brain_names.h"
-#include "engine/parallel_for.h"
 #include "engine/root_visibility.h"
-#include "engine/stamp_cache.h"
 #include "engine/store_reader.h"
 
 namespace scx {

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/brain_file.h"
+#include "base/brain_file.h"
+#include "base/parallel_for.h"
 #include "engine/m1nd_files.h"
 #include "engine/owner_identity.h"
-#include "engine/parallel_for.h"
 #include "engine/vocabulary.h"
 
 namespace scx {

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "base/parallel_for.h"
 #include "engine/coherence.h"
 #include "engine/discovery.h"
-#include "engine/parallel_for.h"
 #include "engine/skeleton_provenance.h"
 #include "engine/store_reader.h"
 #include "engine/vocabulary.h"

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/utf8.h"
+#include "base/utf8.h"
 
 namespace scx {
 

@@ -33,7 +33,7 @@
 
 #include <simdjson.h>
 
-#include "engine/brain_file.h"
+#include "base/brain_file.h"
 
 namespace scx {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/brain_file.h"
+#include "base/brain_file.h"
 #include "engine/coherence.h"
 #include "engine/vocabulary.h"
 

@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/mutex.h"
+#include "base/mutex.h"
 
 namespace scx {
 

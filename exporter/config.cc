@@ -5,8 +5,8 @@
 
 #include <set>
 
+#include "base/yaml_file.h"
 #include "exporter/duration.h"
-#include "exporter/yaml_file.h"
 
 namespace scx {
 

@@ -6,7 +6,7 @@
 #include <thread>
 #include <utility>
 
-#include "engine/mutex.h"
+#include "base/mutex.h"
 
 namespace scx {
 

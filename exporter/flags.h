@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "exporter/endpoints.h"
-#include "exporter/listen_address.h"
+#include "exporter/http/listen_address.h"
 #include "exporter/log_options.h"
+#include "exporter/render/endpoints.h"
 
 namespace scx {
 

@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "engine/utf8.h"
+#include "base/utf8.h"
 
 namespace scx {
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/mutex.h"
+#include "base/mutex.h"
 #include "exporter/log_options.h"
 
 namespace scx {
@@ -36,7 +36,7 @@ std::string QuoteLogfmtValue(std::string_view value);
 // `text` as the inside of a JSON string (without the surrounding quotes).
 std::string EscapeJsonString(std::string_view text);
 
-// Field values longer than this are cut (engine/utf8.h, CapText): a value read from a
+// Field values longer than this are cut (base/utf8.h, CapText): a value read from a
 // file (a skeleton id, a path) never turns into a megabyte log line.
 inline constexpr std::size_t kMaxLogValueBytes = 4096;
 

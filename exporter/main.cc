@@ -13,11 +13,11 @@
 #include "exporter/config.h"
 #include "exporter/flags.h"
 #include "exporter/heap.h"
-#include "exporter/json_view.h"
 #include "exporter/logger.h"
+#include "exporter/render/json_view.h"
+#include "exporter/render/table_view.h"
 #include "exporter/scan_log.h"
 #include "exporter/service.h"
-#include "exporter/table_view.h"
 #include "exporter/watched_sources.h"
 
 namespace scx {

@@ -24,12 +24,12 @@
 #include <optional>
 #include <thread>
 
-#include "engine/mutex.h"
+#include "base/mutex.h"
 #include "engine/scanner.h"
 #include "exporter/change_watcher.h"
-#include "exporter/landing_page.h"
 #include "exporter/logger.h"
-#include "exporter/metrics_renderer.h"
+#include "exporter/render/landing_page.h"
+#include "exporter/render/metrics_renderer.h"
 #include "exporter/scan_log.h"
 #include "exporter/snapshot.h"
 

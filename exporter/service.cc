@@ -17,11 +17,11 @@
 
 #include "exporter/build_info.h"
 #include "exporter/config_reloader.h"
-#include "exporter/endpoints.h"
-#include "exporter/http_server.h"
-#include "exporter/json_view.h"
-#include "exporter/listen_address.h"
+#include "exporter/http/http_server.h"
+#include "exporter/http/listen_address.h"
 #include "exporter/logger.h"
+#include "exporter/render/endpoints.h"
+#include "exporter/render/json_view.h"
 #include "exporter/scan_loop.h"
 #include "exporter/watched_sources.h"
 

@@ -4,8 +4,8 @@
 #include <exception>
 #include <utility>
 
-#include "exporter/gzip.h"
-#include "exporter/json_view.h"
+#include "exporter/render/gzip.h"
+#include "exporter/render/json_view.h"
 
 namespace scx {
 

@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "engine/scanner.h"
-#include "exporter/landing_page.h"
 #include "exporter/logger.h"
-#include "exporter/metrics_renderer.h"
+#include "exporter/render/landing_page.h"
+#include "exporter/render/metrics_renderer.h"
 
 namespace scx {
 

@@ -1,4 +1,4 @@
-// libFuzzer target: the --web.config.file parser (exporter/web_config.h,
+// libFuzzer target: the --web.config.file parser (exporter/http/web_config.h,
 // ParseWebConfig) on any text. Invariants: it returns, never throws; a refusal names
 // the file; an accepted config is consistent (TLS files both set or both empty, client
 // certificates verified only with a CA file and TLS, bcrypt hashes only).
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "exporter/web_config.h"
+#include "exporter/http/web_config.h"
 #include "fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

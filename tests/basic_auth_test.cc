@@ -1,7 +1,7 @@
 // Tests for basic auth: base64, the Authorization header parser, bcrypt, the cache
 // of verified credentials, the bcrypt gate, the dummy hash for unknown users and the
 // 72-byte limit (checked by counting and blocking verifier calls, not by time).
-#include "exporter/basic_auth.h"
+#include "exporter/http/basic_auth.h"
 
 #include <crypt.h>
 #include <gtest/gtest.h>

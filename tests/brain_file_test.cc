@@ -1,7 +1,7 @@
 // Tests for the shared brain-file reader with a real file of every kind on disk:
 // bounded waits for everything that could block, the size cap (on disk and while
 // being read), both buffer kinds, and no descriptor left open.
-#include "engine/brain_file.h"
+#include "base/brain_file.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "exporter/yaml_file.h"
+#include "base/yaml_file.h"
 #include "tests/test_support.h"
 
 namespace scx {

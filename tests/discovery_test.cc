@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/brain_file.h"
-#include "engine/stamp_cache.h"
+#include "base/brain_file.h"
+#include "base/stamp_cache.h"
 #include "tests/test_support.h"
 
 namespace scx {

@@ -21,7 +21,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "exporter/gzip.h"
+#include "exporter/render/gzip.h"
 #include "tests/http_client.h"
 #include "tests/test_process.h"
 #include "tests/test_support.h"

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "exporter/http_server.h"
+#include "exporter/http/http_server.h"
 #include "tests/http_client.h"
 #include "tests/test_process.h"
 

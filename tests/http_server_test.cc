@@ -1,7 +1,7 @@
 // Tests for HttpServer: dispatch, methods, HEAD, gzip negotiation, concurrency,
 // timeouts, bind errors and basic auth, over real sockets on 127.0.0.1 (TLS and IPv6:
 // http_server_tls_test.cc).
-#include "exporter/http_server.h"
+#include "exporter/http/http_server.h"
 
 #include <crypt.h>
 #include <gtest/gtest.h>

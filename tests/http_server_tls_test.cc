@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "exporter/http_server.h"
+#include "exporter/http/http_server.h"
 #include "tests/http_client.h"
 #include "tests/test_support.h"
 

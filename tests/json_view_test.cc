@@ -1,5 +1,5 @@
 // JSON views: the --once report and Surface A / Surface B of the HTTP view.
-#include "exporter/json_view.h"
+#include "exporter/render/json_view.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Tests of the landing page: the banner's three colours, worst-first order, a stale
 // mismatch shown red, both slugs and since, last scan time, runbook links, escaping.
-#include "exporter/landing_page.h"
+#include "exporter/render/landing_page.h"
 
 #include <cctype>
 #include <fstream>

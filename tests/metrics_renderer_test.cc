@@ -1,6 +1,6 @@
 // Tests of the metrics renderer: the series of docs/metrics.md, exact lines for the
 // incident, no series without a verdict, the duplicate guard, and promtool's lint.
-#include "exporter/metrics_renderer.h"
+#include "exporter/render/metrics_renderer.h"
 
 #include <algorithm>
 #include <iterator>

@@ -1,7 +1,7 @@
 // Tests for the parallel loop: every index exactly once, how many threads (when
 // automatic, as many as the CPUs the process may use), a stop in the middle, and an
 // exception carried back to the caller.
-#include "engine/parallel_for.h"
+#include "base/parallel_for.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/usable_cpus.h"
+#include "base/usable_cpus.h"
 
 namespace scx {
 namespace {

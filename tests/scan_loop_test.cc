@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "exporter/gzip.h"
+#include "exporter/render/gzip.h"
 #include "tests/test_process.h"
 #include "tests/test_support.h"
 

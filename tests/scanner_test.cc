@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "exporter/metrics_renderer.h"
+#include "exporter/render/metrics_renderer.h"
 #include "tests/test_support.h"
 
 namespace scx {

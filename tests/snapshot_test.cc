@@ -12,8 +12,8 @@
 
 #include <gtest/gtest.h>
 
-#include "exporter/gzip.h"
-#include "exporter/json_view.h"
+#include "exporter/render/gzip.h"
+#include "exporter/render/json_view.h"
 
 namespace scx {
 namespace {

@@ -1,5 +1,5 @@
 // Tests of the --once table: order, alignment, bounded and printable cells, colour.
-#include "exporter/table_view.h"
+#include "exporter/render/table_view.h"
 
 #include <gtest/gtest.h>
 

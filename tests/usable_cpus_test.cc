@@ -1,7 +1,7 @@
 // Tests for the CPUs the process may use: the parsing of cgroup v2 `cpu.max` and
 // /proc/self/cgroup text, the walk over a fake cgroup tree in a temporary directory,
 // and a thread restricted to one CPU with sched_setaffinity.
-#include "engine/usable_cpus.h"
+#include "base/usable_cpus.h"
 
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/parallel_for.h"
+#include "base/parallel_for.h"
 #include "tests/test_support.h"
 
 namespace scx {

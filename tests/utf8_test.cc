@@ -1,5 +1,5 @@
 // UTF-8 decoding and repair.
-#include "engine/utf8.h"
+#include "base/utf8.h"
 
 #include <gtest/gtest.h>
 

@@ -18,8 +18,8 @@
 #include "engine/owner_identity.h"
 #include "engine/scanner.h"
 #include "engine/store_reader.h"
-#include "exporter/json_view.h"
-#include "exporter/metrics_renderer.h"
+#include "exporter/render/json_view.h"
+#include "exporter/render/metrics_renderer.h"
 #include "tests/test_support.h"
 
 namespace scx {

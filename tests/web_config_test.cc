@@ -1,5 +1,5 @@
 // Tests for the --web.config.file parser.
-#include "exporter/web_config.h"
+#include "exporter/http/web_config.h"
 
 #include <gtest/gtest.h>
 

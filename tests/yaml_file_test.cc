@@ -1,7 +1,7 @@
 // The YAML loader's nesting bound: deep text is refused by line before yaml-cpp
 // recurses, on a thread whose stack is far too small for yaml-cpp's recursion at
 // that depth (it overflowed a ~100 KiB stack near 220 levels).
-#include "exporter/yaml_file.h"
+#include "base/yaml_file.h"
 
 #include <pthread.h>
 
@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "exporter/config.h"
-#include "exporter/web_config.h"
+#include "exporter/http/web_config.h"
 #include "tests/test_support.h"
 
 namespace scx {

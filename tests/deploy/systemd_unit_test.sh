@@ -34,8 +34,8 @@ for setting in \
   grep -qxF "$setting" "$unit" || fail "the unit lacks '$setting'"
 done
 grep -q "^MemoryMax=[0-9]" "$unit" || fail "the unit sets no MemoryMax"
-workers=$(sed -n 's/.*kDefaultHttpThreads = \([0-9]*\);.*/\1/p' "$source_dir/exporter/http_server.h")
-[ -n "$workers" ] || fail "kDefaultHttpThreads not found in exporter/http_server.h"
+workers=$(sed -n 's/.*kDefaultHttpThreads = \([0-9]*\);.*/\1/p' "$source_dir/exporter/http/http_server.h")
+[ -n "$workers" ] || fail "kDefaultHttpThreads not found in exporter/http/http_server.h"
 tasks=$(sed -n 's/^TasksMax=//p' "$unit")
 files=$(sed -n 's/^LimitNOFILE=//p' "$unit")
 [ "${tasks:-0}" -ge $((workers + 64)) ] || fail "TasksMax=$tasks leaves no room for $workers HTTP workers"

@@ -1,0 +1,220 @@
+// Reads a brain's file: open read-only and non-blocking, fstat the descriptor, read
+// to the end straight into the caller's buffer, close. Nothing but a regular file is
+// read (a FIFO or a device is closed unread, never waited on); nothing is written,
+// locked or left open. Four system calls for a file that fits in its stat'ed size.
+#include "base/brain_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+namespace scx {
+
+namespace {
+
+std::string ErrnoMessage(const char* what, int error) {
+  return std::string(what) + ": " + std::strerror(error);
+}
+
+// Classifies a failed stat/open of `path`.
+BrainFileError ClassifyErrno(const std::string& path, const char* what, int error,
+                             std::string* message) {
+  if (error == ENOENT) {
+    // A dangling symlink is not an absent file: something is there, just wrong.
+    struct stat link;
+    if (lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+      *message = "dangling symbolic link";
+      return BrainFileError::kNotRegular;
+    }
+    *message = ErrnoMessage(what, error);
+    return BrainFileError::kAbsent;
+  }
+  *message = ErrnoMessage(what, error);
+  if (error == ELOOP) return BrainFileError::kNotRegular;
+  // ENXIO: open(2) of a socket; ENXIO or ENODEV: a device without a driver.
+  if (error == ENXIO || error == ENODEV) {
+    *message = "not a regular file (" + *message + ")";
+    return BrainFileError::kNotRegular;
+  }
+  return BrainFileError::kIo;
+}
+
+// Records a successful stat or fstat; kNotRegular unless it is of a regular file.
+BrainFileError CheckRegular(const struct stat& info, BrainFileResult* result) {
+  result->info = info;
+  result->has_info = true;
+  if (!S_ISREG(info.st_mode)) {
+    result->message = "not a regular file";
+    return BrainFileError::kNotRegular;
+  }
+  return BrainFileError::kNone;
+}
+
+int OpenReadOnly(const std::string& path) {
+  constexpr int kFlags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+  int fd;
+  do {
+    fd = open(path.c_str(), kFlags | O_NOATIME);
+  } while (fd < 0 && errno == EINTR);
+  if (fd >= 0 || errno != EPERM) return fd;
+  // O_NOATIME is only allowed to the file's owner (or CAP_FOWNER).
+  do {
+    fd = open(path.c_str(), kFlags);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+// Closes a descriptor on every path out of ReadBrainFile.
+class FdCloser {
+ public:
+  explicit FdCloser(int fd) : fd_(fd) {}
+  ~FdCloser() {
+    // Linux releases the descriptor even when close() reports EINTR: never retry.
+    if (fd_ >= 0) close(fd_);
+  }
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+
+ private:
+  const int fd_;
+};
+
+std::string TooLargeMessage(std::int64_t max_bytes) {
+  return "larger than the " + std::to_string(max_bytes) + "-byte limit";
+}
+
+BrainFileError OutOfMemory(BrainFileResult* result) {
+  result->message = "out of memory";
+  return BrainFileError::kIo;
+}
+
+// Checks what was opened: only a regular file within the cap is read.
+BrainFileError CheckOpened(int fd, std::int64_t max_bytes, BrainFileResult* result) {
+  struct stat info;
+  if (fstat(fd, &info) != 0) {
+    result->message = ErrnoMessage("fstat", errno);
+    return BrainFileError::kIo;
+  }
+  const BrainFileError error = CheckRegular(info, result);
+  if (error != BrainFileError::kNone) return error;
+  if (info.st_size > max_bytes) {
+    result->message = TooLargeMessage(max_bytes) + " (" + std::to_string(info.st_size) + " bytes)";
+    return BrainFileError::kTooLarge;
+  }
+  return BrainFileError::kNone;
+}
+
+// Reads `fd` to its end into `buffer`, sized from the fstat in `result->info`.
+BrainFileError ReadAll(int fd, std::int64_t max_bytes, BrainFileBuffer* buffer,
+                       BrainFileResult* result) {
+  // Reads never go past one byte over the cap: that byte proves the file too large.
+  const std::size_t limit = static_cast<std::size_t>(max_bytes) + 1;
+  const std::size_t stat_size = static_cast<std::size_t>(result->info.st_size);
+  // One byte more than the stat'ed size: a read that fills it shows the file grew.
+  if (!buffer->Reserve(stat_size + 1, 0)) return OutOfMemory(result);
+  std::size_t used = 0;
+  for (;;) {
+    if (used >= limit) {
+      result->message = TooLargeMessage(max_bytes) + " (grew while being read)";
+      return BrainFileError::kTooLarge;
+    }
+    if (used == buffer->capacity()) {
+      const std::size_t grown = used > limit / 2 ? limit : used * 2;
+      if (!buffer->Reserve(grown, used)) return OutOfMemory(result);
+    }
+    const std::size_t want = std::min(buffer->capacity(), limit) - used;
+    const ssize_t n = read(fd, buffer->data() + used, want);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      result->message = ErrnoMessage("read", errno);
+      return BrainFileError::kIo;
+    }
+    ++result->read_calls;
+    if (n == 0) break;
+    used += static_cast<std::size_t>(n);
+    // A short read of a regular file is its end once the stat'ed size is in: no
+    // read(2) just to see EOF. Before that size (or for a file stat'ed empty, like
+    // those in /proc) only a zero-byte read ends it.
+    if (static_cast<std::size_t>(n) < want && stat_size > 0 && used >= stat_size) break;
+  }
+  result->size = used;
+  return BrainFileError::kNone;
+}
+
+// Adapts a std::string: its size is the capacity.
+class StringBuffer final : public BrainFileBuffer {
+ public:
+  explicit StringBuffer(std::string* contents) : contents_(contents) {}
+  bool Reserve(std::size_t capacity, std::size_t /*keep*/) override {
+    if (capacity <= contents_->size()) return true;
+    try {
+      contents_->resize(capacity);  // keeps everything
+    } catch (const std::bad_alloc&) {
+      return false;
+    }
+    return true;
+  }
+  char* data() override { return contents_->data(); }
+  std::size_t capacity() const override { return contents_->size(); }
+
+ private:
+  std::string* contents_;
+};
+
+std::int64_t Nanoseconds(const struct timespec& time) {
+  return static_cast<std::int64_t>(time.tv_sec) * 1000 * 1000 * 1000 + time.tv_nsec;
+}
+
+}  // namespace
+
+FileStamp StampOfStat(const struct stat& info) {
+  FileStamp stamp;
+  stamp.device = static_cast<std::uint64_t>(info.st_dev);
+  stamp.inode = static_cast<std::uint64_t>(info.st_ino);
+  stamp.size = static_cast<std::int64_t>(info.st_size);
+  stamp.mtime_ns = Nanoseconds(info.st_mtim);
+  stamp.ctime_ns = Nanoseconds(info.st_ctim);
+  return stamp;
+}
+
+BrainFileResult StatBrainFile(const std::string& path) {
+  BrainFileResult result;
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) {
+    result.error = ClassifyErrno(path, "stat", errno, &result.message);
+  } else {
+    result.error = CheckRegular(info, &result);
+  }
+  return result;
+}
+
+BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
+                              BrainFileBuffer* buffer) {
+  BrainFileResult result;
+  max_bytes = std::max<std::int64_t>(max_bytes, 0);
+  const int fd = OpenReadOnly(path);
+  if (fd < 0) {
+    result.error = ClassifyErrno(path, "open", errno, &result.message);
+    return result;
+  }
+  FdCloser closer(fd);
+  result.error = CheckOpened(fd, max_bytes, &result);
+  if (result.error == BrainFileError::kNone) result.error = ReadAll(fd, max_bytes, buffer, &result);
+  return result;
+}
+
+BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
+                              std::string* contents) {
+  contents->clear();
+  StringBuffer buffer(contents);
+  BrainFileResult result = ReadBrainFile(path, max_bytes, &buffer);
+  contents->resize(result.error == BrainFileError::kNone ? result.size : 0);
+  return result;
+}
+
+}  // namespace scx

@@ -1,0 +1,213 @@
+// Reading, parsing and error formatting for the YAML config files.
+#include "base/yaml_file.h"
+
+#include <pthread.h>
+#include <sys/stat.h>
+#include <yaml-cpp/depthguard.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+
+#include "base/brain_file.h"
+
+namespace scx {
+
+namespace {
+
+// Why a path that exists cannot be read as a config file.
+std::string NotRegularReason(const BrainFileResult& result) {
+  if (!result.has_info) return result.message;
+  if (S_ISDIR(result.info.st_mode)) return "is a directory";
+  if (S_ISFIFO(result.info.st_mode)) return "is a FIFO, not a regular file";
+  return "not a regular file";
+}
+
+std::string ReadFailure(const BrainFileResult& result) {
+  switch (result.error) {
+    case BrainFileError::kNotRegular:
+      return NotRegularReason(result);
+    case BrainFileError::kTooLarge:
+      return "larger than " + std::to_string(kMaxYamlFileBytes) + " bytes";
+    default:
+      return result.message;
+  }
+}
+
+// The column after a line's leading spaces and block "- " / "? " indicators: each
+// indicator opens a collection one column further in.
+std::size_t BlockIndentEnd(const std::string& text, std::size_t pos, std::size_t end) {
+  while (pos < end) {
+    const char c = text[pos];
+    const bool indicator = (c == '-' || c == '?') && (pos + 1 == end || text[pos + 1] == ' ');
+    if (c != ' ' && !indicator) break;
+    ++pos;
+  }
+  return pos;
+}
+
+// yaml-cpp stops at its own depth guard (about 500 levels) with DeepRecursion, which
+// needs about 512 KiB of stack; the parse gets a thread with room to spare, so that
+// text the nesting bound misjudges cannot overflow the caller's stack (an HTTP
+// worker's is ~100 KiB).
+constexpr std::size_t kParseStackBytes = std::size_t{8} << 20;
+
+// Runs `call` on a new thread with a `stack_bytes` stack and waits for it. False
+// (`call` not run) when no such thread could be made.
+bool RunOnOwnStack(std::size_t stack_bytes, const std::function<void()>& call) {
+  pthread_attr_t attributes;
+  if (pthread_attr_init(&attributes) != 0) return false;
+  pthread_t thread;
+  const bool created = pthread_attr_setstacksize(&attributes, stack_bytes) == 0 &&
+                       pthread_create(
+                           &thread, &attributes,
+                           [](void* argument) -> void* {
+                             (*static_cast<const std::function<void()>*>(argument))();
+                             return nullptr;
+                           },
+                           const_cast<std::function<void()>*>(&call)) == 0;
+  pthread_attr_destroy(&attributes);
+  if (created) pthread_join(thread, nullptr);
+  return created;
+}
+
+std::string TooDeep(const std::string& file_name, const YAML::Mark& mark) {
+  return YamlError(file_name, mark, "",
+                   "nested too deeply: more than " + std::to_string(kMaxYamlNesting) +
+                       " levels of lists and mappings (indentation counts one level per "
+                       "column)");
+}
+
+// YAML::Load, with its exceptions turned into `error`. Never throws.
+bool LoadYamlText(const std::string& text, const std::string& file_name, YAML::Node* root,
+                  std::string* error) {
+  try {
+    *root = YAML::Load(text);
+    return true;
+  } catch (const YAML::DeepRecursion& e) {
+    *error = YamlError(file_name, e.mark, "", "nested too deeply for the YAML parser");
+  } catch (const YAML::Exception& e) {
+    *error = YamlError(file_name, e.mark, "", "invalid YAML: " + e.msg);
+  } catch (const std::exception& e) {
+    *error =
+        YamlError(file_name, YAML::Mark::null_mark(), "", std::string("cannot parse: ") + e.what());
+  }
+  return false;
+}
+
+}  // namespace
+
+int YamlNestingBound(const std::string& text, int* deepest_line) {
+  int best = 0;
+  int best_line = 0;
+  int flow_depth = 0;  // open '[' and '{', across lines
+  int flow_base = 0;   // the block bound of the line where the outermost flow opened
+  char quote = 0;      // the quote character while inside a quoted scalar
+  int line = 1;
+  for (std::size_t start = 0; start < text.size(); ++line) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::size_t pos = start;
+    int bound = flow_depth > 0 ? flow_base + flow_depth : 0;
+    if (quote == 0 && flow_depth == 0) {
+      pos = BlockIndentEnd(text, start, end);
+      bound = static_cast<int>(pos - start) + 2;
+    }
+    char previous = ' ';  // a line starts as if after a space
+    for (; pos < end; ++pos) {
+      const char c = text[pos];
+      if (quote != 0) {
+        if (quote == '"' && c == '\\') {
+          ++pos;  // an escaped character
+        } else if (c == quote && quote == '\'' && pos + 1 < end && text[pos + 1] == '\'') {
+          ++pos;  // '' inside single quotes
+        } else if (c == quote) {
+          quote = 0;
+        }
+        previous = c;
+        continue;
+      }
+      // Where a scalar or a collection may begin: after blanks, and in a flow
+      // collection after its indicators too.
+      const bool token_start = previous == ' ' || previous == '\t' ||
+                               (flow_depth > 0 && (previous == '[' || previous == '{' ||
+                                                   previous == ',' || previous == ':'));
+      if (c == '#' && (previous == ' ' || previous == '\t')) break;  // a comment
+      if ((c == '\'' || c == '"') && token_start) {
+        quote = c;
+      } else if ((c == '[' || c == '{') && (flow_depth > 0 || token_start)) {
+        if (flow_depth == 0) flow_base = bound;
+        ++flow_depth;
+        bound = std::max(bound, flow_base + flow_depth);
+      } else if ((c == ']' || c == '}') && flow_depth > 0) {
+        --flow_depth;
+      }
+      previous = c;
+    }
+    if (bound > best) {
+      best = bound;
+      best_line = line;
+    }
+    start = end + 1;
+  }
+  if (deepest_line != nullptr) *deepest_line = best_line;
+  return best;
+}
+
+bool LoadYamlFile(const std::string& path, YAML::Node* root, std::string* error) {
+  std::string text;
+  const BrainFileResult result = ReadBrainFile(path, kMaxYamlFileBytes, &text);
+  if (result.error != BrainFileError::kNone) {
+    *error = path + ": cannot read: " + ReadFailure(result);
+    return false;
+  }
+  return ParseYamlText(text, path, root, error);
+}
+
+bool ParseYamlText(const std::string& text, const std::string& file_name, YAML::Node* root,
+                   std::string* error) {
+  int deepest_line = 0;
+  if (YamlNestingBound(text, &deepest_line) > kMaxYamlNesting) {
+    YAML::Mark mark;
+    mark.line = deepest_line - 1;
+    *error = TooDeep(file_name, mark);
+    return false;
+  }
+  bool parsed = false;
+  const std::function<void()> parse = [&] { parsed = LoadYamlText(text, file_name, root, error); };
+  if (!RunOnOwnStack(kParseStackBytes, parse)) parse();  // no thread: the caller's stack
+  return parsed;
+}
+
+std::string ResolveYamlPath(const std::string& file_name, const std::string& path) {
+  if (path.empty() || path[0] == '/' || path[0] == '~') return path;
+  std::error_code ignored;
+  const std::filesystem::path file = std::filesystem::absolute(file_name, ignored);
+  return (file.lexically_normal().parent_path() / path).string();
+}
+
+std::string YamlError(const std::string& file_name, const YAML::Mark& mark, const std::string& key,
+                      const std::string& what) {
+  std::string text = file_name;
+  if (!mark.is_null()) text += ":" + std::to_string(mark.line + 1);
+  text += ": ";
+  if (!key.empty()) text += "key '" + key + "': ";
+  return text + what;
+}
+
+const char* YamlKind(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+      return "nothing";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    default:
+      return "an undefined value";
+  }
+}
+
+}  // namespace scx

@@ -1,0 +1,60 @@
+// What both YAML config files (--config.file and --web.config.file) share: reading
+// the file safely, parsing it, resolving the paths written in it, and the error
+// format "FILE:LINE: key 'KEY': what is wrong".
+//
+// Thread-safety: functions without shared state.
+#ifndef SCX_BASE_YAML_FILE_H_
+#define SCX_BASE_YAML_FILE_H_
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <string>
+
+namespace scx {
+
+// A config file is a few kilobytes; anything near this is a mistake.
+inline constexpr std::int64_t kMaxYamlFileBytes = std::int64_t{1} << 20;
+
+// Our configs nest four levels at most. yaml-cpp parses by recursion (about 400
+// bytes of stack per level; a ~100 KiB thread stack overflows near 220 levels), so
+// deeper text is refused before yaml-cpp sees it.
+inline constexpr int kMaxYamlNesting = 64;
+
+// Reads and parses `path`. Only a regular file of at most kMaxYamlFileBytes is read:
+// a directory, a FIFO (never waited on), a socket or a device is refused. False with
+// `error` starting with "PATH:" (and the line, for invalid YAML).
+bool LoadYamlFile(const std::string& path, YAML::Node* root, std::string* error);
+
+// Parses YAML text; `file_name` names it in the error. Text whose nesting may exceed
+// kMaxYamlNesting (see YamlNestingBound) is refused with the first line that does.
+// The parse itself runs on a thread of its own with an 8 MiB stack, where yaml-cpp's
+// own depth guard (about 500 levels) ends text the bound misjudges with an error,
+// whatever the caller's stack.
+bool ParseYamlText(const std::string& text, const std::string& file_name, YAML::Node* root,
+                   std::string* error);
+
+// An upper bound of the nesting depth of YAML `text`, computed from the text alone
+// without recursion: on each line, the open flow brackets ('[', '{') plus the
+// line's block indentation (the column after leading spaces and "- " / "? "
+// indicators) plus 2, since block nesting needs a new column for at least every
+// second level. Quoted scalars and comments are skipped. `deepest_line` (may be
+// null) gets the 1-based line where the bound is highest.
+int YamlNestingBound(const std::string& text, int* deepest_line);
+
+// `path` as written in the file `file_name`: a relative path is taken relative to
+// the file's folder, made absolute. Absolute paths, "~..." (left for discovery to
+// expand) and the empty string are returned as they are.
+std::string ResolveYamlPath(const std::string& file_name, const std::string& path);
+
+// "FILE:LINE: key 'KEY': WHAT", LINE from `mark` (a node's Mark(); left out when
+// unknown) and the key part left out when `key` is empty.
+std::string YamlError(const std::string& file_name, const YAML::Mark& mark, const std::string& key,
+                      const std::string& what);
+
+// How a YAML node is described in errors: "nothing", "a scalar", "a list", "a mapping".
+const char* YamlKind(const YAML::Node& node);
+
+}  // namespace scx
+
+#endif  // SCX_BASE_YAML_FILE_H_

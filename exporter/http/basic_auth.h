@@ -1,0 +1,136 @@
+// HTTP basic authentication against bcrypt hashes, as in Prometheus' web config:
+// the Authorization header parser, the bcrypt check, a bounded cache of credentials
+// already verified (so that a scrape every few seconds does not pay bcrypt, tens of
+// milliseconds or more, each time), and the limits that keep a flood of wrong
+// passwords from costing more than a fixed share of the CPU: at most a few bcrypt
+// checks run at once and any more are refused at once, an unknown user costs as much
+// as the most expensive known one, and passwords bcrypt would truncate are refused.
+//
+// Thread-safety: DecodeBase64, ParseBasicAuthorization, BcryptMatches and BcryptCost
+// are pure. VerifiedCredentials, BcryptGate and BasicAuth are safe to use from
+// several threads at once.
+#ifndef SCX_EXPORTER_HTTP_BASIC_AUTH_H_
+#define SCX_EXPORTER_HTTP_BASIC_AUTH_H_
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+
+#include "base/mutex.h"
+
+namespace scx {
+
+// Decodes standard base64 (RFC 4648 alphabet, '=' padding required). False on any
+// other input.
+bool DecodeBase64(const std::string& in, std::string* out);
+
+// Splits an Authorization header value "Basic <base64 of user:password>" (the
+// scheme in any case). The password may contain ':'; neither may contain NUL.
+// False for a null header, another scheme or a malformed value.
+bool ParseBasicAuthorization(const char* header, std::string* user, std::string* password);
+
+// bcrypt uses the first 72 bytes of a password and ignores the rest; longer
+// passwords are refused instead (as Go's bcrypt does), so that two passwords equal
+// in their first 72 bytes are not both accepted.
+inline constexpr std::size_t kMaxBcryptPasswordBytes = 72;
+
+// True when `password` matches the bcrypt `hash` ($2a$, $2b$ or $2y$), compared in
+// constant time.
+bool BcryptMatches(const std::string& password, const std::string& hash);
+
+// The cost of a bcrypt hash ("$2y$10$..." -> 10); -1 when `hash` is not one.
+int BcryptCost(const std::string& hash);
+
+// A bcrypt hash of cost `cost` that no password matches (a random salt and a
+// checksum that bcrypt never produces): what an unknown user is checked against.
+// Empty if no random salt could be made.
+std::string UnmatchableBcryptHash(int cost);
+
+// Credentials that passed verification. Stores only the SHA-256 of a random
+// per-process salt and the credentials, never a password. Bounded: inserting into a
+// full cache forgets everything first.
+class VerifiedCredentials {
+ public:
+  explicit VerifiedCredentials(std::size_t capacity);
+
+  bool Contains(const std::string& user, const std::string& password) const;
+  void Insert(const std::string& user, const std::string& password);
+  std::size_t size() const;
+
+ private:
+  // Empty when the credentials cannot be keyed safely (no random salt).
+  std::string Key(const std::string& user, const std::string& password) const;
+
+  const std::size_t capacity_;
+  std::string salt_;  // empty: no random bytes were available, nothing is cached
+  mutable Mutex mutex_;
+  std::set<std::string> keys_ SCX_GUARDED_BY(mutex_);
+};
+
+// At most `slots` holders at once; a caller that finds no free slot is turned away
+// at once rather than queued, so that waiting callers never pile up on the HTTP
+// workers.
+class BcryptGate {
+ public:
+  explicit BcryptGate(int slots) : slots_(slots) {}
+
+  // Takes a slot; false when all are taken.
+  bool TryEnter();
+  // Gives back a slot taken by TryEnter.
+  void Leave();
+  int in_use() const { return in_use_.load(); }
+
+ private:
+  const int slots_;
+  std::atomic<int> in_use_{0};
+};
+
+enum class AuthResult {
+  kAllowed,
+  kDenied,  // no or malformed header, unknown user, wrong or over-long password
+  kBusy,    // not cached and every bcrypt slot is taken: try again later
+};
+
+// Checks Authorization headers against a set of users.
+class BasicAuth {
+ public:
+  // (password, hash) -> whether they match. BcryptMatches outside tests.
+  using Verifier = std::function<bool(const std::string&, const std::string&)>;
+  static constexpr std::size_t kDefaultCacheCapacity = 256;
+  // Two bcrypt checks at once: a wrong-password flood costs at most two cores' worth
+  // of bcrypt, and the other workers stay free for scrapes.
+  static constexpr int kDefaultBcryptSlots = 2;
+  // Cost of the hash an unknown user is checked against when no user's cost is known.
+  static constexpr int kFallbackBcryptCost = 10;
+
+  // `users` maps user names to bcrypt hashes and must not be empty.
+  explicit BasicAuth(std::map<std::string, std::string> users, Verifier verify = BcryptMatches,
+                     std::size_t cache_capacity = kDefaultCacheCapacity,
+                     int bcrypt_slots = kDefaultBcryptSlots);
+
+  // `authorization` is the Authorization header value, or null. In this order: a
+  // malformed header or a password over kMaxBcryptPasswordBytes is denied; cached
+  // credentials are allowed without waiting for anything; then a bcrypt slot is
+  // taken (kBusy when none is free) and the verifier called, for an unknown user
+  // against a hash of the highest configured cost, so that the response time does
+  // not reveal which users exist.
+  AuthResult Check(const char* authorization);
+
+  const VerifiedCredentials& cache() const { return cache_; }
+  // The hash unknown users are checked against.
+  const std::string& dummy_hash() const { return dummy_hash_; }
+
+ private:
+  const std::map<std::string, std::string> users_;
+  const Verifier verify_;
+  const std::string dummy_hash_;
+  VerifiedCredentials cache_;
+  BcryptGate gate_;
+};
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_HTTP_BASIC_AUTH_H_

@@ -1,0 +1,365 @@
+// HttpServer on civetweb's C API: one begin_request callback that checks basic auth
+// and dispatches on the exact path; TLS set up from the web config through the
+// init_ssl callback.
+#include "exporter/http/http_server.h"
+
+#include <civetweb.h>
+#include <strings.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "exporter/http/basic_auth.h"
+#include "exporter/http/http_headers.h"
+#include "exporter/http/tls_setup.h"
+#include "exporter/http/web_config.h"
+
+namespace scx {
+
+namespace {
+
+constexpr char kAuthenticateHeader[] = "Basic realm=\"skeleton-coherence-exporter\"";
+// civetweb serves a connection on one worker thread for its whole life, so an idle
+// keep-alive connection pins a worker: keep the idle wait short.
+constexpr int kMaxKeepAliveTimeoutMs = 5000;
+// Connections the kernel may hold before civetweb accepts them (capped by
+// net.core.somaxconn), so that a burst of connections is queued, not refused.
+constexpr char kListenBacklog[] = "4096";
+
+// civetweb's log messages while mg_start2 runs on this thread (they explain why a
+// port cannot be bound); outside Start they are dropped, never printed.
+thread_local std::string* t_start_log = nullptr;
+
+int OnLogMessage(const mg_connection* /*conn*/, const char* message) {
+  if (t_start_log != nullptr && message != nullptr) {
+    if (!t_start_log->empty()) *t_start_log += "; ";
+    *t_start_log += message;
+  }
+  return 1;
+}
+
+bool Fail(std::string* error, const std::string& message) {
+  if (error != nullptr) *error = message;
+  return false;
+}
+
+bool AcceptsGzip(const mg_request_info& info) {
+  for (int i = 0; i < info.num_headers; ++i) {
+    const mg_header& header = info.http_headers[i];
+    if (strcasecmp(header.name, "Accept-Encoding") == 0 && AcceptEncodingAllowsGzip(header.value)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// civetweb's listening_ports value for `addresses`: one listener each, comma-separated.
+bool ListeningPorts(const std::vector<std::string>& addresses, bool tls, std::string* ports,
+                    std::string* error) {
+  if (addresses.empty()) return Fail(error, "no listen address");
+  ports->clear();
+  for (const std::string& text : addresses) {
+    ListenAddress address;
+    if (!ParseListenAddress(text, &address, error)) return false;
+    if (address.ipv6() && !mg_check_feature(MG_FEATURES_IPV6)) {
+      return Fail(error,
+                  "invalid listen address '" + text + "': this civetweb build has no IPv6 support");
+    }
+    if (!ports->empty()) *ports += ",";
+    *ports += (address.host.empty() ? "" : address.host + ":") + std::to_string(address.port) +
+              (tls ? "s" : "");
+  }
+  return true;
+}
+
+// "a, b and c" for messages.
+std::string JoinAddresses(const std::vector<std::string>& addresses) {
+  std::string text;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    if (i > 0) text += i + 1 == addresses.size() ? " and " : ", ";
+    text += addresses[i];
+  }
+  return text;
+}
+
+// Counts a request in flight for as long as it lives; Admitted() is false when the
+// limit was already reached (then it counts nothing).
+class InFlight {
+ public:
+  InFlight(std::atomic<int>* count, int limit) : count_(count) {
+    if (limit <= 0) {
+      count_ = nullptr;
+      return;
+    }
+    if (count_->fetch_add(1) >= limit) {
+      count_->fetch_sub(1);
+      count_ = nullptr;
+      admitted_ = false;
+    }
+  }
+  ~InFlight() {
+    if (count_ != nullptr) count_->fetch_sub(1);
+  }
+  InFlight(const InFlight&) = delete;
+  InFlight& operator=(const InFlight&) = delete;
+
+  bool Admitted() const { return admitted_; }
+
+ private:
+  std::atomic<int>* count_;
+  bool admitted_ = true;
+};
+
+HttpResponse CallHandler(const HttpHandler& handler, const HttpRequest& request) {
+  try {
+    HttpResponse response = handler(request);
+    if (response.status < 100 || response.status > 599) {
+      return TextResponse(500, "Internal Server Error: invalid status\n");
+    }
+    return response;
+  } catch (...) {
+    return TextResponse(500, "Internal Server Error\n");
+  }
+}
+
+void SendResponse(mg_connection* conn, bool head, const HttpResponse& response) {
+  mg_response_header_start(conn, response.status);
+  mg_response_header_add(conn, "Content-Type", response.content_type.c_str(), -1);
+  if (!response.content_encoding.empty()) {
+    mg_response_header_add(conn, "Content-Encoding", response.content_encoding.c_str(), -1);
+  }
+  for (const auto& [name, value] : response.headers) {
+    mg_response_header_add(conn, name.c_str(), value.c_str(), -1);
+  }
+  const std::string_view body = response.Body();
+  const std::size_t size = response.streamed_body ? response.streamed_size : body.size();
+  const std::string length = std::to_string(size);
+  mg_response_header_add(conn, "Content-Length", length.c_str(), -1);
+  mg_response_header_send(conn);
+  if (head || size == 0) return;
+  if (!response.streamed_body) {
+    mg_write(conn, body.data(), body.size());
+    return;
+  }
+  response.streamed_body(
+      [conn](std::string_view piece) { return mg_write(conn, piece.data(), piece.size()) > 0; });
+}
+
+}  // namespace
+
+HttpResponse TextResponse(int status, std::string body) {
+  HttpResponse response;
+  response.status = status;
+  response.body = std::move(body);
+  return response;
+}
+
+struct HttpServer::Impl {
+  struct Route {
+    HttpHandler handler;
+    bool allow_post = false;
+    int max_in_flight = 0;  // 0: no limit
+    std::unique_ptr<std::atomic<int>> in_flight = std::make_unique<std::atomic<int>>(0);
+  };
+
+  // Written by the owner before Start, read by workers while running.
+  std::map<std::string, Route> routes;
+  std::map<std::string, Route> prefix_routes;  // by prefix
+
+  // The exact route for `path`, else the one with the longest prefix of it; null if none.
+  const Route* FindRoute(const std::string& path) const {
+    if (auto it = routes.find(path); it != routes.end()) return &it->second;
+    const Route* found = nullptr;
+    std::size_t longest = 0;
+    for (const auto& [prefix, route] : prefix_routes) {
+      if (path.compare(0, prefix.size(), prefix) == 0 && prefix.size() >= longest) {
+        found = &route;
+        longest = prefix.size();
+      }
+    }
+    return found;
+  }
+  WebConfig web_config;
+  std::unique_ptr<BasicAuth> auth;  // null: no authentication
+  std::string tls_error;            // why OnInitSsl failed; written during Start
+  mg_context* context = nullptr;
+  std::vector<int> ports;  // bound; empty when stopped
+
+  static int OnBeginRequest(mg_connection* conn) {
+    auto* impl = static_cast<Impl*>(mg_get_user_data(mg_get_context(conn)));
+    const mg_request_info* info = mg_get_request_info(conn);
+    std::optional<InFlight> in_flight;  // counts until the response is sent
+    HttpResponse response = impl->Respond(conn, *info, &in_flight);
+    SendResponse(conn, strcmp(info->request_method, "HEAD") == 0, response);
+    return response.status;
+  }
+
+  // As the Prometheus client libraries answer beyond MaxRequestsInFlight.
+  static HttpResponse TooManyRequests(int limit) {
+    return TextResponse(503, "Limit of concurrent requests reached (" + std::to_string(limit) +
+                                 "), try again later.\n");
+  }
+
+  static int OnInitSsl(void* ssl_ctx, void* user_data) {
+    auto* impl = static_cast<Impl*>(user_data);
+    return ConfigureServerTls(ssl_ctx, impl->web_config, &impl->tls_error) ? 1 : -1;
+  }
+
+  HttpResponse Respond(mg_connection* conn, const mg_request_info& info,
+                       std::optional<InFlight>* in_flight) const {
+    const AuthResult auth_result =
+        auth != nullptr ? auth->Check(mg_get_header(conn, "Authorization")) : AuthResult::kAllowed;
+    if (auth_result == AuthResult::kBusy) {
+      // Every bcrypt slot is taken (a flood of wrong passwords, most likely).
+      HttpResponse response = TextResponse(429, "Too Many Requests: retry later\n");
+      response.headers["Retry-After"] = "1";
+      return response;
+    }
+    if (auth_result == AuthResult::kDenied) {
+      HttpResponse response = TextResponse(401, "Unauthorized\n");
+      response.headers["WWW-Authenticate"] = kAuthenticateHeader;
+      return response;
+    }
+    HttpRequest request;
+    request.method = info.request_method;
+    request.path = info.local_uri != nullptr ? info.local_uri : "";
+    request.query = info.query_string != nullptr ? info.query_string : "";
+    request.accepts_gzip = AcceptsGzip(info);
+    const Route* found = FindRoute(request.path);
+    if (found == nullptr) return TextResponse(404, "Not Found\n");
+    const Route& route = *found;
+    if (request.method != "GET" && request.method != "HEAD" &&
+        !(route.allow_post && request.method == "POST")) {
+      HttpResponse response = TextResponse(405, "Method Not Allowed\n");
+      response.headers["Allow"] = route.allow_post ? "GET, HEAD, POST" : "GET, HEAD";
+      return response;
+    }
+    in_flight->emplace(route.in_flight.get(), route.max_in_flight);
+    if (!(*in_flight)->Admitted()) return TooManyRequests(route.max_in_flight);
+    return CallHandler(route.handler, request);
+  }
+
+  // Loads the web config and derives civetweb's listening_ports and the auth checker.
+  bool Configure(const HttpServerOptions& options, std::string* listening_ports,
+                 std::string* error) {
+    web_config = WebConfig();
+    if (!options.web_config_file.empty() &&
+        !LoadWebConfig(options.web_config_file, &web_config, error)) {
+      return false;
+    }
+    if (web_config.tls_enabled() && !CheckServerTls(options.web_config_file, web_config, error)) {
+      return false;
+    }
+    if (!ListeningPorts(options.listen_addresses, web_config.tls_enabled(), listening_ports,
+                        error)) {
+      return false;
+    }
+    auth.reset(web_config.basic_auth_users.empty() ? nullptr
+                                                   : new BasicAuth(web_config.basic_auth_users));
+    return true;
+  }
+
+  bool StartCivetweb(const HttpServerOptions& options, const std::string& listening_ports,
+                     std::string* error) {
+    const std::string threads = std::to_string(options.num_threads);
+    const std::string request_timeout = std::to_string(options.request_timeout_ms);
+    const std::string keep_alive_timeout =
+        std::to_string(std::min(options.request_timeout_ms, kMaxKeepAliveTimeoutMs));
+    const char* civetweb_options[] = {"listening_ports",
+                                      listening_ports.c_str(),
+                                      "num_threads",
+                                      threads.c_str(),
+                                      "request_timeout_ms",
+                                      request_timeout.c_str(),
+                                      "enable_keep_alive",
+                                      "yes",
+                                      "keep_alive_timeout_ms",
+                                      keep_alive_timeout.c_str(),
+                                      "listen_backlog",
+                                      kListenBacklog,
+                                      "tcp_nodelay",
+                                      "1",
+                                      "enable_directory_listing",
+                                      "no",
+                                      nullptr};
+    mg_callbacks callbacks{};
+    callbacks.begin_request = &Impl::OnBeginRequest;
+    callbacks.log_message = &OnLogMessage;
+    if (web_config.tls_enabled()) callbacks.init_ssl = &Impl::OnInitSsl;
+    mg_init_data init{&callbacks, this, civetweb_options};
+
+    unsigned code = 0;
+    char text[256] = "";
+    mg_error_data start_error{&code, text, sizeof(text)};
+    std::string log;
+    tls_error.clear();
+    t_start_log = &log;
+    context = mg_start2(&init, &start_error);
+    t_start_log = nullptr;
+    if (context != nullptr) return true;
+    std::string message =
+        "cannot serve HTTP on " + JoinAddresses(options.listen_addresses) + ": " + text;
+    if (!tls_error.empty()) message += ": " + tls_error;
+    if (!log.empty()) message += " (" + log + ")";
+    return Fail(error, message);
+  }
+
+  // The ports civetweb actually bound; false unless there is one per address.
+  bool ReadBoundPorts(size_t expected) {
+    std::vector<mg_server_port> bound(expected + 1);
+    const int count = mg_get_server_ports(context, static_cast<int>(bound.size()), bound.data());
+    ports.clear();
+    for (int i = 0; i < count; ++i) ports.push_back(bound[i].port);
+    return ports.size() == expected;
+  }
+};
+
+HttpServer::HttpServer() : impl_(std::make_unique<Impl>()) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::Handle(const std::string& path, HttpHandler handler, bool allow_post) {
+  impl_->routes[path] = Impl::Route{std::move(handler), allow_post};
+}
+
+void HttpServer::HandlePrefix(const std::string& prefix, HttpHandler handler) {
+  impl_->prefix_routes[prefix].handler = std::move(handler);
+}
+
+void HttpServer::LimitInFlight(const std::string& path, int max_in_flight) {
+  auto route = impl_->routes.find(path);
+  if (route != impl_->routes.end()) route->second.max_in_flight = std::max(max_in_flight, 0);
+}
+
+bool HttpServer::Start(const HttpServerOptions& options, std::string* error) {
+  if (impl_->context != nullptr) return Fail(error, "the HTTP server is already running");
+  if (options.num_threads < 1 || options.request_timeout_ms < 1) {
+    return Fail(error, "the HTTP server needs at least one thread and a positive timeout");
+  }
+  std::string listening_ports;
+  if (!impl_->Configure(options, &listening_ports, error)) return false;
+  if (!impl_->StartCivetweb(options, listening_ports, error)) return false;
+  if (!impl_->ReadBoundPorts(options.listen_addresses.size())) {
+    Stop();
+    return Fail(error, "cannot serve HTTP on " + JoinAddresses(options.listen_addresses) +
+                           ": not every address was bound");
+  }
+  return true;
+}
+
+int HttpServer::port() const { return impl_->ports.empty() ? 0 : impl_->ports.front(); }
+
+std::vector<int> HttpServer::ports() const { return impl_->ports; }
+
+void HttpServer::Stop() {
+  if (impl_->context == nullptr) return;
+  mg_stop(impl_->context);
+  impl_->context = nullptr;
+  impl_->ports.clear();
+}
+
+}  // namespace scx

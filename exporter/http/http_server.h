@@ -1,0 +1,121 @@
+// A small HTTP server on civetweb: exact-path GET/HEAD (and POST where allowed)
+// handlers, several worker threads, request timeouts, optional TLS and basic auth
+// from a Prometheus-style web config file. Knows nothing about brains or metrics.
+//
+// Thread-safety: Handle, Start and Stop are called from one thread (the owner).
+// Handlers run on civetweb's worker threads, several at once, and must be
+// thread-safe; they are never called once Stop has returned.
+#ifndef SCX_EXPORTER_HTTP_HTTP_SERVER_H_
+#define SCX_EXPORTER_HTTP_HTTP_SERVER_H_
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exporter/http/listen_address.h"
+
+namespace scx {
+
+struct HttpRequest {
+  std::string method;  // "GET", "HEAD", "POST"
+  std::string path;    // without the query string
+  std::string query;   // without the '?'
+  bool accepts_gzip = false;
+};
+
+// Hands one piece of a streamed body to the connection; false when it cannot be sent
+// (the client went away).
+using BodyWriter = std::function<bool(std::string_view piece)>;
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string content_encoding;                // e.g. "gzip"; empty for identity
+  std::string body;                            // not sent for HEAD, but its length is
+  std::map<std::string, std::string> headers;  // extra headers (e.g. Allow, Vary)
+  // A body owned elsewhere and shared by every reader (a rendered snapshot): sent as
+  // it is, without a copy per request. When set, it is the body and `body` is unused.
+  std::shared_ptr<const std::string> shared_body;
+  // A body made while it is sent (e.g. inflated from the one gzip copy kept), for
+  // bodies too large to build per request. When set, it is the body: exactly
+  // `streamed_size` bytes (the Content-Length), handed to the writer piece by piece.
+  // It returns false when it stopped early (the client went away).
+  std::function<bool(const BodyWriter& write)> streamed_body;
+  std::size_t streamed_size = 0;
+
+  std::string_view Body() const { return shared_body ? *shared_body : body; }
+};
+
+// A plain text response ("text/plain; charset=utf-8").
+HttpResponse TextResponse(int status, std::string body);
+
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+inline constexpr int kDefaultHttpThreads = 1024;
+inline constexpr int kDefaultRequestTimeoutMs = 5000;
+
+struct HttpServerOptions {
+  // One listener each (see listen_address.h), all serving the same handlers.
+  std::vector<std::string> listen_addresses = {kDefaultListenAddress};
+  std::string web_config_file;  // empty: plain HTTP, no auth
+  // civetweb serves each connection on one worker thread for the connection's whole
+  // life, so the number of workers is the number of connections that can be open at
+  // once without a scrape having to wait for one to end: many cheap threads, each
+  // with a small stack (docs/security.md has the measured cost and the limits).
+  int num_threads = kDefaultHttpThreads;
+  // A connection must deliver a complete request header within this time of being
+  // accepted (idle keep-alive connections: of the previous response), or it is
+  // closed. Also bounds the TLS handshake and the sending of a response.
+  int request_timeout_ms = kDefaultRequestTimeoutMs;
+};
+
+class HttpServer {
+ public:
+  HttpServer();
+  ~HttpServer();  // stops the server
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Registers `handler` for exactly `path`. GET and HEAD always; POST only when
+  // `allow_post`. Other methods get 405. Unregistered paths get 404. Call before Start.
+  void Handle(const std::string& path, HttpHandler handler, bool allow_post = false);
+
+  // At most `max_in_flight` requests for `path` are handled at once (from the request
+  // to the last byte of the response); one beyond that gets 503 at once. 0 (the
+  // default) means no limit. Call after Handle and before Start. The worker threads
+  // (HttpServerOptions::num_threads) must outnumber the limit for it to be reached
+  // before requests queue.
+  // Registers `handler` (GET and HEAD) for every path that starts with `prefix` and
+  // has no exact route; the longest matching prefix wins. Call before Start.
+  void HandlePrefix(const std::string& prefix, HttpHandler handler);
+
+  void LimitInFlight(const std::string& path, int max_in_flight);
+
+  // Binds and starts the worker threads. Returns false with `error` set when the
+  // address cannot be bound or the web config is invalid.
+  bool Start(const HttpServerOptions& options, std::string* error);
+
+  // The port actually bound for the first listen address (useful with port 0). 0
+  // before Start.
+  int port() const;
+
+  // The ports bound, one per listen address, in their order. Empty before Start.
+  std::vector<int> ports() const;
+
+  // Stops serving: requests being handled finish, idle connections are dropped.
+  // Returns within civetweb's poll slice (SOCKET_TIMEOUT_QUANTUM, 200 ms in the
+  // build scripts/install-deps.sh makes). Idempotent.
+  void Stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_HTTP_HTTP_SERVER_H_

@@ -1,0 +1,58 @@
+// JSON views of a scan: the `--once` report, and the per-brain view served over HTTP
+// shaped like m1nd's Surface A (`skeleton_coherence`) and Surface B (the north
+// "sick" line, only on mismatch).
+#ifndef SCX_EXPORTER_RENDER_JSON_VIEW_H_
+#define SCX_EXPORTER_RENDER_JSON_VIEW_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "engine/scanner.h"
+
+namespace scx {
+
+// String values longer than this (a skeleton id or a path read from a file) are cut
+// at a character boundary with a marker (base/utf8.h, CapText), in every view.
+inline constexpr std::size_t kMaxJsonStringBytes = 4096;
+
+inline constexpr char kSickAdvice[] =
+    "this brain is serving a foreign skeleton; rebind or re-ingest before trusting block "
+    "scope";
+
+// {"brains":[{"brain","project_root","runtime_dir","m1nd_name","carried_over","state",
+// "store","skeleton_coherence"}],"orphaned_folders":[{"runtime_dir","project_root",
+// "served_runtime_dir"}]} as printed by --once (pretty, one trailing newline).
+// "orphaned_folders" is always there, possibly empty. Both views add "mismatch_since"
+// (Unix seconds, BrainReport::mismatch_since) while in mismatch, and "identity_note"
+// while the brain's identity is unknown (IdentitySource::kUnknown).
+std::string OnceReport(const std::vector<BrainReport>& brains,
+                       const std::vector<OrphanedFolder>& orphans = {});
+
+// One brain, Surface A + B: {"brain",...,"present","store_version","block_count",
+// "skeleton_coherence":{...}|null,"north":{"skeleton_coherence":{"status":"sick",...}}}.
+std::string BrainView(const BrainReport& brain);
+
+// m1nd's honesty line for a brain without a store.
+inline constexpr char kNoSkeletonYet[] = "no skeleton yet \u2014 import a seed or run a scan";
+
+// GET /api/v1/brains/{brain}: BrainView plus "scanned_at" (Unix time of the scan that
+// read it) and, without a store, m1nd's "honest" line.
+std::string BrainDetailView(const BrainReport& brain, double scanned_at);
+
+// GET /api/v1/brains/{brain}/north: Surface B. Always {"brain","map":{"coherence"},
+// "honest_gaps":[...]}; on mismatch also the spec's "north" sick object, and m1nd's
+// sickness sentence in honest_gaps. "coherence" is "ok", "mismatch" or null.
+std::string BrainNorthView(const BrainReport& brain);
+
+// {"error": message}, for 404 and 503 answers.
+std::string JsonError(const std::string& message);
+
+// {"brains":[BrainView...],"orphaned_folders":[...]} for every brain, orphaned folders
+// as in OnceReport.
+std::string BrainsView(const std::vector<BrainReport>& brains,
+                       const std::vector<OrphanedFolder>& orphans = {});
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_RENDER_JSON_VIEW_H_

@@ -1,0 +1,337 @@
+// The HTML landing page.
+#include "exporter/render/landing_page.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+
+#include "base/utf8.h"
+
+namespace scx {
+
+namespace {
+
+constexpr char kTitle[] = "Skeleton Coherence Exporter";
+
+// Brains named in a red banner before "and N more".
+constexpr size_t kBannerNames = 10;
+
+constexpr char kStyle[] =
+    "body{font-family:sans-serif;margin:1.5em}"
+    ".banner{padding:.75em 1em;font-size:1.4em;font-weight:bold;color:#fff;border-radius:4px}"
+    ".banner a{color:#fff}.banner .detail{font-size:.6em;font-weight:normal}"
+    ".banner.red{background:#c62828}.banner.green{background:#2e7d32}"
+    ".banner.grey{background:#616161}"
+    "table{border-collapse:collapse;margin-top:1em}"
+    "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left}"
+    "tr.mismatch{background:#fdd}tr.mismatch td.state{color:#b71c1c;font-weight:bold}"
+    "tr.unreadable{background:#ffd}td.since{white-space:nowrap}"
+    "tr.identity_unknown{background:#f3f3f3}tr.identity_unknown td.state{color:#8d6e00}"
+    ".badge{background:#b71c1c;color:#fff;border-radius:3px;padding:0 .3em;font-size:.8em}"
+    "nav a{margin-right:1em}";
+
+// Keeps every element with data-unix showing its age, as FormatAge does.
+constexpr char kAgeScript[] =
+    "function scxAge(s){s=Math.max(0,Math.floor(s));var d=Math.floor(s/86400),"
+    "h=Math.floor(s%86400/3600),m=Math.floor(s%3600/60),x=s%60;"
+    "if(d>0)return d+'d '+h+'h';if(h>0)return h+'h '+m+'m';if(m>0)return m+'m '+x+'s';"
+    "return x+'s';}"
+    "function scxTick(){var now=Date.now()/1000;"
+    "document.querySelectorAll('[data-unix]').forEach(function(e){"
+    "e.textContent=scxAge(now-parseFloat(e.getAttribute('data-unix')));});}"
+    "scxTick();setInterval(scxTick,1000);";
+
+bool InMismatch(const BrainReport& report) {
+  return report.coherence && report.coherence->status == CoherenceStatus::kMismatch;
+}
+
+std::string Cell(std::string_view text, const char* css_class = nullptr) {
+  std::string open = css_class ? std::string("<td class=\"") + css_class + "\">" : "<td>";
+  return open + HtmlEscape(text) + "</td>";
+}
+
+std::string Anchor(const std::string& href, std::string_view text) {
+  return "<a href=\"" + HtmlEscape(href) + "\">" + HtmlEscape(text) + "</a>";
+}
+
+std::string FormatUnix(double unix_seconds) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.3f", unix_seconds);
+  return buffer;
+}
+
+// "<time>2026-11-30 02:00:00 UTC</time>, <age> ago", the age kept current by the script.
+std::string TimeAndAge(double unix_seconds, double now) {
+  return "<time>" + FormatUtc(unix_seconds) + "</time>, <span class=\"age\" data-unix=\"" +
+         FormatUnix(unix_seconds) + "\">" + FormatAge(now - unix_seconds) + "</span> ago";
+}
+
+std::string StateCell(const BrainReport& report) {
+  if (InMismatch(report)) {
+    std::string html = "<td class=\"state\">mismatch";
+    if (report.verdict_stale) {
+      html += " <span class=\"badge\">stale</span> last good verdict; the store is unreadable now";
+    }
+    return html + "</td>";
+  }
+  if (report.state == BrainState::kIdentityUnknown) return Cell("identity unknown", "state");
+  std::string text = BrainStateName(report.state);
+  if (report.coherence && report.verdict_stale) text += " (last verdict: ok, stale)";
+  return Cell(text, "state");
+}
+
+std::string SinceCell(const BrainReport& report, double now) {
+  if (!report.mismatch_since) return "<td></td>";
+  return "<td class=\"since\">" + TimeAndAge(*report.mismatch_since, now) + "</td>";
+}
+
+std::string RunbookCell(const BrainReport& report) {
+  if (InMismatch(report)) {
+    std::string html = "<td>" + Anchor(RunbookLink(kRunbookMismatch), "mismatch");
+    if (report.verdict_stale) html += ", " + Anchor(RunbookLink(kRunbookStaleVerdicts), "stale");
+    return html + "</td>";
+  }
+  if (report.state == BrainState::kUnreadable) {
+    return "<td>" + Anchor(RunbookLink(kRunbookUnreadable), "unreadable") + "</td>";
+  }
+  if (report.state == BrainState::kIdentityUnknown) {
+    return "<td>" + Anchor(RunbookLink(kRunbookIdentityUnknown), "identity unknown") + "</td>";
+  }
+  return "<td></td>";
+}
+
+// Why the brain is not simply ok: the store's read error, or why its identity is unknown.
+std::string ReasonText(const BrainReport& report) {
+  if (report.state == BrainState::kIdentityUnknown) return report.brain().identity_note;
+  if (report.read_error == StoreError::kNone) return "";
+  std::string text = StoreErrorName(report.read_error);
+  if (!report.read_error_message.empty()) text += ": " + report.read_error_message;
+  return text;
+}
+
+// The found slug of a mismatch, and whose skeleton it is when another known brain's
+// slug accepts it.
+std::string FoundCell(const BrainReport& report) {
+  if (!InMismatch(report)) return Cell("");
+  const std::string& owner = report.provenance().owner_brain;
+  if (owner.empty()) return Cell(report.coherence->found_slug);
+  return "<td>" + HtmlEscape(report.coherence->found_slug) + " <span class=\"owner\">(" +
+         HtmlEscape(owner) + "'s skeleton)</span></td>";
+}
+
+std::string RowClass(const BrainReport& report) {
+  if (InMismatch(report)) return report.verdict_stale ? "mismatch stale" : "mismatch";
+  return BrainStateName(report.state);
+}
+
+std::string BrainRow(const BrainReport& report, double now) {
+  const bool mismatch = InMismatch(report);
+  return "<tr class=\"" + RowClass(report) + "\" data-brain=\"" + HtmlEscape(report.brain().name) +
+         "\">" + Cell(report.brain().name, "brain") + StateCell(report) +
+         Cell(mismatch ? report.coherence->expected_slug : "") + FoundCell(report) +
+         SinceCell(report, now) + RunbookCell(report) + Cell(ReasonText(report)) +
+         Cell(report.brain().project_root) + Cell(report.brain().runtime_dir) +
+         Cell(BrainSourceName(report.brain().source)) +
+         Cell(IdentitySourceName(report.brain().identity_source)) + "</tr>\n";
+}
+
+std::string BrainTable(const std::vector<BrainReport>& brains, double now) {
+  if (brains.empty()) return "";
+  std::string html =
+      "<table id=\"brains\">\n<thead><tr><th>brain</th><th>state</th><th>expected slug</th>"
+      "<th>found slug</th><th>mismatch since</th><th>runbook</th><th>reason</th>"
+      "<th>project_root</th><th>runtime_dir</th><th>source</th><th>named by</th></tr></thead>\n"
+      "<tbody>\n";
+  for (const BrainReport* report : WorstFirst(brains)) html += BrainRow(*report, now);
+  return html + "</tbody>\n</table>\n";
+}
+
+// Folders an older m1nd build left under project-brains/: never brains, only listed.
+std::string OrphanList(const std::vector<OrphanedFolder>& orphans) {
+  if (orphans.empty()) return "";
+  std::string html =
+      "<h2>Orphaned brain folders (not served by m1nd)</h2>\n"
+      "<p>Left behind by an older m1nd build: another folder serves their project root. They "
+      "get no verdict and never page.</p>\n<ul id=\"orphans\">\n";
+  for (const OrphanedFolder& orphan : orphans) {
+    html += "<li><code>" + HtmlEscape(orphan.runtime_dir) + "</code> (project root <code>" +
+            HtmlEscape(orphan.project_root) + "</code>, served by <code>" +
+            HtmlEscape(orphan.served_runtime_dir) + "</code>)</li>\n";
+  }
+  return html + "</ul>\n";
+}
+
+std::string Plural(size_t count, const char* one, const char* many) {
+  return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+// "41 brains: 1 mismatch, 0 unreadable, 0 absent, 40 ok" (a stale mismatch counts
+// as a mismatch, not as unreadable).
+std::string Counts(const std::vector<BrainReport>& brains) {
+  std::vector<Term<BrainState>> states(std::begin(kBrainStates), std::end(kBrainStates));
+  std::stable_sort(states.begin(), states.end(), [](const auto& a, const auto& b) {
+    return StateSeverity(a.value) < StateSeverity(b.value);
+  });
+  std::string text = Plural(brains.size(), "brain", "brains") + ":";
+  for (const Term<BrainState>& state : states) {
+    size_t count = 0;
+    for (const BrainReport& report : brains) {
+      count += Severity(report) == StateSeverity(state.value) ? 1 : 0;
+    }
+    text += (&state == &states.front() ? " " : ", ") + std::to_string(count) + " " + state.name;
+  }
+  return text;
+}
+
+std::string Banner(const char* color, const std::string& headline, const std::string& detail) {
+  return std::string("<div id=\"banner\" class=\"banner ") + color +
+         "\" role=\"status\"><div class=\"headline\">" + headline + "</div><div class=\"detail\">" +
+         detail + "</div></div>\n";
+}
+
+std::string RenderBanner(const std::vector<BrainReport>& brains, bool scanned) {
+  if (!scanned)
+    return Banner("grey", "Waiting for the first scan", "The first scan has not completed yet.");
+  if (brains.empty()) {
+    return Banner("grey", "Nothing watched: no brains found",
+                  Anchor(RunbookLink(kRunbookNoBrains), "runbook: no brains watched"));
+  }
+  std::vector<std::string> names;
+  for (const BrainReport* report : WorstFirst(brains)) {
+    if (InMismatch(*report)) names.push_back(report->brain().name);
+  }
+  if (names.empty()) {
+    return Banner("green", "All coherent: every brain serves its own skeleton",
+                  HtmlEscape(Counts(brains)));
+  }
+  std::string headline = HtmlEscape(names.size() == 1 ? "1 brain serves a foreign skeleton: "
+                                                      : std::to_string(names.size()) +
+                                                            " brains serve a foreign skeleton: ");
+  for (size_t i = 0; i < names.size() && i < kBannerNames; ++i) {
+    headline +=
+        (i ? ", " : "") + std::string("<span class=\"name\">") + HtmlEscape(names[i]) + "</span>";
+  }
+  if (names.size() > kBannerNames) {
+    headline += " and " + std::to_string(names.size() - kBannerNames) + " more";
+  }
+  return Banner("red", headline,
+                HtmlEscape(Counts(brains)) + " · " +
+                    Anchor(RunbookLink(kRunbookMismatch), "runbook: SkeletonCoherenceMismatch"));
+}
+
+std::string Nav(const LandingPageInfo& info) {
+  return "<nav>" + Anchor(info.telemetry_path, info.telemetry_path) +
+         Anchor(kBrainsApiPath, kBrainsApiPath) + Anchor(kHealthyPath, kHealthyPath) +
+         Anchor(kReadyPath, kReadyPath) + Anchor(RunbookLink(""), "runbook") + "</nav>\n";
+}
+
+}  // namespace
+
+std::string HtmlEscape(std::string_view text) {
+  std::string out;
+  for (char c : ToValidUtf8(text)) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string RunbookLink(std::string_view anchor) {
+  std::string link = kRunbookUrl;
+  if (!anchor.empty()) link += "#" + std::string(anchor);
+  return link;
+}
+
+std::string FormatAge(double seconds) {
+  const long long total = seconds > 0 ? static_cast<long long>(std::floor(seconds)) : 0;
+  const long long days = total / 86400;
+  const long long hours = total % 86400 / 3600;
+  const long long minutes = total % 3600 / 60;
+  const long long rest = total % 60;
+  if (days > 0) return std::to_string(days) + "d " + std::to_string(hours) + "h";
+  if (hours > 0) return std::to_string(hours) + "h " + std::to_string(minutes) + "m";
+  if (minutes > 0) return std::to_string(minutes) + "m " + std::to_string(rest) + "s";
+  return std::to_string(rest) + "s";
+}
+
+std::string FormatUtc(double unix_seconds) {
+  const std::time_t time = static_cast<std::time_t>(std::floor(unix_seconds));
+  std::tm parts{};
+  gmtime_r(&time, &parts);
+  char buffer[40];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%d %H:%M:%S UTC", &parts);
+  return buffer;
+}
+
+int StateSeverity(BrainState state) {
+  switch (state) {
+    case BrainState::kMismatch:
+      return 0;
+    case BrainState::kUnreadable:
+      return 1;
+    case BrainState::kIdentityUnknown:
+      return 2;
+    case BrainState::kAbsent:
+      return 3;
+    case BrainState::kOk:
+      return 4;
+  }
+  return 4;
+}
+
+int Severity(const BrainReport& brain) {
+  return InMismatch(brain) ? StateSeverity(BrainState::kMismatch) : StateSeverity(brain.state);
+}
+
+std::vector<const BrainReport*> WorstFirst(const std::vector<BrainReport>& brains) {
+  std::vector<const BrainReport*> ordered;
+  ordered.reserve(brains.size());
+  for (const BrainReport& report : brains) ordered.push_back(&report);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const BrainReport* a, const BrainReport* b) {
+    const int x = Severity(*a);
+    const int y = Severity(*b);
+    return x != y ? x < y : a->brain().name < b->brain().name;
+  });
+  return ordered;
+}
+
+std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<BrainReport>& brains,
+                              bool scanned, double scan_time,
+                              const std::vector<OrphanedFolder>& orphans) {
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  html += std::string("<title>") + kTitle + "</title>\n<style>" + kStyle + "</style>\n";
+  html += "</head>\n<body>\n";
+  html += RenderBanner(brains, scanned);
+  html += std::string("<h1>") + kTitle + "</h1>\n";
+  if (scanned) {
+    html += "<p id=\"last-scan\">Last scan: " + TimeAndAge(scan_time, scan_time) + "</p>\n";
+  }
+  html += BrainTable(brains, scan_time);
+  html += OrphanList(orphans);
+  html += Nav(info);
+  html += "<p>Version " + HtmlEscape(info.version) + ", revision " + HtmlEscape(info.revision) +
+          "</p>\n";
+  html += std::string("<script>") + kAgeScript + "</script>\n";
+  html += "</body>\n</html>\n";
+  return html;
+}
+
+}  // namespace scx

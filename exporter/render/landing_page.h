@@ -1,0 +1,69 @@
+// The HTML page served on `/`, made for an on-call engineer woken at 3 a.m.: a banner
+// that says at once whether any brain serves a foreign skeleton (red), none does
+// (green) or nothing is watched (grey); the brains worst first; since when each
+// mismatch has lasted; when the last scan ran; and links to docs/runbook.md. Pure:
+// rendered at most once per scan, at its first request (a small script keeps the
+// ages current in the browser).
+#ifndef SCX_EXPORTER_RENDER_LANDING_PAGE_H_
+#define SCX_EXPORTER_RENDER_LANDING_PAGE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/scanner.h"
+#include "exporter/render/endpoints.h"
+
+namespace scx {
+
+// Where docs/runbook.md is read; every runbook link on the page starts with it. The
+// alert rules' runbook_url annotations use the same address.
+inline constexpr char kRunbookUrl[] =
+    "https://github.com/example/skeleton-coherence-exporter/blob/main/docs/runbook.md";
+
+// Sections of docs/runbook.md (GitHub heading anchors) the page links to.
+inline constexpr char kRunbookMismatch[] = "skeletoncoherencemismatch";
+inline constexpr char kRunbookStaleVerdicts[] = "stale-verdicts";
+inline constexpr char kRunbookUnreadable[] = "skeletoncoherencestoreunreadable";
+inline constexpr char kRunbookNoBrains[] = "skeletoncoherencenobrainswatched";
+inline constexpr char kRunbookIdentityUnknown[] = "skeletoncoherenceidentityunknown";
+
+struct LandingPageInfo {
+  std::string version;
+  std::string revision;
+  std::string telemetry_path = kDefaultTelemetryPath;
+};
+
+// `text` with &, <, >, " and ' replaced by entities and invalid UTF-8 repaired.
+std::string HtmlEscape(std::string_view text);
+
+// kRunbookUrl + "#" + `anchor` (the runbook itself when `anchor` is empty).
+std::string RunbookLink(std::string_view anchor);
+
+// A duration for people: "45s", "12m 5s", "4h 12m", "3d 4h". Negative counts as 0.
+std::string FormatAge(double seconds);
+
+// Unix time as "2026-11-30 02:00:00 UTC".
+std::string FormatUtc(double unix_seconds);
+
+// How bad a state is, for the order of the table and the counts: 0 mismatch,
+// 1 unreadable, 2 identity_unknown, 3 absent, 4 ok.
+int StateSeverity(BrainState state);
+
+// How bad a brain is: StateSeverity of its state, of kMismatch when its verdict (a
+// stale one included) is a mismatch.
+int Severity(const BrainReport& brain);
+
+// `brains` ordered worst first (Severity), then by name; points into `brains`.
+std::vector<const BrainReport*> WorstFirst(const std::vector<BrainReport>& brains);
+
+// The whole page. `scanned` is false before the first scan completes (the banner then
+// says so); `scan_time` is the Unix time the last scan completed. `orphans` are listed
+// under the table (nothing when there are none).
+std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<BrainReport>& brains,
+                              bool scanned, double scan_time = 0,
+                              const std::vector<OrphanedFolder>& orphans = {});
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_RENDER_LANDING_PAGE_H_

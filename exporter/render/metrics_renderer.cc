@@ -1,0 +1,386 @@
+// Renders the metrics of docs/metrics.md from a scan and the exporter's statistics,
+// writing the text format straight into one string.
+#include "exporter/render/metrics_renderer.h"
+
+#include <algorithm>
+#include <deque>
+#include <numeric>
+#include <string_view>
+
+#include "exporter/render/prometheus_text.h"
+
+namespace scx {
+
+namespace {
+
+// `counts[key]`, 0 when absent: every value of a vocabulary is exported from zero so
+// that its first occurrence shows as an increase.
+template <typename Enum>
+std::uint64_t CountOf(const std::map<Enum, std::uint64_t>& counts, Enum key) {
+  const auto it = counts.find(key);
+  return it == counts.end() ? 0 : it->second;
+}
+
+double Bool(bool value) { return value ? 1 : 0; }
+
+// For each brain, whether another brain has the same `brain` label value (after
+// sanitizing). Brains are unique by name, so normally none: only the samples of such
+// brains can collide, and only they are checked.
+std::vector<bool> BrainsSharingALabel(const std::vector<BrainReport>& brains) {
+  std::deque<std::string> sanitized;  // the few names that need it (stable addresses)
+  std::vector<std::string_view> keys;
+  keys.reserve(brains.size());
+  for (const BrainReport& report : brains) {
+    const std::string& name = report.brain().name;
+    if (IsExportedAsIs(name)) {
+      keys.push_back(name);
+    } else {
+      keys.push_back(sanitized.emplace_back(SanitizedLabelValue(name)));
+    }
+  }
+  std::vector<bool> shared(brains.size(), false);
+  // A scan lists brains by name; any other order is sorted through an index.
+  std::vector<std::size_t> order;
+  if (!std::is_sorted(keys.begin(), keys.end())) {
+    order.resize(keys.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+  }
+  const auto index = [&](std::size_t i) { return order.empty() ? i : order[i]; };
+  for (std::size_t i = 1; i < keys.size(); ++i) {
+    if (keys[index(i)] == keys[index(i - 1)]) shared[index(i)] = shared[index(i - 1)] = true;
+  }
+  return shared;
+}
+
+// The text's size, estimated a little above so that the string is not grown (and
+// copied) while written: the bytes of each line a brain gets, without its strings, and
+// each string times the lines that carry it (label values over the cap count as capped;
+// escapes are not counted).
+std::size_t EstimateBytes(const ScanResult& scan) {
+  const auto size = [](const std::string& text) {
+    return std::min(text.size(), kMaxLabelValueBytes + 32);
+  };
+  constexpr std::size_t kFixedBytes = 8 * 1024;  // HELP/TYPE lines, exporter and process
+  std::size_t bytes = kFixedBytes;
+  for (const BrainReport& report : scan.brains) {
+    const std::size_t name = size(report.brain().name);
+    // State (one line per state), info, read errors (5 lines).
+    bytes += 840 + 11 * name + size(report.brain().project_root) +
+             size(report.brain().runtime_dir) + size(report.brain().m1nd_name);
+    if (report.has_store_facts) bytes += 100 + 2 * name;
+    if (report.coherence) {
+      bytes += 100 + 2 * name + size(report.coherence->expected_slug) +
+               size(report.coherence->found_slug);
+    }
+    if (report.mismatch_since) bytes += 80 + name;
+    const SkeletonProvenance& provenance = report.provenance();
+    if (!provenance.owner_brain.empty()) bytes += 60 + name + size(provenance.owner_brain);
+    if (provenance.shared_count > 0) bytes += 60 + name;
+    if (provenance.prefix_ambiguous) bytes += 70 + name + size(provenance.ambiguous_slug);
+  }
+  // Longer numbers and escapes.
+  bytes += bytes / 32;
+  return bytes;
+}
+
+// Writes families in order into one string.
+class Renderer {
+ public:
+  // `out` collects the text; when `sink` is set, `out` is handed to it and emptied
+  // whenever it holds `piece_bytes`, and once more by Finish.
+  Renderer(const ScanResult& scan, std::vector<std::string>* dropped, std::string* out,
+           std::size_t piece_bytes = 0, const std::function<void(std::string_view)>* sink = nullptr)
+      : scan_(scan),
+        dropped_(dropped),
+        out_(out),
+        piece_bytes_(piece_bytes),
+        sink_(sink),
+        shared_(BrainsSharingALabel(scan.brains)) {}
+
+  // One family over every brain: `add(report, &family)` adds that brain's samples.
+  template <typename AddSamples>
+  void BrainFamily(const MetricFamilySpec& family, AddSamples add) {
+    FamilyWriter writer(family, out_, dropped_);
+    for (std::size_t i = 0; i < scan_.brains.size(); ++i) {
+      writer.CheckDuplicates(shared_[i]);
+      add(scan_.brains[i], &writer);
+      if (sink_ != nullptr && out_->size() >= piece_bytes_) HandOver();
+    }
+  }
+
+  // Hands what is left to the sink.
+  void Finish() {
+    if (sink_ != nullptr && !out_->empty()) HandOver();
+  }
+
+  // A family whose samples come from a fixed vocabulary: nothing to check.
+  FamilyWriter Fixed(const MetricFamilySpec& family) {
+    if (sink_ != nullptr && out_->size() >= piece_bytes_) HandOver();
+    return FamilyWriter(family, out_, dropped_);
+  }
+
+  // A family with a single sample and no labels.
+  void Single(const MetricFamilySpec& family, double value) { Fixed(family).Add({}, value); }
+
+ private:
+  void HandOver() {
+    (*sink_)(*out_);
+    out_->clear();
+  }
+
+  const ScanResult& scan_;
+  std::vector<std::string>* dropped_;
+  std::string* out_;
+  const std::size_t piece_bytes_;
+  const std::function<void(std::string_view)>* sink_;
+  std::vector<bool> shared_;
+};
+
+constexpr MetricType kGauge = MetricType::kGauge;
+constexpr MetricType kCounter = MetricType::kCounter;
+
+void WriteVerdictFamilies(Renderer* renderer) {
+  static constexpr MetricFamilySpec kCoherence{
+      "skeleton_coherence",
+      "1 when the brain serves its own skeleton, 0 when it serves a "
+      "foreign one. No series without a verdict.",
+      kGauge};
+  static constexpr MetricFamilySpec kStale{
+      "skeleton_coherence_stale",
+      "1 when the exported verdict is from an earlier read because the "
+      "store cannot be read now.",
+      kGauge};
+  static constexpr MetricFamilySpec kSince{
+      "skeleton_coherence_mismatch_since_seconds",
+      "While the brain serves a foreign skeleton (stale verdicts "
+      "included): the store file's mtime, in Unix seconds, at the first "
+      "read this process saw of this foreign verdict. The brain has "
+      "served it at least since then.",
+      kGauge};
+  renderer->BrainFamily(kCoherence, [](const BrainReport& report, FamilyWriter* family) {
+    if (!report.coherence) return;
+    const Coherence& verdict = *report.coherence;
+    family->Add({{"brain", report.brain().name},
+                 {"expected_slug", verdict.expected_slug},
+                 {"found_slug", verdict.found_slug}},
+                Bool(verdict.status == CoherenceStatus::kOk));
+  });
+  renderer->BrainFamily(kStale, [](const BrainReport& report, FamilyWriter* family) {
+    if (report.coherence) family->Add({{"brain", report.brain().name}}, Bool(report.verdict_stale));
+  });
+  renderer->BrainFamily(kSince, [](const BrainReport& report, FamilyWriter* family) {
+    if (report.mismatch_since)
+      family->Add({{"brain", report.brain().name}}, *report.mismatch_since);
+  });
+}
+
+// Whose skeleton: signals beside the verdict (engine/skeleton_provenance.h).
+void WriteProvenanceFamilies(Renderer* renderer) {
+  static constexpr MetricFamilySpec kOwner{
+      "skeleton_coherence_foreign_owner",
+      "On mismatch: the other known brain whose slug the served skeleton "
+      "carries. Always 1.",
+      kGauge};
+  static constexpr MetricFamilySpec kShared{
+      "skeleton_coherence_shared_skeleton_brains",
+      "Brains (this one included) serving this brain's skeleton id at "
+      "once, when more than one.",
+      kGauge};
+  static constexpr MetricFamilySpec kAmbiguous{
+      "skeleton_coherence_prefix_ambiguous",
+      "1 when the skeleton is accepted only through the prefix rule: "
+      "it names a longer slug than the brain's own.",
+      kGauge};
+  renderer->BrainFamily(kOwner, [](const BrainReport& report, FamilyWriter* family) {
+    const SkeletonProvenance& provenance = report.provenance();
+    if (provenance.owner_brain.empty()) return;
+    family->Add({{"brain", report.brain().name}, {"owner_brain", provenance.owner_brain}}, 1);
+  });
+  renderer->BrainFamily(kShared, [](const BrainReport& report, FamilyWriter* family) {
+    const SkeletonProvenance& provenance = report.provenance();
+    if (provenance.shared_count == 0) return;
+    family->Add({{"brain", report.brain().name}}, static_cast<double>(provenance.shared_count + 1));
+  });
+  renderer->BrainFamily(kAmbiguous, [](const BrainReport& report, FamilyWriter* family) {
+    const SkeletonProvenance& provenance = report.provenance();
+    if (!provenance.prefix_ambiguous) return;
+    family->Add({{"brain", report.brain().name}, {"ambiguous_slug", provenance.ambiguous_slug}}, 1);
+  });
+}
+
+void WriteBrainFamilies(Renderer* renderer) {
+  static constexpr MetricFamilySpec kState{
+      "skeleton_coherence_brain_state",
+      "The brain's state in the last scan: 1 for the current state, 0 "
+      "for the others.",
+      kGauge};
+  static constexpr MetricFamilySpec kInfo{"skeleton_coherence_brain_info",
+                                          "Where the brain was found. Always 1.", kGauge};
+  static constexpr MetricFamilySpec kVersion{
+      "skeleton_coherence_store_version",
+      "store_version of the last good read of the brain's store.", kGauge};
+  static constexpr MetricFamilySpec kBlocks{
+      "skeleton_coherence_store_blocks",
+      "Number of blocks in the last good read of the brain's store.", kGauge};
+  static constexpr MetricFamilySpec kReadErrors{
+      "skeleton_coherence_store_read_errors_total",
+      "Scans in which the brain's store could not be read, by "
+      "reason, since the exporter first saw the brain.",
+      kCounter};
+  renderer->BrainFamily(kState, [](const BrainReport& report, FamilyWriter* family) {
+    for (const Term<BrainState>& candidate : kBrainStates) {
+      family->Add({{"brain", report.brain().name}, {"state", candidate.name}},
+                  Bool(report.state == candidate.value));
+    }
+  });
+  renderer->BrainFamily(kInfo, [](const BrainReport& report, FamilyWriter* family) {
+    family->Add({{"brain", report.brain().name},
+                 {"project_root", report.brain().project_root},
+                 {"runtime_dir", report.brain().runtime_dir},
+                 {"source", BrainSourceName(report.brain().source)},
+                 {"identity_source", IdentitySourceName(report.brain().identity_source)},
+                 {"m1nd_name", report.brain().m1nd_name}},
+                1);
+  });
+  renderer->BrainFamily(kVersion, [](const BrainReport& report, FamilyWriter* family) {
+    if (!report.has_store_facts) return;
+    family->AddInteger({{"brain", report.brain().name}}, report.store_version);
+  });
+  renderer->BrainFamily(kBlocks, [](const BrainReport& report, FamilyWriter* family) {
+    if (!report.has_store_facts) return;
+    family->Add({{"brain", report.brain().name}}, static_cast<double>(report.block_count));
+  });
+  // Every reason is exported from zero so that the first error shows as an increase.
+  renderer->BrainFamily(kReadErrors, [](const BrainReport& report, FamilyWriter* family) {
+    for (const Term<StoreError>& reason : kStoreErrors) {
+      if (!IsReadError(reason.value)) continue;
+      family->Add({{"brain", report.brain().name}, {"reason", reason.name}},
+                  static_cast<double>(report.read_errors_total[reason.value]));
+    }
+  });
+}
+
+void WriteExporterFamilies(const ScanResult& scan, const ExporterStats& stats, Renderer* renderer) {
+  renderer
+      ->Fixed({"skeleton_coherence_exporter_build_info",
+               "Version and revision of the exporter. Always 1.", kGauge})
+      .Add({{"version", stats.version}, {"revision", stats.revision}}, 1);
+  renderer->Single({"skeleton_coherence_exporter_scan_duration_seconds",
+                    "Wall time of the last completed scan.", kGauge},
+                   stats.last_scan_duration_seconds);
+  renderer->Single({"skeleton_coherence_exporter_last_scan_timestamp_seconds",
+                    "Unix time at which the last scan completed.", kGauge},
+                   stats.last_scan_timestamp_seconds);
+  renderer->Single({"skeleton_coherence_exporter_last_scan_success",
+                    "1 when the last scan could read every discovery source, else 0.", kGauge},
+                   Bool(stats.last_scan_success));
+  renderer->Single({"skeleton_coherence_exporter_scan_interval_seconds",
+                    "The configured scan interval.", kGauge},
+                   stats.scan_interval_seconds);
+  renderer->Single({"skeleton_coherence_exporter_scans_total", "Completed scans.", kCounter},
+                   static_cast<double>(stats.scans_total));
+
+  constexpr MetricFamilySpec discovery_errors{"skeleton_coherence_exporter_discovery_errors_total",
+                                              "Discovery problems by source.", kCounter};
+  FamilyWriter discovery = renderer->Fixed(discovery_errors);
+  for (const Term<DiscoveryProblemSource>& source : kDiscoveryProblemSources) {
+    discovery.Add({{"source", source.name}},
+                  static_cast<double>(CountOf(stats.discovery_errors_total, source.value)));
+  }
+
+  constexpr MetricFamilySpec brains_by_state{"skeleton_coherence_exporter_brains",
+                                             "Brains by state in the last scan.", kGauge};
+  FamilyWriter brains = renderer->Fixed(brains_by_state);
+  for (const Term<BrainState>& candidate : kBrainStates) {
+    std::int64_t count = 0;
+    for (const BrainReport& report : scan.brains) count += report.state == candidate.value ? 1 : 0;
+    brains.Add({{"state", candidate.name}}, static_cast<double>(count));
+  }
+  renderer->Single({"skeleton_coherence_exporter_orphaned_folders",
+                    "Folders under project-brains/ left behind by an older m1nd build (their "
+                    "project root is served by another folder) in the last scan.",
+                    kGauge},
+                   static_cast<double>(scan.orphans.size()));
+
+  renderer->Single({"skeleton_coherence_exporter_stores_parsed_total",
+                    "Stores read and parsed because their file stamp changed.", kCounter},
+                   static_cast<double>(stats.stores_parsed_total));
+  renderer->Single(
+      {"skeleton_coherence_exporter_stores_unchanged_total",
+       "Store reads skipped because device, inode, size, mtime and ctime were unchanged.",
+       kCounter},
+      static_cast<double>(stats.stores_unchanged_total));
+  renderer->Single({"skeleton_coherence_exporter_config_last_reload_successful",
+                    "1 when the last config load (start or reload) succeeded.", kGauge},
+                   Bool(stats.config_last_reload_successful));
+
+  constexpr MetricFamilySpec config_reloads{"skeleton_coherence_exporter_config_reloads_total",
+                                            "Config reloads (SIGHUP or POST /-/reload) by result.",
+                                            kCounter};
+  FamilyWriter reloads = renderer->Fixed(config_reloads);
+  reloads.Add({{"result", "success"}}, static_cast<double>(stats.config_reloads_success_total));
+  reloads.Add({{"result", "failure"}}, static_cast<double>(stats.config_reloads_failure_total));
+
+  renderer->Single({"skeleton_coherence_exporter_watched_dirs",
+                    "Folders watched with inotify after the last scan (0: timer only).", kGauge},
+                   static_cast<double>(stats.watched_dirs));
+  renderer->Single({"skeleton_coherence_exporter_watch_limited",
+                    "1 when a watch limit left some folders to the timer scan alone.", kGauge},
+                   Bool(stats.watch_limited));
+  renderer->Single({"skeleton_coherence_exporter_watch_triggered_scans_total",
+                    "Scans started at once by a change seen with inotify.", kCounter},
+                   static_cast<double>(stats.watch_triggered_scans_total));
+}
+
+// The process collector of the Prometheus client libraries: same names, types and help.
+void WriteProcessFamilies(const ProcessStats& process, Renderer* renderer) {
+  renderer->Single(
+      {"process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", kCounter},
+      process.cpu_seconds_total);
+  renderer->Single({"process_open_fds", "Number of open file descriptors.", kGauge},
+                   process.open_fds);
+  renderer->Single({"process_max_fds", "Maximum number of open file descriptors.", kGauge},
+                   process.max_fds);
+  renderer->Single({"process_virtual_memory_bytes", "Virtual memory size in bytes.", kGauge},
+                   process.virtual_memory_bytes);
+  renderer->Single({"process_resident_memory_bytes", "Resident memory size in bytes.", kGauge},
+                   process.resident_memory_bytes);
+  renderer->Single({"process_start_time_seconds",
+                    "Start time of the process since unix epoch in seconds.", kGauge},
+                   process.start_time_seconds);
+}
+
+void WriteAllFamilies(const ScanResult& scan, const ExporterStats& stats, Renderer* renderer) {
+  WriteVerdictFamilies(renderer);
+  WriteProvenanceFamilies(renderer);
+  WriteBrainFamilies(renderer);
+  if (stats.exporter_metrics) {
+    WriteExporterFamilies(scan, stats, renderer);
+    if (stats.process) WriteProcessFamilies(*stats.process, renderer);
+  }
+  renderer->Finish();
+}
+
+}  // namespace
+
+std::string RenderMetrics(const ScanResult& scan, const ExporterStats& stats,
+                          std::vector<std::string>* dropped) {
+  std::string text;
+  text.reserve(EstimateBytes(scan));
+  Renderer renderer(scan, dropped, &text);
+  WriteAllFamilies(scan, stats, &renderer);
+  return text;
+}
+
+void RenderMetricsTo(const ScanResult& scan, const ExporterStats& stats,
+                     std::vector<std::string>* dropped, std::size_t piece_bytes,
+                     const std::function<void(std::string_view piece)>& sink) {
+  std::string piece;
+  piece.reserve(piece_bytes + piece_bytes / 4);
+  Renderer renderer(scan, dropped, &piece, piece_bytes, &sink);
+  WriteAllFamilies(scan, stats, &renderer);
+}
+
+}  // namespace scx
