@@ -11,17 +11,9 @@
 #include <string>
 #include <string_view>
 
-namespace scx {
+#include "exporter/render/process_stats.h"
 
-// The values exported, in the client libraries' units.
-struct ProcessStats {
-  double cpu_seconds_total = 0;      // user + system CPU time
-  double resident_memory_bytes = 0;  // resident set size
-  double virtual_memory_bytes = 0;   // virtual memory size
-  double start_time_seconds = 0;     // Unix time the process started
-  double open_fds = 0;               // open file descriptors
-  double max_fds = 0;                // soft limit on open file descriptors
-};
+namespace scx {
 
 // The fields of /proc/<pid>/stat the collector uses (proc(5)).
 struct ProcSelfStat {

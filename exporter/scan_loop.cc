@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "exporter/heap.h"
+#include "exporter/process_metrics.h"
 
 namespace scx {
 

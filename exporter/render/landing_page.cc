@@ -42,10 +42,6 @@ constexpr char kAgeScript[] =
     "e.textContent=scxAge(now-parseFloat(e.getAttribute('data-unix')));});}"
     "scxTick();setInterval(scxTick,1000);";
 
-bool InMismatch(const BrainReport& report) {
-  return report.coherence && report.coherence->status == CoherenceStatus::kMismatch;
-}
-
 std::string Cell(std::string_view text, const char* css_class = nullptr) {
   std::string open = css_class ? std::string("<td class=\"") + css_class + "\">" : "<td>";
   return open + HtmlEscape(text) + "</td>";
@@ -279,38 +275,6 @@ std::string FormatUtc(double unix_seconds) {
   char buffer[40];
   std::strftime(buffer, sizeof(buffer), "%Y-%m-%d %H:%M:%S UTC", &parts);
   return buffer;
-}
-
-int StateSeverity(BrainState state) {
-  switch (state) {
-    case BrainState::kMismatch:
-      return 0;
-    case BrainState::kUnreadable:
-      return 1;
-    case BrainState::kIdentityUnknown:
-      return 2;
-    case BrainState::kAbsent:
-      return 3;
-    case BrainState::kOk:
-      return 4;
-  }
-  return 4;
-}
-
-int Severity(const BrainReport& brain) {
-  return InMismatch(brain) ? StateSeverity(BrainState::kMismatch) : StateSeverity(brain.state);
-}
-
-std::vector<const BrainReport*> WorstFirst(const std::vector<BrainReport>& brains) {
-  std::vector<const BrainReport*> ordered;
-  ordered.reserve(brains.size());
-  for (const BrainReport& report : brains) ordered.push_back(&report);
-  std::stable_sort(ordered.begin(), ordered.end(), [](const BrainReport* a, const BrainReport* b) {
-    const int x = Severity(*a);
-    const int y = Severity(*b);
-    return x != y ? x < y : a->brain().name < b->brain().name;
-  });
-  return ordered;
 }
 
 std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<BrainReport>& brains,

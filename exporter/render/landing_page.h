@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/scanner.h"
+#include "exporter/render/display_rules.h"  // WorstFirst, the order of the table
 #include "exporter/render/endpoints.h"
 
 namespace scx {
@@ -45,17 +46,6 @@ std::string FormatAge(double seconds);
 
 // Unix time as "2026-11-30 02:00:00 UTC".
 std::string FormatUtc(double unix_seconds);
-
-// How bad a state is, for the order of the table and the counts: 0 mismatch,
-// 1 unreadable, 2 identity_unknown, 3 absent, 4 ok.
-int StateSeverity(BrainState state);
-
-// How bad a brain is: StateSeverity of its state, of kMismatch when its verdict (a
-// stale one included) is a mismatch.
-int Severity(const BrainReport& brain);
-
-// `brains` ordered worst first (Severity), then by name; points into `brains`.
-std::vector<const BrainReport*> WorstFirst(const std::vector<BrainReport>& brains);
 
 // The whole page. `scanned` is false before the first scan completes (the banner then
 // says so); `scan_time` is the Unix time the last scan completed. `orphans` are listed

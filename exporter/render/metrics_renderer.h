@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "engine/scanner.h"
-#include "exporter/process_metrics.h"
+#include "exporter/render/process_stats.h"
 #include "exporter/render/prometheus_text.h"  // kMaxLabelValueBytes
 
 namespace scx {

@@ -5,7 +5,7 @@
 #include <array>
 
 #include "base/utf8.h"
-#include "exporter/render/landing_page.h"
+#include "exporter/render/display_rules.h"
 
 namespace scx {
 
@@ -36,10 +36,6 @@ std::size_t Width(const std::string& text) {
   return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
     return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
   }));
-}
-
-bool InMismatch(const BrainReport& brain) {
-  return brain.coherence && brain.coherence->status == CoherenceStatus::kMismatch;
 }
 
 std::string StateText(const BrainReport& brain) {

@@ -1,0 +1,28 @@
+// The rules every view for people follows (the landing page, the --once table): which
+// brains are in mismatch, how bad each state is, and the worst-first order. Pure.
+#ifndef SCX_EXPORTER_RENDER_DISPLAY_RULES_H_
+#define SCX_EXPORTER_RENDER_DISPLAY_RULES_H_
+
+#include <vector>
+
+#include "engine/scanner.h"
+
+namespace scx {
+
+// True when the brain's verdict (a stale one included) is a mismatch.
+bool InMismatch(const BrainReport& brain);
+
+// How bad a state is, for the order of the table and the counts: 0 mismatch,
+// 1 unreadable, 2 identity_unknown, 3 absent, 4 ok.
+int StateSeverity(BrainState state);
+
+// How bad a brain is: StateSeverity of its state, of kMismatch when its verdict (a
+// stale one included) is a mismatch.
+int Severity(const BrainReport& brain);
+
+// `brains` ordered worst first (Severity), then by name; points into `brains`.
+std::vector<const BrainReport*> WorstFirst(const std::vector<BrainReport>& brains);
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_RENDER_DISPLAY_RULES_H_
