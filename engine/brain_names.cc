@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "base/strings.h"
 #include "engine/slug.h"
 
 namespace scx {
@@ -56,7 +57,7 @@ bool Precedes(const Claim& a, const Claim& b) {
 bool IsLabelFor(std::string_view label, const std::string& wanted, const std::string& runtime_dir) {
   if (label == wanted) return true;
   const std::string hashed = wanted + HashSuffix(runtime_dir);
-  if (label.compare(0, hashed.size(), hashed) != 0) return false;
+  if (!StartsWith(label, hashed)) return false;
   if (label.size() == hashed.size()) return true;
   // FreeHashedName's counter: "_2", "_3", ...
   const std::string_view counter = label.substr(hashed.size());

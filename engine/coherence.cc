@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/strings.h"
 #include "engine/slug.h"
 
 namespace scx {
@@ -14,14 +15,6 @@ namespace {
 constexpr std::string_view kSkeletonPrefix = "sk_";
 constexpr std::string_view kBlockPrefix = "sb_";
 constexpr std::string_view kCandidateSuffix = "_candidate";
-
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
 
 Coherence MismatchOf(const std::string& expected, std::string_view skeleton_id,
                      std::string reason) {

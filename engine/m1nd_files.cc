@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
+
 namespace scx {
 
 namespace {
@@ -25,7 +27,7 @@ constexpr int kSerdeRecursionLimit = 128;
 // top-level keys are checked: m1nd's structs hold no nested objects we read.
 bool ParseLikeSerde(std::string_view text, bool reject_duplicate_keys, Json* doc,
                     std::string* error) {
-  if (text.substr(0, kUtf8Bom.size()) == kUtf8Bom) {
+  if (StartsWith(text, kUtf8Bom)) {
     *error = "starts with a byte-order mark";
     return false;
   }

@@ -1,6 +1,7 @@
 // m1nd's project_root_display() rule, with roots this process cannot see.
 #include "engine/owner_identity.h"
 
+#include "base/strings.h"
 #include "engine/m1nd_files.h"
 #include "engine/slug.h"
 
@@ -10,10 +11,6 @@ namespace {
 
 constexpr std::string_view kLightMemorySuffix = ".light.md";
 constexpr std::string_view kAgentMemoryDir = "agent-memory";
-
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
 
 // Rules 2 to 4, once no ingest root is a directory.
 OwnerIdentity Fallback(const std::vector<std::string>& ingest_roots,

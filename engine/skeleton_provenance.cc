@@ -4,6 +4,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/strings.h"
 #include "engine/coherence.h"
 
 namespace scx {
@@ -49,10 +50,6 @@ int MostSpecificAcceptor(const std::vector<ServedSkeletonOf>& served, const Brai
     if (best >= 0) return best;
   }
   return -1;
-}
-
-bool StartsWith(const std::string& text, const std::string& prefix) {
-  return text.compare(0, prefix.size(), prefix) == 0;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "base/strings.h"
 #include "base/yaml_file.h"
 #include "exporter/duration.h"
 
@@ -47,8 +48,7 @@ void CheckKeys(const YAML::Node& map, const std::string& prefix,
   for (const auto& entry : map) {
     std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "?";
     if (!allowed.count(key)) {
-      std::string known;
-      for (const std::string& name : allowed) known += (known.empty() ? "" : ", ") + name;
+      const std::string known = Join({allowed.begin(), allowed.end()}, ", ");
       Fail(entry.first, prefix + key, "unknown key (known keys: " + known + ")");
     }
   }

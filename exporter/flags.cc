@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 
+#include "base/strings.h"
 #include "exporter/duration.h"
 
 namespace scx {
@@ -47,8 +48,8 @@ bool SetScanInterval(const std::string& value, Flags* flags, std::string* error)
 }
 
 bool SetTelemetryPath(const std::string& value, Flags* flags, std::string* error) {
-  if (value.size() < 2 || value[0] != '/' || value.rfind("/-/", 0) == 0 ||
-      value.rfind("/api/", 0) == 0) {
+  if (value.size() < 2 || value[0] != '/' || StartsWith(value, "/-/") ||
+      StartsWith(value, "/api/")) {
     *error =
         "--web.telemetry-path must start with '/' and not be \"/\", \"/-/...\" or "
         "\"/api/...\"; got \"" +
@@ -127,7 +128,7 @@ bool ParseFlags(const std::vector<std::string>& args, Flags* flags, std::string*
       flags->help = true;
       continue;
     }
-    if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
+    if (!StartsWith(arg, "--") || arg.size() == 2) {
       *error = "unexpected argument \"" + arg + "\" (see --help)";
       return false;
     }

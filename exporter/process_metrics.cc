@@ -11,6 +11,8 @@
 #include <sstream>
 #include <vector>
 
+#include "base/strings.h"
+
 namespace scx {
 
 namespace {
@@ -45,7 +47,7 @@ std::string_view LineAfter(std::string_view text, std::string_view prefix) {
     size_t end = text.find('\n', at);
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(at, end - at);
-    if (line.substr(0, prefix.size()) == prefix) return line.substr(prefix.size());
+    if (StartsWith(line, prefix)) return line.substr(prefix.size());
     at = end + 1;
   }
   return {};

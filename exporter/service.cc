@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/strings.h"
 #include "exporter/build_info.h"
 #include "exporter/config_reloader.h"
 #include "exporter/http/http_server.h"
@@ -77,13 +78,7 @@ std::string BoundAddress(const std::string& listen_address, int port) {
 }
 
 // Every listen address, comma-separated, for log lines.
-std::string JoinedAddresses(const Flags& flags) {
-  std::string joined;
-  for (const std::string& address : flags.listen_addresses) {
-    joined += (joined.empty() ? "" : ",") + address;
-  }
-  return joined;
-}
+std::string JoinedAddresses(const Flags& flags) { return Join(flags.listen_addresses, ","); }
 
 // Worker threads for the HTTP server. civetweb holds a worker for each open
 // connection, idle ones included, so there are many (kDefaultHttpThreads, see

@@ -6,15 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "base/strings.h"
+
 namespace scx {
 
 namespace {
-
-std::string JoinList(const std::vector<std::string>& items) {
-  std::string text;
-  for (const std::string& item : items) text += (text.empty() ? "" : ",") + item;
-  return text;
-}
 
 bool IsDirectory(const std::string& path) {
   struct stat info;
@@ -30,9 +26,9 @@ void LogWatchedSources(const DiscoveryConfig& config, Logger* logger) {
   for (const StaticBrain& brain : config.static_brains) {
     static_dirs.push_back(ExpandHome(brain.runtime_dir));
   }
-  logger->Info("watching", {{"m1nd_registries", JoinList(registries)},
-                            {"runtime_globs", JoinList(config.runtime_globs)},
-                            {"static_brains", JoinList(static_dirs)}});
+  logger->Info("watching", {{"m1nd_registries", Join(registries, ",")},
+                            {"runtime_globs", Join(config.runtime_globs, ",")},
+                            {"static_brains", Join(static_dirs, ",")}});
   if (!config.registries_are_default) return;
   for (const std::string& registry : registries) {
     if (IsDirectory(registry)) continue;

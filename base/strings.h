@@ -1,0 +1,26 @@
+// Small string helpers the whole tree shares: prefix and suffix tests, joining a list.
+// Pure.
+#ifndef SCX_BASE_STRINGS_H_
+#define SCX_BASE_STRINGS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace scx {
+
+// Inline: the store reader tests a prefix on every block id it reads.
+inline bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() && text.substr(0, prefix.size()) == prefix;
+}
+
+inline bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// `items` with `separator` between each two: "" for none, the item itself for one.
+std::string Join(const std::vector<std::string>& items, std::string_view separator);
+
+}  // namespace scx
+
+#endif  // SCX_BASE_STRINGS_H_
