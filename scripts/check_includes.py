@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""Checks the include rules between the layers of the tree.
+
+One include root (the repository) lets any file include any header, so the layering
+of docs/architecture.md is kept by this check, a ctest test (label "lint"):
+
+  base/               includes base/ only
+  engine/             base/, engine/
+  exporter/http/      base/, exporter/http/
+  exporter/render/    base/, engine/, exporter/render/
+  exporter/ (the rest, the application)   any of the above and exporter/
+
+Every quoted include under base/, engine/ and exporter/ must also be written from the
+repository root ("base/utf8.h", not "utf8.h") and name a file of those folders, and
+every header's include guard must follow its path (base/utf8.h: SCX_BASE_UTF8_H_).
+System and library headers are included with <...> and are not checked here (CMake
+decides which target may link civetweb, OpenSSL or zlib).
+
+  scripts/check_includes.py [ROOT]    check the tree at ROOT (default: this checkout)
+  scripts/check_includes.py --self-test
+                                      plant forbidden includes in small fake trees in
+                                      a temporary folder and check that each is caught
+
+Exit status 0 when the tree keeps the rules, 1 with one line per breach otherwise.
+"""
+
+import os
+import re
+import sys
+import tempfile
+
+# The layers, most specific folder first: a file belongs to the first that holds it.
+LAYERS = [
+    ("http", "exporter/http/"),
+    ("render", "exporter/render/"),
+    ("base", "base/"),
+    ("engine", "engine/"),
+    ("exporter", "exporter/"),
+]
+
+# What each layer may include.
+ALLOWED = {
+    "base": {"base"},
+    "engine": {"base", "engine"},
+    "http": {"base", "http"},
+    "render": {"base", "engine", "render"},
+    "exporter": {"base", "engine", "http", "render", "exporter"},
+}
+
+SOURCE_SUFFIXES = (".h", ".cc", ".h.in")
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+GUARD = re.compile(r"^\s*#\s*ifndef\s+(\w+)")
+
+
+def layer_of(path):
+    for name, prefix in LAYERS:
+        if path.startswith(prefix):
+            return name
+    return None
+
+
+def expected_guard(path):
+    stem = path[: -len(".h.in")] if path.endswith(".h.in") else path[: -len(".h")]
+    return "SCX_" + re.sub(r"[^A-Za-z0-9]", "_", stem).upper() + "_H_"
+
+
+def sources(root):
+    """Paths (relative to root, with /) of the files the rules cover."""
+    found = []
+    for top in ("base", "engine", "exporter"):
+        for folder, dirs, files in os.walk(os.path.join(root, top)):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith(SOURCE_SUFFIXES):
+                    full = os.path.join(folder, name)
+                    found.append(os.path.relpath(full, root).replace(os.sep, "/"))
+    return found
+
+
+def exists(root, included):
+    # exporter/build_info.h is written at build time from exporter/build_info.h.in.
+    return os.path.isfile(os.path.join(root, included)) or os.path.isfile(
+        os.path.join(root, included + ".in")
+    )
+
+
+def check(root):
+    """One message per breach of the rules in the tree at root."""
+    problems = []
+    for path in sources(root):
+        layer = layer_of(path)
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+        for number, line in enumerate(lines, 1):
+            match = INCLUDE.match(line)
+            if not match:
+                continue
+            included = match.group(1)
+            where = "%s:%d: includes \"%s\"" % (path, number, included)
+            target = layer_of(included)
+            if target is None or not exists(root, included):
+                problems.append(
+                    where + ": not a file of base/, engine/ or exporter/ written from the "
+                    "repository root"
+                )
+            elif target not in ALLOWED[layer]:
+                problems.append(
+                    "%s: %s may not include %s (it may include: %s)"
+                    % (where, layer, target, ", ".join(sorted(ALLOWED[layer])))
+                )
+        if path.endswith((".h", ".h.in")):
+            guard = next((m.group(1) for m in map(GUARD.match, lines) if m), None)
+            if guard != expected_guard(path):
+                problems.append(
+                    "%s: include guard %s, expected %s" % (path, guard, expected_guard(path))
+                )
+    return problems
+
+
+# --- self-test -------------------------------------------------------------------
+
+def header(path, *includes):
+    guard = expected_guard(path)
+    body = "".join('#include "%s"\n' % name for name in includes)
+    return "#ifndef %s\n#define %s\n%s#endif  // %s\n" % (guard, guard, body, guard)
+
+
+# A small tree that keeps every rule, each allowed kind of include used once.
+CLEAN_TREE = {
+    "base/util.h": header("base/util.h"),
+    "base/util.cc": '#include "base/util.h"\n',
+    "engine/model.h": header("engine/model.h", "base/util.h"),
+    "exporter/http/server.h": header("exporter/http/server.h", "base/util.h"),
+    "exporter/render/page.h": header(
+        "exporter/render/page.h", "base/util.h", "engine/model.h"
+    ),
+    "exporter/render/page.cc": '#include "exporter/render/page.h"\n#include <zlib.h>\n',
+    "exporter/build_info.h.in": header("exporter/build_info.h.in"),
+    "exporter/app.h": header("exporter/app.h"),
+    "exporter/main.cc": "".join(
+        '#include "%s"\n' % name
+        for name in (
+            "exporter/app.h",
+            "exporter/build_info.h",
+            "exporter/http/server.h",
+            "exporter/render/page.h",
+            "engine/model.h",
+            "base/util.h",
+        )
+    ),
+}
+
+# (file, line added to it, words the report must hold): each breaks one rule.
+PLANTED = [
+    ("base/util.cc", '#include "engine/model.h"', "base may not include engine"),
+    ("base/util.cc", '#include "exporter/app.h"', "base may not include exporter"),
+    ("engine/model.h", '#include "exporter/app.h"', "engine may not include exporter"),
+    ("engine/model.h", '#include "exporter/render/page.h"', "engine may not include render"),
+    ("exporter/render/page.cc", '#include "exporter/http/server.h"',
+     "render may not include http"),
+    ("exporter/render/page.cc", '#include "exporter/app.h"', "render may not include exporter"),
+    ("exporter/http/server.h", '#include "exporter/render/page.h"',
+     "http may not include render"),
+    ("exporter/http/server.h", '#include "engine/model.h"', "http may not include engine"),
+    ("exporter/http/server.h", '#include "exporter/app.h"', "http may not include exporter"),
+    ("engine/model.h", '#include "util.h"', "written from the repository root"),
+    ("engine/model.h", '#include "engine/missing.h"', "written from the repository root"),
+]
+
+
+def write_tree(root, files):
+    for path, text in files.items():
+        full = os.path.join(root, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def self_test():
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="scx-include-rules-") as temp:
+        clean = os.path.join(temp, "clean")
+        write_tree(clean, CLEAN_TREE)
+        problems = check(clean)
+        if problems:
+            failures.append("the clean tree was refused: " + "; ".join(problems))
+        for i, (path, line, words) in enumerate(PLANTED):
+            root = os.path.join(temp, "planted-%d" % i)
+            files = dict(CLEAN_TREE)
+            files[path] = line + "\n" + files[path]
+            write_tree(root, files)
+            problems = check(root)
+            if len(problems) != 1 or words not in problems[0] or path not in problems[0]:
+                failures.append(
+                    "%s planted in %s: expected one report with \"%s\", got %r"
+                    % (line, path, words, problems)
+                )
+        root = os.path.join(temp, "guard")
+        files = dict(CLEAN_TREE)
+        files["engine/model.h"] = files["engine/model.h"].replace(
+            "SCX_ENGINE_MODEL_H_", "SCX_EXPORTER_MODEL_H_"
+        )
+        write_tree(root, files)
+        problems = check(root)
+        if len(problems) != 1 or "expected SCX_ENGINE_MODEL_H_" not in problems[0]:
+            failures.append("a wrong include guard: got %r" % (problems,))
+    for failure in failures:
+        print("check_includes self-test: " + failure)
+    if failures:
+        return 1
+    print("check_includes self-test: %d planted breaches caught, the clean tree passes"
+          % (len(PLANTED) + 1))
+    return 0
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        return self_test()
+    if len(argv) > 2 or (len(argv) == 2 and argv[1].startswith("-")):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    root = argv[1] if len(argv) == 2 else os.path.join(os.path.dirname(__file__), "..")
+    problems = check(root)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print("check_includes: %d include rule(s) broken; see docs/architecture.md, "
+              "\"Layers\"" % len(problems))
+        return 1
+    print("check_includes: %d files keep the include rules" % len(sources(root)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
