@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <numeric>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -153,8 +154,17 @@ void AssignBrainNames(std::vector<Brain>* brains, const std::vector<Brain>& prev
     }
   }
   for (size_t i = 0; i < claims.size(); ++i) claims[i].brain->name = names[i];
-  std::sort(brains->begin(), brains->end(),
-            [](const Brain& a, const Brain& b) { return a.name < b.name; });
+  // Sorted by name through their indices, then each brain moved once: a Brain holds
+  // many strings, and sorting the brains themselves moved each one dozens of times.
+  std::vector<std::size_t> order(brains->size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [brains](std::size_t a, std::size_t b) {
+    return (*brains)[a].name < (*brains)[b].name;
+  });
+  std::vector<Brain> sorted;
+  sorted.reserve(brains->size());
+  for (std::size_t index : order) sorted.push_back(std::move((*brains)[index]));
+  brains->swap(sorted);
 }
 
 void AssignBrainNames(std::vector<Brain>* brains, std::vector<std::string>* collisions) {

@@ -250,12 +250,14 @@ struct DiscoveryCache::Impl {
     manifests.BeginWalk();
     instances.BeginWalk();
     ingest_roots.BeginWalk();
+    ingest_roots_absent.BeginWalk();
   }
 
   void DropUnseen() {
     manifests.DropUnseen();
     instances.DropUnseen();
     ingest_roots.DropUnseen();
+    ingest_roots_absent.DropUnseen();
   }
 
   Options options;
@@ -263,6 +265,12 @@ struct DiscoveryCache::Impl {
   StampCache<ManifestParse> manifests;
   StampCache<InstanceRecordParse> instances;
   StampCache<IngestRootsParse> ingest_roots;
+  // A project brain folder's ingest_roots.json known to be absent, by the folder's
+  // manifest path (so that a warm walk makes no path of it), with
+  // the stamp of the folder it is missing from: any file made in the folder since
+  // changes the folder's mtime and ctime. Most project brains have none, and a warm
+  // discovery would otherwise try to open one in every folder at every scan.
+  StampCache<bool> ingest_roots_absent;
 };
 
 DiscoveryCache::DiscoveryCache() : DiscoveryCache(Options()) {}
@@ -325,14 +333,28 @@ class FolderFd {
 struct IngestRootsFile {
   std::string path;
   Loaded<IngestRootsParse> file;
+  // When known absent from its folder as that folder still is (file.status kMissing).
+  const StampCache<bool>::Entry* kept_absent = nullptr;
 };
 
 // Loads `dir`'s ingest_roots.json through `cache` (may be null), as ReadManifest does
-// its manifest. Changes nothing.
+// its manifest. With `dir_stamp` (the folder's stamp now) and `absent_key` (how the
+// cache knows the folder: its manifest's path), a file the cache knows absent from the
+// folder as it still is is not looked for (then `path` stays empty). Changes nothing.
 IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache::Impl* cache,
                                   int dir_fd = AT_FDCWD,
-                                  const std::string& dir_name = std::string()) {
+                                  const std::string& dir_name = std::string(),
+                                  const FileStamp* dir_stamp = nullptr,
+                                  const std::string* absent_key = nullptr) {
   IngestRootsFile ingest;
+  if (cache != nullptr && dir_stamp != nullptr && absent_key != nullptr) {
+    const StampCache<bool>::Entry* absent = cache->ingest_roots_absent.Find(*absent_key);
+    if (absent != nullptr && CanReuseParse(absent->stamp, *dir_stamp)) {
+      ingest.file.status = ReadStatus::kMissing;
+      ingest.kept_absent = absent;
+      return ingest;
+    }
+  }
   ingest.path = JoinPath(dir, kIngestRootsFileName);
   const std::string name_at =
       dir_fd == AT_FDCWD ? ingest.path : JoinPath(dir_name, kIngestRootsFileName);
@@ -361,6 +383,8 @@ OwnerIdentity IdentityOf(const IngestRootsFile& ingest, const std::string& works
 struct BrainFolder {
   std::string dir;
   std::string key;  // its RuntimeKey; empty: not a folder
+  bool has_stamp = false;
+  FileStamp stamp;  // of the folder itself, when has_stamp
   Manifest manifest;
   IngestRootsFile ingest;  // read when the manifest parsed
   OwnerIdentity identity;  // when the manifest parsed
@@ -373,7 +397,9 @@ void LookIntoFolder(const DiscoveryCache::Impl* cache, BrainFolder* folder, int 
   folder->manifest = ReadManifest(folder->dir, cache, dir_fd, dir_name);
   const Loaded<ManifestParse>& file = folder->manifest.file;
   if (file.status != ReadStatus::kOk || !file.parsed().ok) return;
-  folder->ingest = ReadIngestRootsIn(folder->dir, cache, dir_fd, dir_name);
+  folder->ingest =
+      ReadIngestRootsIn(folder->dir, cache, dir_fd, dir_name,
+                        folder->has_stamp ? &folder->stamp : nullptr, &folder->manifest.path);
   // A hosted project brain is named by its own session state: its ingest roots
   // first, its manifest's project_root at rule 2.
   folder->identity =
@@ -381,9 +407,14 @@ void LookIntoFolder(const DiscoveryCache::Impl* cache, BrainFolder* folder, int 
 }
 
 // The form of a project root by which m1nd's brain list dedupes brain folders. m1nd
-// writes the canonical root it was given; lexically normal is enough to compare.
+// writes the canonical root it was given; lexically normal is enough to compare. Most
+// roots have nothing to normalise but trailing slashes: std::filesystem is spared them.
 std::string RootKey(const std::string& root) {
   if (root.empty()) return root;
+  if (root.find("/.") == std::string::npos && root.find("//") == std::string::npos &&
+      root.front() != '.') {
+    return StripTrailingSlashes(root);
+  }
   return StripTrailingSlashes(std::filesystem::path(root).lexically_normal().string());
 }
 
@@ -403,9 +434,9 @@ std::string ParentDir(const std::string& path) {
 // ---- The walk ---------------------------------------------------------------------
 
 struct OwnerCandidate {
-  std::string registry;     // the registry folder it is listed in
-  std::string runtime_dir;  // RealDir
-  std::string key;          // RuntimeKey of runtime_dir
+  std::shared_ptr<const std::string> registry;  // the registry folder it is listed in
+  std::string runtime_dir;                      // RealDir
+  std::string key;                              // RuntimeKey of runtime_dir
   std::string workspace_root;
   std::string ingest_dir;  // the folder holding ingest_roots.json
   std::string m1nd_name;   // what m1nd's brain list calls it
@@ -423,7 +454,7 @@ bool NamesBrainFirst(const OwnerCandidate& a, const OwnerCandidate& b) {
 
 // A "project" registry entry: a live hosted project brain, serving its folder.
 struct ProjectEntry {
-  std::string registry;
+  std::shared_ptr<const std::string> registry;
   std::string dir;  // RealDir of its workspace_root: the folder it serves
   std::uint64_t last_heartbeat_ms = 0;
 };
@@ -468,10 +499,11 @@ class Walk {
   // Adds the brain of a folder looked into by LookIntoFolder (or carries the previous
   // one over, or records why it is not a brain).
   void AddFolderBrain(const BrainFolder& folder, BrainSource source, MissingManifest missing,
-                      const std::string& origin);
+                      const std::shared_ptr<const std::string>& origin);
   // Lists one project-brains/ folder of `registry`'s owner and adds the brain of every
   // folder in it; of several folders claiming one project root, the one m1nd serves.
-  void AddProjectBrainsIn(const std::string& folder, const std::string& registry);
+  void AddProjectBrainsIn(const std::string& folder,
+                          const std::shared_ptr<const std::string>& registry);
   // Of `folders` (indices into `found`) claiming one project root, the one m1nd serves.
   std::size_t ServedFolder(const std::vector<BrainFolder>& found,
                            const std::vector<std::size_t>& folders);
@@ -500,6 +532,7 @@ class Walk {
   std::vector<OrphanedFolder> orphans_;
   std::vector<OwnerCandidate> owners_;
   std::vector<ProjectEntry> project_entries_;
+  std::shared_ptr<const std::string> listed_registry_;  // the one ScanRegistry is listing
   // RuntimeKey of each project entry's folder -> its freshest heartbeat; built on
   // first use, after every registry was read.
   std::unordered_map<std::string, std::uint64_t> served_by_entry_;
@@ -580,7 +613,9 @@ void Walk::AddStatic(const StaticBrain& config) {
 
 void Walk::ScanRegistry(const std::string& registry, bool is_default) {
   const std::string folder = CleanDir(registry);
-  auto from_this_registry = [&folder](const Brain& brain) { return brain.origin == folder; };
+  auto from_this_registry = [&folder](const Brain& brain) {
+    return brain.origin != nullptr && *brain.origin == folder;
+  };
   // The default registry need not exist (m1nd never ran here); a named one must.
   struct stat info;
   if (stat(folder.c_str(), &info) != 0) {
@@ -611,6 +646,7 @@ void Walk::ScanRegistry(const std::string& registry, bool is_default) {
     }
     return;
   }
+  listed_registry_ = std::make_shared<const std::string>(folder);
   for (const std::string& name : names) {
     if (Stopped()) return;
     // m1nd replaces entries through "<id>.tmp"; only finished entries count.
@@ -637,7 +673,7 @@ void Walk::ReadInstance(const std::string& registry, const std::string& name) {
   if (KindOf(record) == InstanceKind::kProject) {
     // The workspace root of a project entry is its project-brains/<hex> folder.
     project_entries_.push_back(
-        ProjectEntry{registry, RealDir(ResolveInRegistry(registry, record.workspace_root)),
+        ProjectEntry{listed_registry_, RealDir(ResolveInRegistry(registry, record.workspace_root)),
                      record.last_heartbeat_ms});
     return;
   }
@@ -649,7 +685,7 @@ void Walk::ReadInstance(const std::string& registry, const std::string& name) {
     return Debug(path, "empty \"runtime_root\": no brain folder to watch");
   }
   OwnerCandidate owner;
-  owner.registry = registry;
+  owner.registry = listed_registry_;
   owner.runtime_dir = RealDir(ResolveInRegistry(registry, record.runtime_root));
   owner.key = RuntimeKey(owner.runtime_dir);
   owner.workspace_root = ResolveInRegistry(registry, record.workspace_root);
@@ -724,7 +760,8 @@ void Walk::AddProjectBrains() {
   }
 }
 
-void Walk::AddProjectBrainsIn(const std::string& folder, const std::string& registry) {
+void Walk::AddProjectBrainsIn(const std::string& folder,
+                              const std::shared_ptr<const std::string>& registry) {
   std::vector<std::string> names;
   std::string error;
   ReadStatus status = ListDir(folder, &names, &error);
@@ -764,6 +801,8 @@ void Walk::AddProjectBrainsIn(const std::string& folder, const std::string& regi
     }
     if (!S_ISDIR(info.st_mode)) return;
     entry.key = InodeKey(info);
+    entry.has_stamp = true;
+    entry.stamp = StampOfStat(info);
     // Claimed before this folder was listed: not read (claimed_ does not change now).
     if (claimed_.count(entry.key) != 0) return;
     if (symlink) {
@@ -774,7 +813,7 @@ void Walk::AddProjectBrainsIn(const std::string& folder, const std::string& regi
   };
   if (!ParallelFor(names.size(), parallelism_, look, stop_)) return;
   // Folders that claim one project root: m1nd serves one, the others are orphans.
-  std::map<std::string, std::vector<std::size_t>> by_root;
+  std::unordered_map<std::string, std::vector<std::size_t>> by_root;
   for (std::size_t i = 0; i < found.size(); ++i) {
     const BrainFolder& entry = found[i];
     if (entry.key.empty()) continue;
@@ -857,7 +896,7 @@ void Walk::ScanGlob(const std::string& pattern) {
         if (claimed_.count(folder.key)) continue;  // found (or tried) by a stronger source
         LookIntoFolder(cache_, &folder);
         RememberFolder(folder);
-        AddFolderBrain(folder, BrainSource::kGlob, MissingManifest::kProblem, std::string());
+        AddFolderBrain(folder, BrainSource::kGlob, MissingManifest::kProblem, nullptr);
       }
     }
   } else if (result == GLOB_NOSPACE) {
@@ -877,14 +916,23 @@ void Walk::RememberFolder(const BrainFolder& folder) {
     Remember(folder.manifest.path, folder.manifest.file, cache_->walk_started_ns,
              &cache_->manifests);
   }
-  if (!folder.ingest.path.empty()) {
-    Remember(folder.ingest.path, folder.ingest.file, cache_->walk_started_ns,
-             &cache_->ingest_roots);
+  if (folder.ingest.kept_absent != nullptr) {
+    cache_->ingest_roots_absent.MarkSeen(*folder.ingest.kept_absent);
+    return;
+  }
+  if (folder.ingest.path.empty()) return;  // not looked for: no brain's manifest
+  Remember(folder.ingest.path, folder.ingest.file, cache_->walk_started_ns, &cache_->ingest_roots);
+  // Known by the folder's manifest path, which a brain folder always has.
+  if (folder.ingest.file.status == ReadStatus::kMissing && folder.has_stamp) {
+    cache_->ingest_roots_absent.Keep(folder.manifest.path, folder.stamp, cache_->walk_started_ns,
+                                     true);
+  } else {
+    cache_->ingest_roots_absent.Forget(folder.manifest.path);
   }
 }
 
 void Walk::AddFolderBrain(const BrainFolder& folder, BrainSource source, MissingManifest missing,
-                          const std::string& origin) {
+                          const std::shared_ptr<const std::string>& origin) {
   const std::string& key = folder.key;
   const std::string& path = folder.manifest.path;
   const Loaded<ManifestParse>& file = folder.manifest.file;

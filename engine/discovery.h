@@ -94,8 +94,9 @@ struct Brain {
   // listed (or its files read) now: its verdict is marked stale.
   bool carried_over = false;
   // The registry folder (registry owners and project brains) it was found through,
-  // for carrying it over when that registry cannot be listed; empty otherwise.
-  std::string origin;
+  // for carrying it over when that registry cannot be listed; null otherwise. Shared
+  // by the brains of one registry (a copy per brain would cost an allocation each).
+  std::shared_ptr<const std::string> origin;
 };
 
 // A folder under project-brains/ whose manifest claims a project root that another

@@ -21,6 +21,14 @@ constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 // depth counter starts at 128 and fails when it reaches 0): 127 are allowed.
 constexpr int kSerdeRecursionLimit = 128;
 
+// How many '[' and '{' the text holds, strings included: an upper bound of how many
+// arrays and objects it can open at once.
+int CountBrackets(std::string_view text) {
+  int count = 0;
+  for (const char c : text) count += (c == '[' || c == '{') ? 1 : 0;
+  return count;
+}
+
 // Parses `text` as serde_json::from_str would accept it: no byte-order mark, no
 // nesting deeper than serde's limit, and (when `reject_duplicate_keys`) no key twice
 // in the top-level object, as a derived struct refuses a duplicate field. Only the
@@ -30,6 +38,18 @@ bool ParseLikeSerde(std::string_view text, bool reject_duplicate_keys, Json* doc
   if (StartsWith(text, kUtf8Bom)) {
     *error = "starts with a byte-order mark";
     return false;
+  }
+  // Fewer brackets in all than serde's limit cannot nest too deep: then, unless keys
+  // are checked too, nlohmann parses without a callback at every token (a cold
+  // discovery parses a manifest per project brain).
+  if (!reject_duplicate_keys && CountBrackets(text) < kSerdeRecursionLimit) {
+    try {
+      *doc = Json::parse(text.begin(), text.end());
+    } catch (const Json::exception& e) {
+      *error = std::string("not valid JSON: ") + e.what();
+      return false;
+    }
+    return true;
   }
   std::set<std::string> keys;
   std::string duplicate;

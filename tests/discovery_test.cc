@@ -1295,6 +1295,26 @@ TEST_F(CachedDiscoveryTest, ChangedInstanceFileAndIngestRootsAreReadAgain) {
   EXPECT_EQ(1, Reads(instance));
 }
 
+// Most project brains have no ingest_roots.json of their own: a warm discovery does
+// not look for it again in a folder unchanged since it was found missing there, and
+// does as soon as a file is made in the folder.
+TEST_F(CachedDiscoveryTest, MissingIngestRootsAreNotLookedForInAnUnchangedFolder) {
+  WriteOwner();
+  WriteProjectBrain("aa", "/home/u/keyvault");
+  const std::string ingest_roots = ProjectBrain("aa") + "/ingest_roots.json";
+  DiscoveryCache cache(CountingOptions());
+  Discover(&cache);
+  EXPECT_EQ(1, Reads(ingest_roots));
+  Discover(&cache);
+  EXPECT_EQ(0, Reads(ingest_roots));
+  const std::string repo = tmp_.Join("src/Key-Vault");
+  MakeDirs(repo);
+  WriteFile(ingest_roots, "[\"" + repo + "\"]");
+  const Discovery named = Discover(&cache);
+  EXPECT_EQ(1, Reads(ingest_roots));
+  ASSERT_EQ((std::vector<std::string>{"key_vault", "m1nd"}), Names(named));
+}
+
 TEST(StampCacheTest, OnlyTheSameStampReusesAParse) {
   FileStamp kept{1, 2, 3, 4, 5};
   EXPECT_TRUE(CanReuseParse(kept, kept));

@@ -71,8 +71,16 @@ void AddIdentity(const BrainReport& brain, Json* out) {
   (*out)["carried_over"] = brain.brain().carried_over;
 }
 
+// An empty object with room for a brain's fields: an ordered_json object is a vector,
+// grown (and its keys moved) field by field otherwise.
+Json BrainObject() {
+  Json out = Json::object();
+  out.get_ptr<Json::object_t*>()->reserve(16);
+  return out;
+}
+
 Json OnceBrain(const BrainReport& brain) {
-  Json out;
+  Json out = BrainObject();
   out["brain"] = brain.brain().name;
   out["project_root"] = brain.brain().project_root;
   out["runtime_dir"] = brain.brain().runtime_dir;
@@ -98,7 +106,7 @@ Json NorthJson(const Coherence& coherence) {
 }
 
 Json BrainJson(const BrainReport& brain) {
-  Json out;
+  Json out = BrainObject();
   out["brain"] = brain.brain().name;
   out["project_root"] = brain.brain().project_root;
   if (!brain.brain().display_name.empty()) out["display_name"] = brain.brain().display_name;
