@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -358,6 +359,13 @@ IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache::
   ingest.path = JoinPath(dir, kIngestRootsFileName);
   const std::string name_at =
       dir_fd == AT_FDCWD ? ingest.path : JoinPath(dir_name, kIngestRootsFileName);
+  // Most project brains have none: a stat from the listed folder (a walk of two names)
+  // tells so more cheaply than an open of the whole path.
+  struct stat info;
+  if (dir_fd != AT_FDCWD && fstatat(dir_fd, name_at.c_str(), &info, 0) != 0 && errno == ENOENT) {
+    ingest.file.status = ReadStatus::kMissing;
+    return ingest;
+  }
   ingest.file = LoadSmallFile(ingest.path, cache ? &cache->ingest_roots : nullptr, ReaderOf(cache),
                               ParseIngestRootsText, dir_fd, &name_at);
   return ingest;
@@ -416,6 +424,19 @@ std::string RootKey(const std::string& root) {
     return StripTrailingSlashes(root);
   }
   return StripTrailingSlashes(std::filesystem::path(root).lexically_normal().string());
+}
+
+// RootKey(root) as a view: into `root` itself when only trailing slashes differ, else
+// into the normalised copy appended to `normalized` (whose elements never move).
+std::string_view RootKeyView(const std::string& root, std::deque<std::string>* normalized) {
+  std::string_view view = root;
+  if (root.find("/.") == std::string::npos && root.find("//") == std::string::npos &&
+      (root.empty() || root.front() != '.')) {
+    while (view.size() > 1 && view.back() == '/') view.remove_suffix(1);
+    return view;
+  }
+  normalized->push_back(RootKey(root));
+  return normalized->back();
 }
 
 // The mtime of the store in `dir`, or the smallest value without one.
@@ -813,18 +834,27 @@ void Walk::AddProjectBrainsIn(const std::string& folder,
   };
   if (!ParallelFor(names.size(), parallelism_, look, stop_)) return;
   // Folders that claim one project root: m1nd serves one, the others are orphans.
-  std::unordered_map<std::string, std::vector<std::size_t>> by_root;
+  // Roots are compared as views into the parses (stable for the walk), and a group is
+  // made only for a root claimed twice: nearly every root is claimed once.
+  std::unordered_map<std::string_view, std::size_t> first_of_root;  // root -> folder
+  std::map<std::size_t, std::vector<std::size_t>> groups;  // first folder -> all of its root
+  std::deque<std::string> normalized;                      // roots RootKey rewrote
+  first_of_root.reserve(found.size());
   for (std::size_t i = 0; i < found.size(); ++i) {
     const BrainFolder& entry = found[i];
     if (entry.key.empty()) continue;
     RememberFolder(entry);
     const Loaded<ManifestParse>& file = entry.manifest.file;
     if (claimed_.count(entry.key) || file.status != ReadStatus::kOk || !file.parsed().ok) continue;
-    by_root[RootKey(file.parsed().project_root)].push_back(i);
+    const auto [first, inserted] =
+        first_of_root.emplace(RootKeyView(file.parsed().project_root, &normalized), i);
+    if (inserted) continue;
+    std::vector<std::size_t>& group = groups[first->second];
+    if (group.empty()) group.push_back(first->second);
+    group.push_back(i);
   }
   std::vector<bool> orphaned(found.size(), false);
-  for (const auto& [root, folders] : by_root) {
-    if (folders.size() < 2) continue;
+  for (const auto& [first, folders] : groups) {
     const std::size_t served = ServedFolder(found, folders);
     for (std::size_t i : folders) {
       if (i == served) continue;
