@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/brain_reports.h"
+
 namespace scx {
 namespace {
 
@@ -38,15 +40,8 @@ BrainReport Incident() {
   return report;
 }
 
-BrainReport Report(const std::string& name, BrainState state) {
-  BrainReport report;
-  Brain* brain = report.mutable_brain();
-  brain->name = name;
-  brain->project_root = "/home/dev/" + name;
-  brain->runtime_dir = "/rt/" + name;
-  report.state = state;
-  return report;
-}
+using testing::IdentityUnknown;
+using testing::Report;
 
 BrainReport Ok(const std::string& name) {
   BrainReport report = Report(name, BrainState::kOk);
@@ -55,16 +50,6 @@ BrainReport Ok(const std::string& name) {
   verdict.expected_slug = name;
   verdict.found_slug = name;
   report.coherence = std::make_shared<const Coherence>(verdict);
-  return report;
-}
-
-// A brain with a store whose identity cannot be decided: no verdict.
-BrainReport IdentityUnknown(const std::string& name) {
-  BrainReport report = Report(name, BrainState::kIdentityUnknown);
-  Brain* brain = report.mutable_brain();
-  brain->project_root.clear();
-  brain->identity_source = IdentitySource::kUnknown;
-  brain->identity_note = "ingest root /home/dev/m1nd cannot be seen";
   return report;
 }
 

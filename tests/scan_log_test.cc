@@ -11,26 +11,14 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/brain_reports.h"
+#include "tests/captured_log.h"
 #include "tests/test_support.h"
 
 namespace scx {
 namespace {
 
-// Log lines written to a file and read back.
-class CapturedLog {
- public:
-  explicit CapturedLog(LogLevel level)
-      : file_(std::fopen(dir_.Join("log").c_str(), "w")),
-        logger_(level, LogFormat::kLogfmt, file_) {}
-  ~CapturedLog() { std::fclose(file_); }
-  Logger* logger() { return &logger_; }
-  std::string text() const { return testing::ReadFile(dir_.Join("log")); }
-
- private:
-  testing::TempDir dir_;
-  std::FILE* file_;
-  Logger logger_;
-};
+using testing::CapturedLog;
 
 size_t CountOf(const std::string& text, const std::string& part) {
   size_t count = 0;
@@ -38,25 +26,8 @@ size_t CountOf(const std::string& text, const std::string& part) {
   return count;
 }
 
-BrainReport Report(const std::string& name, BrainState state) {
-  BrainReport report;
-  Brain* brain = report.mutable_brain();
-  brain->name = name;
-  brain->project_root = "/home/dev/" + name;
-  brain->runtime_dir = "/rt/" + name;
-  report.state = state;
-  return report;
-}
-
-BrainReport IdentityUnknown(const std::string& name) {
-  BrainReport report = Report(name, BrainState::kIdentityUnknown);
-  Brain* brain = report.mutable_brain();
-  brain->project_root.clear();
-  brain->identity_source = IdentitySource::kUnknown;
-  brain->identity_note = "ingest root /home/dev/m1nd cannot be seen";
-  report.store = StorePresence::kPresent;
-  return report;
-}
+using testing::IdentityUnknown;
+using testing::Report;
 
 StateChange Change(const std::string& brain, std::optional<BrainState> from,
                    std::optional<BrainState> to) {

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "exporter/render/gzip.h"
+#include "tests/captured_log.h"
 #include "tests/test_process.h"
 #include "tests/test_support.h"
 
@@ -29,23 +30,7 @@ constexpr char kIncidentLine[] =
 constexpr milliseconds kLongWait{10000};
 constexpr milliseconds kHour{3600 * 1000};
 
-// Captures log lines in a file. The logger writes and flushes each line under its
-// own lock; text() reads the file through its own descriptor, so reading while the
-// scan thread logs shares no memory with the writer.
-class CapturedLog {
- public:
-  explicit CapturedLog(LogLevel level)
-      : file_(std::fopen(dir_.Join("log").c_str(), "w")),
-        logger_(level, LogFormat::kLogfmt, file_) {}
-  ~CapturedLog() { std::fclose(file_); }
-  Logger* logger() { return &logger_; }
-  std::string text() const { return testing::ReadFile(dir_.Join("log")); }
-
- private:
-  TempDir dir_;
-  std::FILE* file_;
-  Logger logger_;
-};
+using testing::CapturedLog;
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
