@@ -18,6 +18,10 @@ inline bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
+// The folder part of a path: "/a/b" and "/a/b/" -> "/a", "/a" -> "/", "/" -> "/";
+// "" for a path with no '/' at all.
+std::string ParentFolder(std::string_view path);
+
 // `items` with `separator` between each two: "" for none, the item itself for one.
 std::string Join(const std::vector<std::string>& items, std::string_view separator);
 

@@ -32,6 +32,7 @@
 #include "base/brain_file.h"
 #include "base/parallel_for.h"
 #include "base/stamp_cache.h"
+#include "base/strings.h"
 #include "engine/brain_names.h"
 #include "engine/root_visibility.h"
 #include "engine/store_reader.h"
@@ -172,12 +173,6 @@ bool IsUnknownKind(const InstanceRecord& record) {
          record.brain_kind != kMedullaKind;
 }
 
-InstanceRecordParse ParseInstanceText(const std::string& text) { return ParseInstanceRecord(text); }
-ManifestParse ParseManifestText(const std::string& text) { return ParseProjectBrainManifest(text); }
-IngestRootsParse ParseIngestRootsText(const std::string& text) {
-  return ParseIngestRootsAsM1nd(text);
-}
-
 // A small file's parse: read now, or kept from a read of the file as it still is.
 template <typename Parsed>
 struct Loaded {
@@ -309,7 +304,7 @@ Manifest ReadManifest(const std::string& dir, const DiscoveryCache::Impl* cache,
   const std::string name_at =
       dir_fd == AT_FDCWD ? manifest.path : JoinPath(dir_name, kProjectBrainManifest);
   manifest.file = LoadSmallFile(manifest.path, cache ? &cache->manifests : nullptr, ReaderOf(cache),
-                                ParseManifestText, dir_fd, &name_at);
+                                ParseProjectBrainManifest, dir_fd, &name_at);
   return manifest;
 }
 
@@ -360,14 +355,17 @@ IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache::
   const std::string name_at =
       dir_fd == AT_FDCWD ? ingest.path : JoinPath(dir_name, kIngestRootsFileName);
   // Most project brains have none: a stat from the listed folder (a walk of two names)
-  // tells so more cheaply than an open of the whole path.
+  // tells so more cheaply than an open of the whole path. A file the cache knows is
+  // stat'ed by LoadSmallFile instead.
+  const bool known = cache != nullptr && cache->ingest_roots.Find(ingest.path) != nullptr;
   struct stat info;
-  if (dir_fd != AT_FDCWD && fstatat(dir_fd, name_at.c_str(), &info, 0) != 0 && errno == ENOENT) {
+  if (dir_fd != AT_FDCWD && !known && fstatat(dir_fd, name_at.c_str(), &info, 0) != 0 &&
+      errno == ENOENT) {
     ingest.file.status = ReadStatus::kMissing;
     return ingest;
   }
   ingest.file = LoadSmallFile(ingest.path, cache ? &cache->ingest_roots : nullptr, ReaderOf(cache),
-                              ParseIngestRootsText, dir_fd, &name_at);
+                              ParseIngestRootsAsM1nd, dir_fd, &name_at);
   return ingest;
 }
 
@@ -414,20 +412,11 @@ void LookIntoFolder(const DiscoveryCache::Impl* cache, BrainFolder* folder, int 
       IdentityOf(folder->ingest, file.parsed().project_root, IdentitySource::kManifest);
 }
 
-// The form of a project root by which m1nd's brain list dedupes brain folders. m1nd
-// writes the canonical root it was given; lexically normal is enough to compare. Most
-// roots have nothing to normalise but trailing slashes: std::filesystem is spared them.
-std::string RootKey(const std::string& root) {
-  if (root.empty()) return root;
-  if (root.find("/.") == std::string::npos && root.find("//") == std::string::npos &&
-      root.front() != '.') {
-    return StripTrailingSlashes(root);
-  }
-  return StripTrailingSlashes(std::filesystem::path(root).lexically_normal().string());
-}
-
-// RootKey(root) as a view: into `root` itself when only trailing slashes differ, else
-// into the normalised copy appended to `normalized` (whose elements never move).
+// The form of a project root by which m1nd's brain list dedupes brain folders: m1nd
+// writes the canonical root it was given, so lexically normal is enough to compare. A
+// view into `root` itself when only trailing slashes differ (most roots: std::filesystem
+// is spared them), else into the normal copy appended to `normalized` (whose elements
+// never move).
 std::string_view RootKeyView(const std::string& root, std::deque<std::string>* normalized) {
   std::string_view view = root;
   if (root.find("/.") == std::string::npos && root.find("//") == std::string::npos &&
@@ -435,7 +424,8 @@ std::string_view RootKeyView(const std::string& root, std::deque<std::string>* n
     while (view.size() > 1 && view.back() == '/') view.remove_suffix(1);
     return view;
   }
-  normalized->push_back(RootKey(root));
+  normalized->push_back(
+      StripTrailingSlashes(std::filesystem::path(root).lexically_normal().string()));
   return normalized->back();
 }
 
@@ -446,10 +436,6 @@ std::int64_t StoreMtimeNs(const std::string& dir) {
     return std::numeric_limits<std::int64_t>::min();
   }
   return StampOfStat(info).mtime_ns;
-}
-
-std::string ParentDir(const std::string& path) {
-  return std::filesystem::path(path).parent_path().string();
 }
 
 // ---- The walk ---------------------------------------------------------------------
@@ -679,7 +665,7 @@ void Walk::ReadInstance(const std::string& registry, const std::string& name) {
   std::string path = JoinPath(JoinPath(registry, kInstancesDir), name);
   StampCache<InstanceRecordParse>* cache = cache_ ? &cache_->instances : nullptr;
   const Loaded<InstanceRecordParse> file =
-      LoadSmallFile(path, cache, ReaderOf(cache_), ParseInstanceText);
+      LoadSmallFile(path, cache, ReaderOf(cache_), ParseInstanceRecord);
   if (cache_) Remember(path, file, cache_->walk_started_ns, cache);
   if (file.status == ReadStatus::kMissing) return;  // removed since the listing
   if (file.status == ReadStatus::kError) {
@@ -791,7 +777,7 @@ void Walk::AddProjectBrainsIn(const std::string& folder,
     // Its brains did not go away: what the last scan knew of them stands.
     return CarryOverAll([&folder](const Brain& brain) {
       return brain.source == BrainSource::kRegistryProject &&
-             ParentDir(brain.runtime_dir) == folder;
+             ParentFolder(brain.runtime_dir) == folder;
     });
   }
   if (status != ReadStatus::kOk) return;
@@ -838,7 +824,7 @@ void Walk::AddProjectBrainsIn(const std::string& folder,
   // made only for a root claimed twice: nearly every root is claimed once.
   std::unordered_map<std::string_view, std::size_t> first_of_root;  // root -> folder
   std::map<std::size_t, std::vector<std::size_t>> groups;  // first folder -> all of its root
-  std::deque<std::string> normalized;                      // roots RootKey rewrote
+  std::deque<std::string> normalized;                      // roots RootKeyView rewrote
   first_of_root.reserve(found.size());
   for (std::size_t i = 0; i < found.size(); ++i) {
     const BrainFolder& entry = found[i];
@@ -900,7 +886,7 @@ std::size_t Walk::ServedFolder(const std::vector<BrainFolder>& found,
   }
   if (best_has_entry) return best;
   // 2. Else the most recently written store; then the first folder by name.
-  std::int64_t best_mtime = StoreMtimeNs(found[best].dir);
+  std::int64_t best_mtime = std::numeric_limits<std::int64_t>::min();
   for (std::size_t i : folders) {
     const std::int64_t mtime = StoreMtimeNs(found[i].dir);
     if (mtime > best_mtime) {

@@ -10,19 +10,13 @@
 
 #include <string>
 
+#include "base/strings.h"
+
 namespace scx {
 
 namespace {
 
 constexpr long kTmpfsMagic = 0x01021994;  // TMPFS_MAGIC in <linux/magic.h>
-
-std::string ParentOf(const std::string& path) {
-  std::string::size_type end = path.size();
-  while (end > 1 && path[end - 1] == '/') --end;
-  const std::string::size_type slash = path.rfind('/', end - 1);
-  if (slash == std::string::npos) return std::string();
-  return slash == 0 ? std::string("/") : path.substr(0, slash);
-}
 
 RootProbe Unseen(std::string why) { return RootProbe{RootPresence::kUnseen, std::move(why)}; }
 
@@ -32,7 +26,7 @@ void LookAtAncestor(const std::string& folder, dev_t device, MissingRootFacts* f
   struct statfs fs;
   facts->ancestor_on_tmpfs =
       statfs(folder.c_str(), &fs) == 0 && static_cast<long>(fs.f_type) == kTmpfsMagic;
-  const std::string parent = ParentOf(folder);
+  const std::string parent = ParentFolder(folder);
   struct stat parent_info;
   facts->ancestor_is_mount_point = !parent.empty() && parent != folder &&
                                    stat(parent.c_str(), &parent_info) == 0 &&
@@ -59,8 +53,7 @@ void LookAtAncestor(const std::string& folder, dev_t device, MissingRootFacts* f
 
 }  // namespace
 
-RootProbe JudgeMissingRoot(const std::string& root, const MissingRootFacts& facts) {
-  (void)root;
+RootProbe JudgeMissingRoot(const MissingRootFacts& facts) {
   if (!facts.parent_exists) {
     return Unseen("its parent folder is missing too (a sandbox may hide it; nearest folder seen: " +
                   facts.ancestor + ")");
@@ -90,20 +83,20 @@ RootProbe ProbeRoot(const std::string& root) {
   if (errno == ENOTDIR) return RootProbe{RootPresence::kNotDirectory, std::string()};
   if (errno != ENOENT) return Unseen(std::string("stat: ") + strerror(errno));
   MissingRootFacts facts;
-  std::string ancestor = ParentOf(root);
+  std::string ancestor = ParentFolder(root);
   bool first = true;
   while (!ancestor.empty()) {
     if (stat(ancestor.c_str(), &info) == 0) break;
     if (errno != ENOENT) return Unseen("stat of " + ancestor + ": " + strerror(errno));
     first = false;
-    const std::string up = ParentOf(ancestor);
+    const std::string up = ParentFolder(ancestor);
     if (up == ancestor) break;
     ancestor = up;
   }
   if (ancestor.empty()) return Unseen("no folder above it can be seen");
   facts.parent_exists = first;
   LookAtAncestor(ancestor, info.st_dev, &facts);
-  return JudgeMissingRoot(root, facts);
+  return JudgeMissingRoot(facts);
 }
 
 }  // namespace scx

@@ -42,7 +42,7 @@ struct MissingRootFacts {
 // holds only mount points, or it is empty and a mount point or a tmpfs (a sandbox's
 // empty /home). Otherwise the root is missing from a folder this process sees whole:
 // kNotDirectory.
-RootProbe JudgeMissingRoot(const std::string& root, const MissingRootFacts& facts);
+RootProbe JudgeMissingRoot(const MissingRootFacts& facts);
 
 // Stats `root` and, when it is missing, its ancestors (a few stats, a statfs and one
 // listing of the nearest existing ancestor). A relative or empty root is kNotDirectory

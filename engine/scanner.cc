@@ -354,6 +354,10 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
         change.read_error = report.read_error;
         change.read_error_message = report.read_error_message;
       }
+      if (report.state == BrainState::kIdentityUnknown) {
+        change.runtime_dir = brains[i].runtime_dir;
+        change.identity_note = brains[i].identity_note;
+      }
       result.changes.push_back(std::move(change));
     }
     result.brains.push_back(std::move(report));

@@ -129,6 +129,9 @@ struct StateChange {
   std::shared_ptr<const Coherence> coherence;  // the verdict after the change, if any
   StoreError read_error = StoreError::kNone;   // when `to` is kUnreadable
   std::string read_error_message;
+  // When `to` is kIdentityUnknown: where the brain lives and why (Brain::identity_note).
+  std::string runtime_dir;
+  std::string identity_note;
 };
 
 struct ScanResult {

@@ -1,7 +1,6 @@
 // De-duplicated logging of scan results.
 #include "exporter/scan_log.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -24,23 +23,26 @@ bool IsAlarming(const std::optional<BrainState>& state) {
          state == BrainState::kIdentityUnknown;
 }
 
-// The brain named `name` in a scan's brains (sorted by name); null when none is.
-const BrainReport* FindBrain(const std::vector<BrainReport>& brains, const std::string& name) {
-  const auto it = std::lower_bound(
-      brains.begin(), brains.end(), name,
-      [](const BrainReport& report, const std::string& key) { return report.brain().name < key; });
-  if (it != brains.end() && it->brain().name == name) return &*it;
-  // Not sorted (a report built by hand): look at every brain.
-  for (const BrainReport& report : brains) {
-    if (report.brain().name == name) return &report;
-  }
-  return nullptr;
+// Where a brain whose identity is unknown lives, and why: for the line that says so.
+void AddIdentityUnknownFields(const std::string& runtime_dir, const std::string& note,
+                              LogFields* fields) {
+  fields->emplace_back("runtime_dir", runtime_dir);
+  fields->emplace_back("note", note);
 }
 
-// Where a brain whose identity is unknown lives, and why: for the line that says so.
-void AddIdentityUnknownFields(const Brain& brain, LogFields* fields) {
-  fields->emplace_back("runtime_dir", brain.runtime_dir);
-  fields->emplace_back("note", brain.identity_note);
+// Logs with `log` each of `items` whose key (by `key_of`) was not among `*logged`,
+// the keys of the previous call, then keeps this call's keys there: one line when an
+// item appears, none while it persists, one again if it comes back.
+template <typename Item, typename KeyOf, typename Log>
+void LogWhenFirstSeen(const std::vector<Item>& items, KeyOf key_of, Log log,
+                      std::set<std::string>* logged) {
+  std::set<std::string> current;
+  for (const Item& item : items) {
+    std::string key = key_of(item);
+    if (logged->count(key) == 0 && current.count(key) == 0) log(item);
+    current.insert(std::move(key));
+  }
+  *logged = std::move(current);
 }
 
 std::string NoticeKey(const DiscoveryNotice& notice) { return notice.path + '\n' + notice.message; }
@@ -60,7 +62,7 @@ void ScanLog::LogScan(const ScanResult& result, double duration_seconds) {
   if (mode_ == Mode::kOnce) {
     for (const BrainReport& brain : result.brains) LogOnceBrain(brain);
   } else {
-    for (const StateChange& change : result.changes) LogChange(change, result.brains);
+    for (const StateChange& change : result.changes) LogChange(change);
   }
   LogProblems(result.problems);
   LogNotices(result.notices);
@@ -98,12 +100,12 @@ void ScanLog::LogOnceBrain(const BrainReport& brain) {
   } else if (brain.state == BrainState::kIdentityUnknown) {
     LogFields fields = {{"brain", brain.brain().name},
                         {"to", BrainStateName(BrainState::kIdentityUnknown)}};
-    AddIdentityUnknownFields(brain.brain(), &fields);
+    AddIdentityUnknownFields(brain.brain().runtime_dir, brain.brain().identity_note, &fields);
     logger_->Warn("brain discovered", fields);
   }
 }
 
-void ScanLog::LogChange(const StateChange& change, const std::vector<BrainReport>& brains) {
+void ScanLog::LogChange(const StateChange& change) {
   LogFields fields = {{"brain", change.brain}};
   if (change.from) fields.emplace_back("from", BrainStateName(*change.from));
   if (change.to) fields.emplace_back("to", BrainStateName(*change.to));
@@ -121,9 +123,7 @@ void ScanLog::LogChange(const StateChange& change, const std::vector<BrainReport
     fields.emplace_back("err", change.read_error_message);
   }
   if (change.to == BrainState::kIdentityUnknown) {
-    if (const BrainReport* brain = FindBrain(brains, change.brain)) {
-      AddIdentityUnknownFields(brain->brain(), &fields);
-    }
+    AddIdentityUnknownFields(change.runtime_dir, change.identity_note, &fields);
   }
   const char* message = !change.from ? "brain discovered"
                         : !change.to ? "brain gone"
@@ -181,29 +181,27 @@ void ScanLog::LogNotices(const std::vector<DiscoveryNotice>& notices) {
 void ScanLog::LogDebugNotes(const std::vector<DiscoveryNotice>& notes) {
   // The level never changes: below debug there is nothing to remember.
   if (!logger_->Enabled(LogLevel::kDebug)) return;
-  std::set<std::string> current;
-  for (const DiscoveryNotice& note : notes) {
-    const std::string key = NoticeKey(note);
-    if (!current.insert(key).second || logged_debug_notes_.count(key) != 0) continue;
-    logger_->Debug("discovery note", {{"path", note.path}, {"detail", note.message}});
-  }
-  logged_debug_notes_ = std::move(current);
+  LogWhenFirstSeen(
+      notes, NoticeKey,
+      [this](const DiscoveryNotice& note) {
+        logger_->Debug("discovery note", {{"path", note.path}, {"detail", note.message}});
+      },
+      &logged_debug_notes_);
 }
 
 void ScanLog::LogOrphans(const std::vector<OrphanedFolder>& orphans) {
-  std::set<std::string> current;
-  for (const OrphanedFolder& orphan : orphans) {
-    const std::string key = OrphanKey(orphan);
-    if (!current.insert(key).second || logged_orphans_.count(key) != 0) continue;
-    logger_->Info("orphaned brain folder", {{"runtime_dir", orphan.runtime_dir},
-                                            {"project_root", orphan.project_root},
-                                            {"served_runtime_dir", orphan.served_runtime_dir},
-                                            {"detail",
-                                             "an older m1nd build left it behind: m1nd serves "
-                                             "this project root from served_runtime_dir; not "
-                                             "watched"}});
-  }
-  logged_orphans_ = std::move(current);
+  LogWhenFirstSeen(
+      orphans, OrphanKey,
+      [this](const OrphanedFolder& orphan) {
+        logger_->Info("orphaned brain folder",
+                      {{"runtime_dir", orphan.runtime_dir},
+                       {"project_root", orphan.project_root},
+                       {"served_runtime_dir", orphan.served_runtime_dir},
+                       {"detail",
+                        "an older m1nd build left it behind: m1nd serves this project root "
+                        "from served_runtime_dir; not watched"}});
+      },
+      &logged_orphans_);
 }
 
 void ScanLog::LogCollisions(const std::vector<std::string>& collisions) {

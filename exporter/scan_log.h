@@ -46,7 +46,7 @@ class ScanLog {
   void LogScan(const ScanResult& result, double duration_seconds);
 
  private:
-  void LogChange(const StateChange& change, const std::vector<BrainReport>& brains);
+  void LogChange(const StateChange& change);
   void LogOnceBrain(const BrainReport& brain);
   void LogProblems(const std::vector<DiscoveryProblem>& problems);
   void LogNotices(const std::vector<DiscoveryNotice>& notices);

@@ -23,19 +23,18 @@ MissingRootFacts VisibleParent() {
 }
 
 TEST(JudgeMissingRootTest, MissingFromAFolderSeenWholeIsAbsent) {
-  EXPECT_EQ(RootPresence::kNotDirectory,
-            JudgeMissingRoot("/home/u/m1nd", VisibleParent()).presence);
+  EXPECT_EQ(RootPresence::kNotDirectory, JudgeMissingRoot(VisibleParent()).presence);
   // A tmpfs or a mount point with real contents is seen whole too.
   MissingRootFacts facts = VisibleParent();
   facts.ancestor_on_tmpfs = true;
   facts.ancestor_is_mount_point = true;
-  EXPECT_EQ(RootPresence::kNotDirectory, JudgeMissingRoot("/home/u/m1nd", facts).presence);
+  EXPECT_EQ(RootPresence::kNotDirectory, JudgeMissingRoot(facts).presence);
 }
 
 TEST(JudgeMissingRootTest, AMissingParentHidesIt) {
   MissingRootFacts facts;
   facts.ancestor = "/home";
-  const RootProbe probe = JudgeMissingRoot("/home/u/m1nd", facts);
+  const RootProbe probe = JudgeMissingRoot(facts);
   EXPECT_EQ(RootPresence::kUnseen, probe.presence);
   EXPECT_NE(std::string::npos, probe.why.find("parent"));
 }
@@ -43,18 +42,18 @@ TEST(JudgeMissingRootTest, AMissingParentHidesIt) {
 TEST(JudgeMissingRootTest, AScaffoldOfMountsHidesIt) {
   MissingRootFacts facts = VisibleParent();
   facts.ancestor_holds_only_mounts = true;  // a pod's /home/u holding only .m1nd
-  EXPECT_EQ(RootPresence::kUnseen, JudgeMissingRoot("/home/u/m1nd", facts).presence);
+  EXPECT_EQ(RootPresence::kUnseen, JudgeMissingRoot(facts).presence);
 }
 
 TEST(JudgeMissingRootTest, AnEmptyTmpfsOrMountPointHidesIt) {
   MissingRootFacts facts = VisibleParent();
   facts.ancestor_empty = true;
-  EXPECT_EQ(RootPresence::kNotDirectory, JudgeMissingRoot("/home/u/m1nd", facts).presence);
+  EXPECT_EQ(RootPresence::kNotDirectory, JudgeMissingRoot(facts).presence);
   facts.ancestor_on_tmpfs = true;  // systemd's ProtectHome=tmpfs
-  EXPECT_EQ(RootPresence::kUnseen, JudgeMissingRoot("/home/u/m1nd", facts).presence);
+  EXPECT_EQ(RootPresence::kUnseen, JudgeMissingRoot(facts).presence);
   facts.ancestor_on_tmpfs = false;
   facts.ancestor_is_mount_point = true;
-  EXPECT_EQ(RootPresence::kUnseen, JudgeMissingRoot("/home/u/m1nd", facts).presence);
+  EXPECT_EQ(RootPresence::kUnseen, JudgeMissingRoot(facts).presence);
 }
 
 TEST(ProbeRootTest, OnRealFolders) {

@@ -51,6 +51,8 @@ TEST(ScanLogTest, EnteringIdentityUnknownWarnsOnceWithRuntimeDirAndNote) {
   ScanResult unknown;
   unknown.brains = {Report("a", BrainState::kOk), IdentityUnknown("medulla")};
   unknown.changes = {Change("medulla", BrainState::kOk, BrainState::kIdentityUnknown)};
+  unknown.changes[0].runtime_dir = unknown.brains[1].brain().runtime_dir;
+  unknown.changes[0].identity_note = unknown.brains[1].brain().identity_note;
   scan_log.LogScan(unknown, 0.1);
   unknown.changes.clear();  // the next scans: no change, nothing logged
   scan_log.LogScan(unknown, 0.1);

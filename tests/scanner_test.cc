@@ -228,6 +228,8 @@ TEST_F(ScannerTest, HiddenIngestRootGivesNoVerdictAndKeepsTheName) {
   EXPECT_TRUE(hidden.has_store_facts);
   ASSERT_EQ(1u, scan.changes.size());
   EXPECT_EQ(BrainState::kIdentityUnknown, *scan.changes[0].to);
+  EXPECT_EQ(runtime, scan.changes[0].runtime_dir);
+  EXPECT_NE(std::string::npos, scan.changes[0].identity_note.find(repo));
 
   ASSERT_EQ(0, std::rename(away.c_str(), dir_.Join("home").c_str()));
   scan = scanner_.Scan(config_);

@@ -33,6 +33,16 @@ TEST(StringsTest, PrefixAndSuffixMayHoldNulBytes) {
   EXPECT_FALSE(StartsWith(text, "ab"));
 }
 
+TEST(StringsTest, ParentFolder) {
+  EXPECT_EQ(ParentFolder("/a/b"), "/a");
+  EXPECT_EQ(ParentFolder("/a/b/"), "/a");
+  EXPECT_EQ(ParentFolder("/a"), "/");
+  EXPECT_EQ(ParentFolder("/"), "/");
+  EXPECT_EQ(ParentFolder("a/b"), "a");
+  EXPECT_EQ(ParentFolder("a"), "");
+  EXPECT_EQ(ParentFolder(""), "");
+}
+
 TEST(StringsTest, Join) {
   EXPECT_EQ(Join({}, ","), "");
   EXPECT_EQ(Join({"a"}, ","), "a");
