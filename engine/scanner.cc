@@ -267,7 +267,8 @@ std::vector<Scanner::Seen> Scanner::SeenByName(const std::vector<Brain>& brains,
 }
 
 // Whose skeleton each brain serves (a signal beside the verdict).
-void Scanner::AddProvenance(const std::vector<Record>& records, std::vector<BrainReport>* reports) {
+void Scanner::AddProvenance(const std::vector<Record>& records,
+                            std::vector<BrainReport>* reports) const {
   std::vector<ServedSkeletonOf> served;
   served.reserve(reports->size());
   for (std::size_t i = 0; i < reports->size(); ++i) {
@@ -281,7 +282,7 @@ void Scanner::AddProvenance(const std::vector<Record>& records, std::vector<Brai
     }  // else no verdict: nothing to compare
     served.push_back(std::move(entry));
   }
-  std::vector<SkeletonProvenance> provenance = FindSkeletonProvenance(served);
+  std::vector<SkeletonProvenance> provenance = FindSkeletonProvenance(served, allowed_ambiguity_);
   for (size_t i = 0; i < reports->size(); ++i) {
     if (IsEmpty(provenance[i])) continue;
     (*reports)[i].skeleton_provenance =

@@ -166,6 +166,12 @@ class Scanner {
   // still shows its last verdict, marked stale.
   void SetOptions(const StoreReaderOptions& options);
 
+  // Prefix ambiguities the config allows (`prefix_ambiguity_allowed`), from the next
+  // scan on: reported as allowed, never as a signal.
+  void SetAllowedAmbiguity(std::vector<AllowedAmbiguity> allowed) {
+    allowed_ambiguity_ = std::move(allowed);
+  }
+
   // Sets how many threads the next scans read stores on (stat, open, read, parse).
   // The verdicts, the remembered state and the result are worked out on the scan
   // thread in brain order, whatever the threads. Exposed for tests.
@@ -245,9 +251,10 @@ class Scanner {
 
   // Sets the provenance of every report, reports[i] being the brain of records[i]
   // (whose last good read gives the skeleton id it serves).
-  static void AddProvenance(const std::vector<Record>& records, std::vector<BrainReport>* reports);
+  void AddProvenance(const std::vector<Record>& records, std::vector<BrainReport>* reports) const;
 
   StoreReaderOptions options_;
+  std::vector<AllowedAmbiguity> allowed_ambiguity_;
   Parallelism parallelism_;
   // The previous scan's brains, sorted by name; its reports point into it.
   std::shared_ptr<const std::vector<Brain>> brains_ = std::make_shared<std::vector<Brain>>();

@@ -1,6 +1,7 @@
 // Owner, sharing and prefix ambiguity of served skeletons.
 #include "engine/skeleton_provenance.h"
 
+#include <algorithm>
 #include <string_view>
 #include <unordered_map>
 
@@ -55,7 +56,7 @@ int MostSpecificAcceptor(const std::vector<ServedSkeletonOf>& served, const Brai
 }  // namespace
 
 std::vector<SkeletonProvenance> FindSkeletonProvenance(
-    const std::vector<ServedSkeletonOf>& served) {
+    const std::vector<ServedSkeletonOf>& served, const std::vector<AllowedAmbiguity>& allowed) {
   std::vector<SkeletonProvenance> result(served.size());
   BrainIndex by_slug;
   for (size_t i = 0; i < served.size(); ++i) by_slug[served[i].expected_slug].push_back(i);
@@ -91,6 +92,10 @@ std::vector<SkeletonProvenance> FindSkeletonProvenance(
         out.prefix_ambiguous = true;
         out.ambiguous_slug = found;
       }
+      out.ambiguity_allowed =
+          out.prefix_ambiguous &&
+          std::find(allowed.begin(), allowed.end(),
+                    AllowedAmbiguity{brain.brain, out.ambiguous_slug}) != allowed.end();
     }
   }
   return result;

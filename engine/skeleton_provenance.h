@@ -38,10 +38,25 @@ struct SkeletonProvenance {
   bool prefix_ambiguous = false;
   std::string ambiguous_slug;
   std::string ambiguous_with;  // the more specific brain, when one is known
+  // The config allows this brain's skeleton to name `ambiguous_slug`: a person looked
+  // and it is the brain's own. Still reported, never exported as a signal.
+  bool ambiguity_allowed = false;
 };
 
-// One result per input, in the same order.
-std::vector<SkeletonProvenance> FindSkeletonProvenance(const std::vector<ServedSkeletonOf>& served);
+// A prefix ambiguity someone has checked and allowed (the config's
+// `prefix_ambiguity_allowed`): brain `brain` may serve a skeleton naming `slug`.
+struct AllowedAmbiguity {
+  std::string brain;
+  std::string slug;
+  bool operator==(const AllowedAmbiguity& other) const {
+    return brain == other.brain && slug == other.slug;
+  }
+};
+
+// One result per input, in the same order. An ambiguity listed in `allowed` (same
+// brain, same ambiguous slug) is marked ambiguity_allowed.
+std::vector<SkeletonProvenance> FindSkeletonProvenance(
+    const std::vector<ServedSkeletonOf>& served, const std::vector<AllowedAmbiguity>& allowed = {});
 
 }  // namespace scx
 

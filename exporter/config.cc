@@ -92,12 +92,34 @@ void ReadBrains(const YAML::Node& node, const std::string& file_name, Config* co
   }
 }
 
+// `prefix_ambiguity_allowed`: a list of {brain, slug}, each a prefix ambiguity that a
+// person checked (the brain's skeleton names a longer slug, and it is its own).
+void ReadAllowedAmbiguity(const YAML::Node& node, Config* config) {
+  const std::string list_key = "prefix_ambiguity_allowed";
+  if (!node.IsSequence()) Fail(node, list_key, std::string("expected a list, got ") + KindOf(node));
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string key = list_key + "[" + std::to_string(i) + "]";
+    const YAML::Node& entry = node[i];
+    if (!entry.IsMap()) Fail(entry, key, std::string("expected a mapping, got ") + KindOf(entry));
+    CheckKeys(entry, key + ".", {"brain", "slug"});
+    AllowedAmbiguity allowed;
+    for (const char* field : {"brain", "slug"}) {
+      if (!entry[field]) Fail(entry, key + "." + field, "missing");
+      std::string value = ReadString(entry[field], key + "." + field);
+      if (value.empty()) Fail(entry[field], key + "." + field, "is empty");
+      (field[0] == 'b' ? allowed.brain : allowed.slug) = std::move(value);
+    }
+    config->allowed_ambiguity.push_back(std::move(allowed));
+  }
+}
+
 void ReadRoot(const YAML::Node& root, const std::string& file_name, Config* config) {
   if (root.IsNull()) return;  // an empty file: the defaults
   if (!root.IsMap())
     Fail(root, "(top level)", std::string("expected a mapping, got ") + KindOf(root));
   CheckKeys(root, "",
-            {"scan_interval", "brains", "m1nd_registries", "runtime_globs", "max_store_bytes"});
+            {"scan_interval", "brains", "m1nd_registries", "runtime_globs", "max_store_bytes",
+             "prefix_ambiguity_allowed"});
   if (root["scan_interval"]) {
     std::string text = ReadString(root["scan_interval"], "scan_interval");
     std::chrono::milliseconds interval;
@@ -119,6 +141,9 @@ void ReadRoot(const YAML::Node& root, const std::string& file_name, Config* conf
     for (const std::string& glob : ReadStringList(root["runtime_globs"], "runtime_globs")) {
       config->discovery.runtime_globs.push_back(ResolveYamlPath(file_name, glob));
     }
+  }
+  if (root["prefix_ambiguity_allowed"]) {
+    ReadAllowedAmbiguity(root["prefix_ambiguity_allowed"], config);
   }
   if (root["max_store_bytes"]) {
     const YAML::Node& node = root["max_store_bytes"];

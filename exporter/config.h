@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/discovery.h"
+#include "engine/skeleton_provenance.h"
 #include "engine/store_reader.h"
 
 namespace scx {
@@ -18,6 +20,8 @@ struct Config {
   DiscoveryConfig discovery;  // registries default to {DefaultRegistry()}
   std::optional<std::chrono::milliseconds> scan_interval;  // set when the file has one
   std::int64_t max_store_bytes = kDefaultMaxStoreBytes;
+  // `prefix_ambiguity_allowed`: prefix ambiguities a person checked (brain, slug).
+  std::vector<AllowedAmbiguity> allowed_ambiguity;
 };
 
 // The config used when no --config.file is given: the default registry alone

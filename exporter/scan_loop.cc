@@ -46,6 +46,7 @@ ScanLoop::ScanLoop(const ScanSettings& settings, const LandingPageInfo& page_inf
       snapshot_(InitialSnapshot(page_info, logger)),
       scanner_(std::make_unique<Scanner>(settings.store_options)),
       scan_log_(logger) {
+  scanner_->SetAllowedAmbiguity(settings.allowed_ambiguity);
   MutexLock lock(&mutex_);
   stats_.version = page_info.version;
   stats_.revision = page_info.revision;
@@ -156,6 +157,9 @@ void ScanLoop::ApplyPendingSettings() {
     logger_->Info("store options changed; every store is read again",
                   {{"max_store_bytes", std::to_string(settings.store_options.max_bytes)}});
     scanner_->SetOptions(settings.store_options);
+  }
+  if (!(settings.allowed_ambiguity == settings_.allowed_ambiguity)) {
+    scanner_->SetAllowedAmbiguity(settings.allowed_ambiguity);
   }
   settings_ = std::move(settings);
   stats_.scan_interval_seconds = Seconds(settings_.interval);

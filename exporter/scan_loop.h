@@ -41,6 +41,7 @@ inline constexpr std::chrono::milliseconds kDefaultScanInterval{15000};
 struct ScanSettings {
   DiscoveryConfig discovery;
   StoreReaderOptions store_options;
+  std::vector<AllowedAmbiguity> allowed_ambiguity;  // the config's prefix_ambiguity_allowed
   std::chrono::milliseconds interval = kDefaultScanInterval;
   // False with --web.disable-exporter-metrics (see ExporterStats::exporter_metrics).
   bool exporter_metrics = true;

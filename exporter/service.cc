@@ -53,6 +53,7 @@ ScanSettings ScanSettingsFrom(const Flags& flags, const Config& config) {
   ScanSettings settings;
   settings.discovery = config.discovery;
   settings.store_options.max_bytes = config.max_store_bytes;
+  settings.allowed_ambiguity = config.allowed_ambiguity;
   settings.interval = flags.scan_interval    ? *flags.scan_interval
                       : config.scan_interval ? *config.scan_interval
                                              : kDefaultScanInterval;

@@ -27,6 +27,29 @@ std::string ErrorOf(const std::string& yaml, const std::string& file = "/etc/scx
   return error;
 }
 
+TEST(ConfigTest, PrefixAmbiguityAllowedIsAListOfBrainAndSlug) {
+  Config config = MustParse(
+      "prefix_ambiguity_allowed:\n"
+      "  - {brain: m1nd, slug: m1nd_core}\n"
+      "  - brain: lib\n"
+      "    slug: lib_extra\n");
+  ASSERT_EQ(config.allowed_ambiguity.size(), 2u);
+  EXPECT_EQ(config.allowed_ambiguity[0].brain, "m1nd");
+  EXPECT_EQ(config.allowed_ambiguity[0].slug, "m1nd_core");
+  EXPECT_EQ(config.allowed_ambiguity[1].brain, "lib");
+  EXPECT_EQ(config.allowed_ambiguity[1].slug, "lib_extra");
+  EXPECT_TRUE(MustParse("").allowed_ambiguity.empty());
+  EXPECT_NE(ErrorOf("prefix_ambiguity_allowed: m1nd\n").find("expected a list"), std::string::npos);
+  EXPECT_NE(ErrorOf("prefix_ambiguity_allowed: [{brain: m1nd}]\n")
+                .find("key 'prefix_ambiguity_allowed[0].slug': missing"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("prefix_ambiguity_allowed: [{brain: m1nd, slug: \"\"}]\n").find("is empty"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf("prefix_ambiguity_allowed: [{brain: m1nd, slug: x, why: y}]\n").find("unknown key"),
+      std::string::npos);
+}
+
 TEST(ConfigTest, DefaultUsesTheDefaultRegistryAlone) {
   unsetenv("M1ND_REGISTRY_DIR");
   Config config = DefaultConfig();

@@ -347,6 +347,17 @@ TEST(MetricsRendererTest, WhoseSkeletonSignals) {
   EXPECT_EQ(Samples(text, "skeleton_coherence_prefix_ambiguous").size(), 1u);
 }
 
+TEST(MetricsRendererTest, AnAllowedPrefixAmbiguityIsNotASignal) {
+  ScanResult scan = SampleScan();
+  for (BrainReport& report : scan.brains) {
+    if (!report.provenance().prefix_ambiguous) continue;
+    SkeletonProvenance allowed = report.provenance();
+    allowed.ambiguity_allowed = true;
+    report.skeleton_provenance = std::make_shared<const SkeletonProvenance>(allowed);
+  }
+  EXPECT_TRUE(Samples(Render(scan), "skeleton_coherence_prefix_ambiguous").empty());
+}
+
 TEST(MetricsRendererTest, InPiecesItIsTheSameTextAndDrops) {
   ScanResult scan = SampleScan();
   for (int i = 0; i < 200; ++i) {

@@ -257,7 +257,8 @@ TEST(OnceCliTest, BadConfigIsOneLineNamingFileLineAndKeyExitTwo) {
   EXPECT_EQ(run.out, "");
   EXPECT_EQ(run.err, "skeleton-coherence-exporter: " + dir.Join("config.yml") +
                          ":2: key 'brainz': unknown key (known keys: brains, m1nd_registries, "
-                         "max_store_bytes, runtime_globs, scan_interval)\n");
+                         "max_store_bytes, prefix_ambiguity_allowed, runtime_globs, "
+                         "scan_interval)\n");
 }
 
 TEST(OnceCliTest, MissingConfigFileExitsTwo) {

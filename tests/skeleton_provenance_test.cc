@@ -72,6 +72,21 @@ TEST(SkeletonProvenanceTest, PrefixAmbiguityFromTheIdAlone) {
   EXPECT_FALSE(result[2].prefix_ambiguous);
 }
 
+TEST(SkeletonProvenanceTest, AnAllowedAmbiguityIsMarkedForThatBrainAndSlugOnly) {
+  const std::vector<ServedSkeletonOf> served = {
+      Served("m1nd", "m1nd", "sk_m1nd_core_candidate", false),
+      Served("lib", "lib", "sk_lib_extra_candidate", false),
+  };
+  const auto result = FindSkeletonProvenance(
+      served, {{"m1nd", "m1nd_core"}, {"lib", "lib_other"}, {"other", "lib_extra"}});
+  EXPECT_TRUE(result[0].prefix_ambiguous);
+  EXPECT_TRUE(result[0].ambiguity_allowed);
+  // Another slug, or the slug for another brain, is not this ambiguity.
+  EXPECT_TRUE(result[1].prefix_ambiguous);
+  EXPECT_FALSE(result[1].ambiguity_allowed);
+  EXPECT_FALSE(FindSkeletonProvenance(served)[0].ambiguity_allowed);
+}
+
 TEST(SkeletonProvenanceTest, PrefixAmbiguityFromAMoreSpecificBrain) {
   const auto result = FindSkeletonProvenance({
       Served("m1nd", "m1nd", "sk_m1nd_core_seed_2026_07", false),

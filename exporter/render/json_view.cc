@@ -55,6 +55,7 @@ void AddProvenance(const BrainReport& brain, Json* out) {
   }
   if (provenance.prefix_ambiguous) {
     Json ambiguous{{"slug", provenance.ambiguous_slug}};
+    if (provenance.ambiguity_allowed) ambiguous["allowed"] = true;
     if (!provenance.ambiguous_with.empty()) ambiguous["brain"] = provenance.ambiguous_with;
     (*out)["prefix_ambiguous"] = ambiguous;
   }

@@ -205,7 +205,7 @@ void WriteProvenanceFamilies(Renderer* renderer) {
   });
   renderer->BrainFamily(kAmbiguous, [](const BrainReport& report, FamilyWriter* family) {
     const SkeletonProvenance& provenance = report.provenance();
-    if (!provenance.prefix_ambiguous) return;
+    if (!provenance.prefix_ambiguous || provenance.ambiguity_allowed) return;
     family->Add({{"brain", report.brain().name}, {"ambiguous_slug", provenance.ambiguous_slug}}, 1);
   });
 }

@@ -65,7 +65,8 @@ std::string Reason(const BrainReport& brain) {
   if (brain.state == BrainState::kIdentityUnknown) return brain.brain().identity_note;
   if (brain.state == BrainState::kAbsent) return "no store yet";
   if (brain.provenance().prefix_ambiguous) {
-    return "ok only by the prefix rule: the skeleton names " + brain.provenance().ambiguous_slug;
+    return "ok only by the prefix rule: the skeleton names " + brain.provenance().ambiguous_slug +
+           (brain.provenance().ambiguity_allowed ? " (allowed in the config)" : "");
   }
   return "";
 }
