@@ -1,6 +1,7 @@
 // Command-line flags, Prometheus exporter style.
 #include "exporter/flags.h"
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 #include <map>
@@ -60,6 +61,24 @@ bool SetTelemetryPath(const std::string& value, Flags* flags, std::string* error
   return true;
 }
 
+// An absolute http(s) URL the landing page can put in an href as it is: no fragment
+// (the page adds one per section), no whitespace, quotes or control characters.
+bool SetRunbookUrl(const std::string& value, Flags* flags, std::string* error) {
+  const bool http = StartsWith(value, "http://") || StartsWith(value, "https://");
+  const bool clean = value.find_first_of("#\"'<> \t\r\n\\") == std::string::npos &&
+                     std::none_of(value.begin(), value.end(),
+                                  [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+  if (!http || !clean || value.size() > 2048) {
+    *error =
+        "--web.runbook-url must be an http:// or https:// URL of docs/runbook.md without "
+        "'#', spaces or quotes (at most 2048 bytes); got \"" +
+        value + "\"";
+    return false;
+  }
+  flags->runbook_url = value;
+  return true;
+}
+
 // The first --web.listen-address replaces the default; each further one adds a listener.
 bool AddListenAddress(const std::string& value, Flags* flags, std::string*) {
   if (!flags->listen_address_given) flags->listen_addresses.clear();
@@ -98,6 +117,7 @@ const std::map<std::string, ValueSetter>& ValueFlags() {
       {"web.listen-address", AddListenAddress},
       {"web.max-requests", SetMaxRequests},
       {"web.telemetry-path", SetTelemetryPath},
+      {"web.runbook-url", SetRunbookUrl},
       {"web.config.file",
        [](const std::string& v, Flags* f, std::string*) { return f->web_config_file = v, true; }},
       {"scan.interval", SetScanInterval},
@@ -183,6 +203,9 @@ std::string UsageText() {
          ", 0 = no limit).\n"
          "  --web.telemetry-path=PATH   Path of the metrics (default \"/metrics\").\n"
          "  --web.config.file=FILE      Prometheus-style web config: TLS and basic auth.\n"
+         "  --web.runbook-url=URL       Where your copy of docs/runbook.md is read; the\n"
+         "                              landing page links its sections (default the\n"
+         "                              project's placeholder address).\n"
          "  --web.disable-exporter-metrics\n"
          "                              Leave out the exporter's own metrics\n"
          "                              (skeleton_coherence_exporter_*, process_*); the\n"

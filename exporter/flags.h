@@ -30,6 +30,7 @@ struct Flags {
   bool listen_address_given = false;       // set by the first --web.listen-address
   int max_requests = kDefaultMaxRequests;  // concurrent scrapes; 0: no limit
   std::string telemetry_path = kDefaultTelemetryPath;
+  std::string runbook_url = kDefaultRunbookUrl;            // --web.runbook-url
   std::string web_config_file;                             // empty: plain HTTP, no auth
   std::optional<std::chrono::milliseconds> scan_interval;  // wins over the config file
   LogLevel log_level = LogLevel::kInfo;

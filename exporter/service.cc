@@ -96,7 +96,8 @@ class Service {
   Service(const Flags& flags, const Config& config, Logger* logger)
       : flags_(flags),
         logger_(logger),
-        loop_(ScanSettingsFrom(flags, config), {kVersion, kRevision, flags.telemetry_path}, logger),
+        loop_(ScanSettingsFrom(flags, config),
+              {kVersion, kRevision, flags.telemetry_path, flags.runbook_url}, logger),
         watcher_(ChangeWatcher::Options(), [this] { loop_.RequestScan(); }),
         reloader_(
             [config_file = flags.config_file](Config* config, std::string* error) {

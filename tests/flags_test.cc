@@ -133,5 +133,23 @@ TEST(FlagsTest, Errors) {
   EXPECT_NE(ErrorOf({"--once=maybe"}).find("takes no value"), std::string::npos);
 }
 
+TEST(FlagsTest, RunbookUrlIsAnAbsoluteHttpUrlWithoutFragment) {
+  Flags flags;
+  EXPECT_EQ(flags.runbook_url, kDefaultRunbookUrl);
+  std::string error;
+  ASSERT_TRUE(
+      ParseFlags({"--web.runbook-url=https://wiki.example.org/oncall/scx.md"}, &flags, &error))
+      << error;
+  EXPECT_EQ(flags.runbook_url, "https://wiki.example.org/oncall/scx.md");
+  for (const char* bad :
+       {"--web.runbook-url=wiki/runbook.md", "--web.runbook-url=javascript:alert(1)",
+        "--web.runbook-url=https://x/runbook.md#top", "--web.runbook-url=https://x/a\"b",
+        "--web.runbook-url=https://x/a b", "--web.runbook-url=https://x/\x01"}) {
+    EXPECT_NE(ErrorOf({bad}).find("--web.runbook-url must be an http:// or https:// URL"),
+              std::string::npos)
+        << bad;
+  }
+}
+
 }  // namespace
 }  // namespace scx

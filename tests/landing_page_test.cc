@@ -76,7 +76,7 @@ TEST(LandingPageTest, LinksAndVersion) {
   EXPECT_TRUE(Contains(html, "<a href=\"/api/v1/brains\">"));
   EXPECT_TRUE(Contains(html, "<a href=\"/-/healthy\">"));
   EXPECT_TRUE(Contains(html, "<a href=\"/-/ready\">"));
-  EXPECT_TRUE(Contains(html, "<a href=\"" + std::string(kRunbookUrl) + "\">runbook</a>"));
+  EXPECT_TRUE(Contains(html, "<a href=\"" + std::string(kDefaultRunbookUrl) + "\">runbook</a>"));
   EXPECT_TRUE(Contains(html, "0.1.0"));
   EXPECT_TRUE(Contains(html, "abc123"));
 }
@@ -94,7 +94,7 @@ TEST(LandingPageTest, GreyBannerBeforeTheFirstScanAndWhenNothingIsWatched) {
   EXPECT_TRUE(Contains(html,
                        "class=\"banner grey\" role=\"status\"><div class=\"headline\">Nothing "
                        "watched: no brains found"));
-  EXPECT_TRUE(Contains(html, RunbookLink(kRunbookNoBrains)));
+  EXPECT_TRUE(Contains(html, RunbookLink(kDefaultRunbookUrl, kRunbookNoBrains)));
   EXPECT_FALSE(Contains(html, "<table"));
 }
 
@@ -121,7 +121,7 @@ TEST(LandingPageTest, RedBannerNamesEveryMismatchStaleIncluded) {
       << html;
   EXPECT_TRUE(
       Contains(html, "3 brains: 2 mismatch, 0 unreadable, 0 identity_unknown, 0 absent, 1 ok"));
-  EXPECT_TRUE(Contains(html, RunbookLink(kRunbookMismatch)));
+  EXPECT_TRUE(Contains(html, RunbookLink(kDefaultRunbookUrl, kRunbookMismatch)));
 
   const std::string one = RenderLandingPage(Info(), {Ok("a"), Incident()}, true);
   EXPECT_TRUE(Contains(one, ">1 brain serves a foreign skeleton: <span class=\"name\">m1nd</span>"))
@@ -185,7 +185,7 @@ TEST(LandingPageTest, MismatchRowHasBothSlugsSinceAndRunbook) {
       "<td class=\"state\">mismatch</td><td>m1nd</td><td>keyvault</td><td class=\"since\">"
       "<time>2025-11-26 21:59:01 UTC</time>, <span class=\"age\" data-unix=\"1764194341.000\">"
       "3d 4h</span> ago</td><td><a href=\"" +
-          RunbookLink(kRunbookMismatch) +
+          RunbookLink(kDefaultRunbookUrl, kRunbookMismatch) +
           "\">mismatch</a></td><td></td><td>/home/dev/m1nd</td><td>/home/dev/.m1nd/m1nd</td>"
           "<td>registry_owner</td><td>first_ingest_root</td></tr>"))
       << html;
@@ -211,7 +211,7 @@ TEST(LandingPageTest, StaleMismatchIsRedAndMarkedStale) {
                        "</td><td class=\"state\">mismatch <span class=\"badge\">stale</span>"))
       << html;
   EXPECT_TRUE(Contains(html, "<td>parse: unexpected end at byte 12</td>"));
-  EXPECT_TRUE(Contains(html, RunbookLink(kRunbookStaleVerdicts)));
+  EXPECT_TRUE(Contains(html, RunbookLink(kDefaultRunbookUrl, kRunbookStaleVerdicts)));
   EXPECT_TRUE(Contains(html, "banner red"));
 }
 
@@ -223,7 +223,7 @@ TEST(LandingPageTest, UnreadableRowWithAStaleOkVerdict) {
   const std::string html = RenderLandingPage(Info(), {report}, true);
   EXPECT_TRUE(Contains(html, "<tr class=\"unreadable\" data-brain=\"m1nd\">")) << html;
   EXPECT_TRUE(Contains(html, "<td class=\"state\">unreadable (last verdict: ok, stale)</td>"));
-  EXPECT_TRUE(Contains(html, RunbookLink(kRunbookUnreadable)));
+  EXPECT_TRUE(Contains(html, RunbookLink(kDefaultRunbookUrl, kRunbookUnreadable)));
 }
 
 TEST(LandingPageTest, IdentityUnknownRowIsNotRedAndSaysWhy) {
@@ -233,7 +233,7 @@ TEST(LandingPageTest, IdentityUnknownRowIsNotRedAndSaysWhy) {
                        "<tr class=\"identity_unknown\" data-brain=\"medulla\"><td "
                        "class=\"brain\">medulla</td><td class=\"state\">identity unknown</td>"
                        "<td></td><td></td><td></td><td><a href=\"" +
-                           RunbookLink(kRunbookIdentityUnknown) +
+                           RunbookLink(kDefaultRunbookUrl, kRunbookIdentityUnknown) +
                            "\">identity unknown</a></td><td>ingest root /home/dev/m1nd cannot be "
                            "seen</td><td></td><td>/rt/medulla</td><td>static</td><td>unknown</td>"
                            "</tr>"))
@@ -319,6 +319,17 @@ std::string HeadingAnchor(const std::string& heading) {
   return anchor;
 }
 
+TEST(LandingPageTest, EveryRunbookLinkUsesTheConfiguredRunbook) {
+  LandingPageInfo info = Info();
+  info.runbook_url = "https://wiki.example.org/scx-runbook";
+  std::vector<BrainReport> brains = {Incident(), StaleMismatch("notes")};
+  const std::string html = RenderLandingPage(info, brains, true, 1764468000);
+  EXPECT_TRUE(Contains(html, "https://wiki.example.org/scx-runbook#skeletoncoherencemismatch"));
+  EXPECT_TRUE(Contains(html, "<a href=\"https://wiki.example.org/scx-runbook\">runbook</a>"));
+  EXPECT_FALSE(Contains(html, kDefaultRunbookUrl));
+  EXPECT_FALSE(Contains(RenderLandingPage(info, {}, true, 1764468000), kDefaultRunbookUrl));
+}
+
 TEST(RunbookLinkTest, EveryAnchorIsAHeadingOfTheRunbook) {
   std::ifstream runbook(std::string(SCX_SOURCE_DIR) + "/docs/runbook.md");
   ASSERT_TRUE(runbook.good());
@@ -339,8 +350,11 @@ TEST(RunbookLinkTest, TheAlertRulesLinkToTheSameRunbook) {
   std::ifstream rules(std::string(SCX_SOURCE_DIR) + "/alerts/skeleton-coherence.rules.yml");
   std::stringstream text;
   text << rules.rdbuf();
-  EXPECT_TRUE(Contains(text.str(), "runbook_url: " + RunbookLink(kRunbookMismatch) + "\n"));
-  EXPECT_TRUE(Contains(text.str(), "runbook_url: " + RunbookLink(kRunbookIdentityUnknown) + "\n"));
+  EXPECT_TRUE(Contains(text.str(),
+                       "runbook_url: " + RunbookLink(kDefaultRunbookUrl, kRunbookMismatch) + "\n"));
+  EXPECT_TRUE(
+      Contains(text.str(),
+               "runbook_url: " + RunbookLink(kDefaultRunbookUrl, kRunbookIdentityUnknown) + "\n"));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generates the Kubernetes PrometheusRule and Grafana dashboard ConfigMap.
+"""Generates the Kubernetes PrometheusRule and Grafana dashboard ConfigMap, and
+copies of the rules and dashboard for your site.
 
 alerts/*.rules.yml and dashboards/*.json are the one source of truth; this script
 copies them verbatim into
@@ -10,17 +11,33 @@ copies them verbatim into
 
 Usage: generate.py           rewrite both files
        generate.py --check   exit 1 if either file is not what this script writes
+       generate.py --out DIR [--job-regex REGEX] [--runbook-url URL]
+                             write the rules, the dashboards and both Kubernetes files
+                             into DIR with the two site settings replaced, in one place:
+                             REGEX selects the exporter's scrape jobs (the rules' `up`
+                             selectors and the dashboard's `job` variable; default
+                             .*skeleton-coherence.*), URL is where your copy of
+                             docs/runbook.md is read (every alert's runbook_url and
+                             the dashboard's links; give the exporter the same as
+                             --web.runbook-url).
 The copy is textual (the rule text, comments included, indented under `spec:`), so
 that the generated files read like their sources; tests/deploy/kubernetes_test.py
 parses them back and compares with the sources.
 """
+import argparse
+import json
 import pathlib
+import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUT_DIR = ROOT / "deploy" / "kubernetes"
 NAME = "skeleton-coherence-exporter"
 NAMESPACE = "skeleton-coherence-exporter"
+# The two site settings as the sources spell them.
+DEFAULT_JOB_REGEX = ".*skeleton-coherence.*"
+DEFAULT_RUNBOOK_URL = ("https://github.com/example/skeleton-coherence-exporter/blob/main/"
+                       "docs/runbook.md")
 
 
 def header(sources):
@@ -45,9 +62,10 @@ def without_leading_comments(text):
 
 
 def prometheus_rules(rule_files):
+    """`rule_files`: (path, text) pairs."""
     documents = []
-    for path in rule_files:
-        body = without_leading_comments(path.read_text())
+    for path, text in rule_files:
+        body = without_leading_comments(text)
         if not body.startswith("groups:"):
             sys.exit(f"{path}: expected the rules to start with 'groups:'")
         stem = path.name[: -len(".rules.yml")]
@@ -60,13 +78,13 @@ def prometheus_rules(rule_files):
             "  labels:\n"
             f"    app.kubernetes.io/name: {NAME}\n"
             "spec:\n" + indent(body, 2))
-    return header(rule_files) + "---\n".join(documents)
+    return header([path for path, _ in rule_files]) + "---\n".join(documents)
 
 
 def dashboard_configmap(dashboards):
+    """`dashboards`: (path, text) pairs."""
     data = ""
-    for path in dashboards:
-        text = path.read_text()
+    for path, text in dashboards:
         if "\t" in text:
             sys.exit(f"{path}: tabs cannot go into a YAML block scalar")
         # Block scalar chomping that keeps the file's trailing newlines exactly.
@@ -74,7 +92,7 @@ def dashboard_configmap(dashboards):
         data += f"  {path.name}: |{chomp}\n" + indent(text, 4)
         if not data.endswith("\n"):
             data += "\n"
-    return (header(dashboards) +
+    return (header([path for path, _ in dashboards]) +
             "apiVersion: v1\n"
             "kind: ConfigMap\n"
             "metadata:\n"
@@ -86,22 +104,88 @@ def dashboard_configmap(dashboards):
             "data:\n" + data)
 
 
-def outputs():
-    rule_files = sorted((ROOT / "alerts").glob("*.rules.yml"))
-    dashboards = sorted((ROOT / "dashboards").glob("*.json"))
+def customize_rules(text, job_regex, runbook_url):
+    """The rules with the job regex and the runbook address replaced."""
+    promql = job_regex.replace("\\", "\\\\").replace('"', '\\"')
+    text = text.replace('job=~"%s"' % DEFAULT_JOB_REGEX, 'job=~"%s"' % promql)
+    return text.replace(DEFAULT_RUNBOOK_URL, runbook_url)
+
+
+def customize_dashboard(text, job_regex, runbook_url):
+    """The dashboard with its runbook links on `runbook_url` and its `job` variable
+    defaulting to `job_regex`."""
+    text = text.replace(DEFAULT_RUNBOOK_URL, runbook_url)
+    if job_regex == DEFAULT_JOB_REGEX:
+        return text
+    dashboard = json.loads(text)
+    for variable in dashboard.get("templating", {}).get("list", []):
+        if variable.get("name") != "job":
+            continue
+        variable["query"] = job_regex
+        variable["current"] = {"selected": False, "text": job_regex, "value": job_regex}
+        variable["options"] = [{"selected": True, "text": job_regex, "value": job_regex}]
+    return json.dumps(dashboard, indent=2, ensure_ascii=False) + "\n"
+
+
+def sources(job_regex=DEFAULT_JOB_REGEX, runbook_url=DEFAULT_RUNBOOK_URL):
+    rules = [(path, customize_rules(path.read_text(), job_regex, runbook_url))
+             for path in sorted((ROOT / "alerts").glob("*.rules.yml"))]
+    dashboards = [(path, customize_dashboard(path.read_text(), job_regex, runbook_url))
+                  for path in sorted((ROOT / "dashboards").glob("*.json"))]
+    return rules, dashboards
+
+
+def outputs(out_dir=OUT_DIR, **settings):
+    rules, dashboards = sources(**settings)
     return {
-        OUT_DIR / "prometheusrule.yml": prometheus_rules(rule_files),
-        OUT_DIR / "dashboard-configmap.yml": dashboard_configmap(dashboards),
+        out_dir / "prometheusrule.yml": prometheus_rules(rules),
+        out_dir / "dashboard-configmap.yml": dashboard_configmap(dashboards),
     }
 
 
+def check_settings(job_regex, runbook_url):
+    try:
+        re.compile(job_regex)
+    except re.error as error:
+        sys.exit("--job-regex %r is not a regular expression: %s" % (job_regex, error))
+    if "\n" in job_regex or not job_regex:
+        sys.exit("--job-regex must be one non-empty line")
+    if not re.fullmatch(r"https?://[^\s\"'<>#\\]+", runbook_url):
+        sys.exit("--runbook-url must be an http:// or https:// URL without '#', spaces or "
+                 "quotes (the same rule as the exporter's --web.runbook-url)")
+
+
+def write_customized(out_dir, job_regex, runbook_url):
+    check_settings(job_regex, runbook_url)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rules, dashboards = sources(job_regex, runbook_url)
+    written = outputs(out_dir, job_regex=job_regex, runbook_url=runbook_url)
+    for path, text in rules + dashboards:
+        written[out_dir / path.name] = text
+    for path, text in written.items():
+        path.write_text(text)
+    return sorted(written)
+
+
 def main(argv):
-    check = argv[1:] == ["--check"]
-    if argv[1:] and not check:
-        sys.exit(__doc__)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], usage=__doc__)
+    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--out", type=pathlib.Path)
+    parser.add_argument("--job-regex", default=DEFAULT_JOB_REGEX)
+    parser.add_argument("--runbook-url", default=DEFAULT_RUNBOOK_URL)
+    args = parser.parse_args(argv[1:])
+    if args.out:
+        if args.check:
+            sys.exit("--check and --out do not go together")
+        for path in write_customized(args.out, args.job_regex, args.runbook_url):
+            print(path)
+        return 0
+    if (args.job_regex, args.runbook_url) != (DEFAULT_JOB_REGEX, DEFAULT_RUNBOOK_URL):
+        sys.exit("--job-regex and --runbook-url need --out DIR: the checked-in files keep "
+                 "the defaults")
     stale = []
     for path, text in outputs().items():
-        if check:
+        if args.check:
             if not path.exists() or path.read_text() != text:
                 stale.append(str(path.relative_to(ROOT)))
         else:

@@ -1,5 +1,5 @@
-// The HTTP paths the exporter serves, defined once for the service, the landing
-// page and the flags.
+// The HTTP paths the exporter serves, and the runbook it links to, defined once for the
+// service, the landing page and the flags.
 #ifndef SCX_EXPORTER_RENDER_ENDPOINTS_H_
 #define SCX_EXPORTER_RENDER_ENDPOINTS_H_
 
@@ -11,6 +11,12 @@ inline constexpr char kBrainsApiPath[] = "/api/v1/brains";
 inline constexpr char kHealthyPath[] = "/-/healthy";
 inline constexpr char kReadyPath[] = "/-/ready";
 inline constexpr char kReloadPath[] = "/-/reload";
+
+// Where docs/runbook.md is read (--web.runbook-url): every runbook link of the landing
+// page starts with it. The alert rules' runbook_url annotations use the same address
+// (scripts/customize-monitoring.py sets both).
+inline constexpr char kDefaultRunbookUrl[] =
+    "https://github.com/example/skeleton-coherence-exporter/blob/main/docs/runbook.md";
 
 }  // namespace scx
 

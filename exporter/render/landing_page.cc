@@ -82,17 +82,19 @@ std::string SinceCell(const BrainReport& report, double now) {
   return "<td class=\"since\">" + TimeAndAge(*report.mismatch_since, now) + "</td>";
 }
 
-std::string RunbookCell(const BrainReport& report) {
+std::string RunbookCell(const BrainReport& report, std::string_view runbook) {
   if (InMismatch(report)) {
-    std::string html = "<td>" + Anchor(RunbookLink(kRunbookMismatch), "mismatch");
-    if (report.verdict_stale) html += ", " + Anchor(RunbookLink(kRunbookStaleVerdicts), "stale");
+    std::string html = "<td>" + Anchor(RunbookLink(runbook, kRunbookMismatch), "mismatch");
+    if (report.verdict_stale)
+      html += ", " + Anchor(RunbookLink(runbook, kRunbookStaleVerdicts), "stale");
     return html + "</td>";
   }
   if (report.state == BrainState::kUnreadable) {
-    return "<td>" + Anchor(RunbookLink(kRunbookUnreadable), "unreadable") + "</td>";
+    return "<td>" + Anchor(RunbookLink(runbook, kRunbookUnreadable), "unreadable") + "</td>";
   }
   if (report.state == BrainState::kIdentityUnknown) {
-    return "<td>" + Anchor(RunbookLink(kRunbookIdentityUnknown), "identity unknown") + "</td>";
+    return "<td>" + Anchor(RunbookLink(runbook, kRunbookIdentityUnknown), "identity unknown") +
+           "</td>";
   }
   return "<td></td>";
 }
@@ -121,25 +123,26 @@ std::string RowClass(const BrainReport& report) {
   return BrainStateName(report.state);
 }
 
-std::string BrainRow(const BrainReport& report, double now) {
+std::string BrainRow(const BrainReport& report, double now, std::string_view runbook) {
   const bool mismatch = InMismatch(report);
   return "<tr class=\"" + RowClass(report) + "\" data-brain=\"" + HtmlEscape(report.brain().name) +
          "\">" + Cell(report.brain().name, "brain") + StateCell(report) +
          Cell(mismatch ? report.coherence->expected_slug : "") + FoundCell(report) +
-         SinceCell(report, now) + RunbookCell(report) + Cell(ReasonText(report)) +
+         SinceCell(report, now) + RunbookCell(report, runbook) + Cell(ReasonText(report)) +
          Cell(report.brain().project_root) + Cell(report.brain().runtime_dir) +
          Cell(BrainSourceName(report.brain().source)) +
          Cell(IdentitySourceName(report.brain().identity_source)) + "</tr>\n";
 }
 
-std::string BrainTable(const std::vector<BrainReport>& brains, double now) {
+std::string BrainTable(const std::vector<BrainReport>& brains, double now,
+                       std::string_view runbook) {
   if (brains.empty()) return "";
   std::string html =
       "<table id=\"brains\">\n<thead><tr><th>brain</th><th>state</th><th>expected slug</th>"
       "<th>found slug</th><th>mismatch since</th><th>runbook</th><th>reason</th>"
       "<th>project_root</th><th>runtime_dir</th><th>source</th><th>named by</th></tr></thead>\n"
       "<tbody>\n";
-  for (const BrainReport* report : WorstFirst(brains)) html += BrainRow(*report, now);
+  for (const BrainReport* report : WorstFirst(brains)) html += BrainRow(*report, now, runbook);
   return html + "</tbody>\n</table>\n";
 }
 
@@ -186,12 +189,13 @@ std::string Banner(const char* color, const std::string& headline, const std::st
          detail + "</div></div>\n";
 }
 
-std::string RenderBanner(const std::vector<BrainReport>& brains, bool scanned) {
+std::string RenderBanner(const std::vector<BrainReport>& brains, bool scanned,
+                         std::string_view runbook) {
   if (!scanned)
     return Banner("grey", "Waiting for the first scan", "The first scan has not completed yet.");
   if (brains.empty()) {
     return Banner("grey", "Nothing watched: no brains found",
-                  Anchor(RunbookLink(kRunbookNoBrains), "runbook: no brains watched"));
+                  Anchor(RunbookLink(runbook, kRunbookNoBrains), "runbook: no brains watched"));
   }
   std::vector<std::string> names;
   for (const BrainReport* report : WorstFirst(brains)) {
@@ -211,15 +215,17 @@ std::string RenderBanner(const std::vector<BrainReport>& brains, bool scanned) {
   if (names.size() > kBannerNames) {
     headline += " and " + std::to_string(names.size() - kBannerNames) + " more";
   }
-  return Banner("red", headline,
-                HtmlEscape(Counts(brains)) + " · " +
-                    Anchor(RunbookLink(kRunbookMismatch), "runbook: SkeletonCoherenceMismatch"));
+  return Banner(
+      "red", headline,
+      HtmlEscape(Counts(brains)) + " · " +
+          Anchor(RunbookLink(runbook, kRunbookMismatch), "runbook: SkeletonCoherenceMismatch"));
 }
 
 std::string Nav(const LandingPageInfo& info) {
   return "<nav>" + Anchor(info.telemetry_path, info.telemetry_path) +
          Anchor(kBrainsApiPath, kBrainsApiPath) + Anchor(kHealthyPath, kHealthyPath) +
-         Anchor(kReadyPath, kReadyPath) + Anchor(RunbookLink(""), "runbook") + "</nav>\n";
+         Anchor(kReadyPath, kReadyPath) + Anchor(RunbookLink(info.runbook_url, ""), "runbook") +
+         "</nav>\n";
 }
 
 }  // namespace
@@ -250,8 +256,8 @@ std::string HtmlEscape(std::string_view text) {
   return out;
 }
 
-std::string RunbookLink(std::string_view anchor) {
-  std::string link = kRunbookUrl;
+std::string RunbookLink(std::string_view runbook_url, std::string_view anchor) {
+  std::string link(runbook_url);
   if (!anchor.empty()) link += "#" + std::string(anchor);
   return link;
 }
@@ -283,12 +289,12 @@ std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<Bra
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += std::string("<title>") + kTitle + "</title>\n<style>" + kStyle + "</style>\n";
   html += "</head>\n<body>\n";
-  html += RenderBanner(brains, scanned);
+  html += RenderBanner(brains, scanned, info.runbook_url);
   html += std::string("<h1>") + kTitle + "</h1>\n";
   if (scanned) {
     html += "<p id=\"last-scan\">Last scan: " + TimeAndAge(scan_time, scan_time) + "</p>\n";
   }
-  html += BrainTable(brains, scan_time);
+  html += BrainTable(brains, scan_time, info.runbook_url);
   html += OrphanList(orphans);
   html += Nav(info);
   html += "<p>Version " + HtmlEscape(info.version) + ", revision " + HtmlEscape(info.revision) +

@@ -17,11 +17,6 @@
 
 namespace scx {
 
-// Where docs/runbook.md is read; every runbook link on the page starts with it. The
-// alert rules' runbook_url annotations use the same address.
-inline constexpr char kRunbookUrl[] =
-    "https://github.com/example/skeleton-coherence-exporter/blob/main/docs/runbook.md";
-
 // Sections of docs/runbook.md (GitHub heading anchors) the page links to.
 inline constexpr char kRunbookMismatch[] = "skeletoncoherencemismatch";
 inline constexpr char kRunbookStaleVerdicts[] = "stale-verdicts";
@@ -33,13 +28,14 @@ struct LandingPageInfo {
   std::string version;
   std::string revision;
   std::string telemetry_path = kDefaultTelemetryPath;
+  std::string runbook_url = kDefaultRunbookUrl;  // --web.runbook-url
 };
 
 // `text` with &, <, >, " and ' replaced by entities and invalid UTF-8 repaired.
 std::string HtmlEscape(std::string_view text);
 
-// kRunbookUrl + "#" + `anchor` (the runbook itself when `anchor` is empty).
-std::string RunbookLink(std::string_view anchor);
+// `runbook_url` + "#" + `anchor` (the runbook itself when `anchor` is empty).
+std::string RunbookLink(std::string_view runbook_url, std::string_view anchor);
 
 // A duration for people: "45s", "12m 5s", "4h 12m", "3d 4h". Negative counts as 0.
 std::string FormatAge(double seconds);
