@@ -35,14 +35,22 @@ receiver of its own standing in for the pager. Two exporters in one scrape job:
      way; the fix below does the same). The pager must get
      exactly ONE notification for them, listing all of them, and without m1nd (which
      fires on exporter A: another instance, another group).
-  6. Fix: m1nd's store is replaced by an sk_m1nd_candidate one again and the fleet's
+  6. Outage: both exporters are stopped for OUTAGE_SECONDS, longer than the mismatch
+     rule's window, while m1nd and the fleet fire, then started again. The pager must
+     get ONE SkeletonCoherenceExporterDown notification naming both exporters (grouped
+     across instances), and for the 21 unfixed mismatches neither a resolved
+     notification nor a new page (alerts/alertmanager.yml's inhibit rules and the down
+     alert's keep_firing_for).
+  7. Fix: m1nd's store is replaced by an sk_m1nd_candidate one again and the fleet's
      link is turned back. The pager must get m1nd's resolved notification within
      FIX_RESOLVE_BOUND seconds, and the fleet's 20 resolutions in one notification.
   No alert may ever name any other brain of the copy (keyvault, my_repo, notes).
   The counts and times are printed.
 
 To run in seconds, it starts from temporary copies of the checked-in configs with:
-  - SkeletonCoherenceMismatch `for:` shortened to FOR_SECONDS (1m in the rule file),
+  - SkeletonCoherenceMismatch `for:` shortened to FOR_SECONDS (1m in the rule file)
+    and its 10m windows to WINDOW_SECONDS; SkeletonCoherenceExporterDown's `for:` and
+    keep_firing_for (5m each) to DOWN_FOR_SECONDS and KEEP_FIRING_SECONDS,
   - Alertmanager group_wait/group_interval 1s and repeat_interval 1h, webhook URLs
     pointed at the in-test receiver,
   - scans, scrapes and rule evaluations every second.
@@ -84,11 +92,19 @@ SCAN_SECONDS = 1
 SCRAPE_SECONDS = 1
 EVAL_SECONDS = 1
 FOR_SECONDS = 2
+# The mismatch rule's 10m windows, and SkeletonCoherenceExporterDown's 5m `for:` and
+# 5m keep_firing_for, scaled down in the same order: restart < down `for` < window <
+# outage.
+WINDOW_SECONDS = 30
+DOWN_FOR_SECONDS = 20
+KEEP_FIRING_SECONDS = 10
+OUTAGE_SECONDS = WINDOW_SECONDS + 15
 GROUP_WAIT_SECONDS = 1
 GROUP_INTERVAL_SECONDS = 1
 
 JOB = "skeleton-coherence"
 MISMATCH = "SkeletonCoherenceMismatch"
+DOWN = "SkeletonCoherenceExporterDown"
 ADVICE = ("this brain is serving a foreign skeleton; rebind or re-ingest before trusting "
           "block scope")
 # The duration part is there when the exporter exports
@@ -96,7 +112,9 @@ ADVICE = ("this brain is serving a foreign skeleton; rebind or re-ingest before 
 INCIDENT_DESCRIPTION_RE = re.compile(
     r"brain m1nd serves skeleton of keyvault \(expected slug m1nd, found keyvault\)"
     r"(?P<duration>, for at least [0-9dhms ]+)?: " + re.escape(ADVICE) + r"\."
-    r"(?P<owner> m1nd serves keyvault's skeleton \(brain keyvault on this exporter\)\.)?")
+    r"(?P<owner> m1nd serves keyvault's skeleton \(brain keyvault on this exporter\)\.)?"
+    r"(?P<where> Where: runtime dir (?P<runtime_dir>\S+), project root (?P<project_root>\S+),"
+    r" found through \S+ \(m1nd's name for it: [^)]*\)\.)?")
 NOT_SCRAPED_NOTE = "The exporter is not scraped now: this is the last verdict it served."
 # The incident store's mtime lies this far back: "for at least 3d 4h ...".
 INCIDENT_AGE_SECONDS = 3 * 86400 + 4 * 3600 + 30
@@ -112,6 +130,8 @@ FIRST_DATA_TIMEOUT = 20
 HEALTHY_WINDOW = 5
 PAGE_TIMEOUT = 60
 RESOLVE_TIMEOUT = 30
+# Prometheus and Alertmanager latency on top of DOWN_FOR_SECONDS for the down page.
+DOWN_PAGE_TIMEOUT = DOWN_FOR_SECONDS + 30
 # After the first notification of a group, how long to watch for more of them.
 SETTLE_SECONDS = 3
 # A fix must resolve within this (scan + scrape + evaluation + group_interval = 4 s,
@@ -441,23 +461,29 @@ def metric_labels(result):
 # --- temporary configs -----------------------------------------------------------
 
 
-def rewrite_rules(text, alertname, new_for):
-    """Sets `for:` of one alert in a rule file's text; exactly one must change."""
+def rewrite_rules(text, alertname, fields, window=None):
+    """Sets fields (`for`, `keep_firing_for`) of one alert in a rule file's text, and
+    replaces its `[10m]` range windows (expression and annotations) with `window`.
+    Returns the text and how many fields and windows changed."""
     lines = text.split("\n")
     inside = False
-    changed = 0
+    changed = windows = 0
     for index, line in enumerate(lines):
-        match = re.match(r"^\s*-\s+(alert|record):\s*(\S+)", line)
+        match = re.match(r"^\s*-\s+(alert|record|name):\s*(\S+)", line)
         if match:
-            inside = match.group(2) == alertname
+            inside = match.group(1) == "alert" and match.group(2) == alertname
             continue
-        if inside:
-            match = re.match(r"^(\s*for:\s*)\S+(.*)$", line)
-            if match:
-                lines[index] = match.group(1) + new_for + match.group(2)
-                changed += 1
-                inside = False
-    return "\n".join(lines), changed
+        if not inside:
+            continue
+        match = re.match(r"^(\s*)(for|keep_firing_for)(:\s*)\S+(.*)$", line)
+        if match and match.group(2) in fields:
+            lines[index] = (match.group(1) + match.group(2) + match.group(3)
+                            + fields[match.group(2)] + match.group(4))
+            changed += 1
+        if window:
+            lines[index], count = re.subn(r"\[10m\]", "[%s]" % window, lines[index])
+            windows += count
+    return "\n".join(lines), changed, windows
 
 
 def rewrite_alertmanager(text, webhook_port):
@@ -648,20 +674,30 @@ def start_prometheus(args, tmp, processes, env):
     """Prometheus with copies of alerts/*.rules.yml, scraping both exporters."""
     rules_dir = os.path.join(tmp, "rules")
     os.makedirs(rules_dir)
-    copied_rules, shortened = [], 0
+    copied_rules = []
+    changes = {MISMATCH: [0, 0], DOWN: [0, 0]}
     for path in env.rule_paths:
         with open(path, encoding="utf-8") as f:
-            text, changed = rewrite_rules(f.read(), MISMATCH, "%ds" % FOR_SECONDS)
-        shortened += changed
+            text = f.read()
+        text, changed, windows = rewrite_rules(text, MISMATCH, {"for": "%ds" % FOR_SECONDS},
+                                               window="%ds" % WINDOW_SECONDS)
+        changes[MISMATCH][0] += changed
+        changes[MISMATCH][1] += windows
+        text, changed, _ = rewrite_rules(text, DOWN, {
+            "for": "%ds" % DOWN_FOR_SECONDS, "keep_firing_for": "%ds" % KEEP_FIRING_SECONDS})
+        changes[DOWN][0] += changed
         copy = os.path.join(rules_dir, os.path.basename(path))
         with open(copy, "w", encoding="utf-8") as f:
             f.write(text)
         copied_rules.append(copy)
-    if shortened != 1:
-        raise Failure("expected one `for:` of %s in alerts/*.rules.yml, rewrote %d"
-                      % (MISMATCH, shortened))
-    log("rule copies: %s `for:` shortened to %ds for this test (1m in alerts/)"
-        % (MISMATCH, FOR_SECONDS))
+    if changes[MISMATCH][0] != 1 or changes[MISMATCH][1] < 2 or changes[DOWN][0] != 2:
+        raise Failure("alerts/*.rules.yml changed shape: rewrote %d `for:` and %d [10m] "
+                      "windows of %s (want 1 and at least 2), %d fields of %s (want `for:` "
+                      "and `keep_firing_for:`)" % (changes[MISMATCH][0], changes[MISMATCH][1],
+                                                   MISMATCH, changes[DOWN][0], DOWN))
+    log("rule copies for this test: %s `for:` %ds and windows %ds (1m and 10m in alerts/), "
+        "%s `for:` %ds and keep_firing_for %ds (5m and 5m)"
+        % (MISMATCH, FOR_SECONDS, WINDOW_SECONDS, DOWN, DOWN_FOR_SECONDS, KEEP_FIRING_SECONDS))
     prometheus_config = os.path.join(tmp, "prometheus.yml")
     with open(prometheus_config, "w", encoding="utf-8") as f:
         f.write("global:\n"
@@ -822,6 +858,9 @@ def run_with_webhook(args, tmp, processes, webhook, env):
     # keyvault is a brain of examples/: the exporter knows whose skeleton m1nd serves.
     if not match.group("owner"):
         raise Failure("description does not say whose skeleton m1nd serves: %r" % description)
+    if match.group("runtime_dir") != env.m1nd_runtime_dir:
+        raise Failure("description does not name m1nd's runtime dir %s: %r"
+                      % (env.m1nd_runtime_dir, description))
     if not annotations.get("runbook_url", "").endswith("docs/runbook.md#skeletoncoherencemismatch"):
         raise Failure("runbook_url %r" % annotations.get("runbook_url"))
     if not all(word in annotations.get("summary", "") for word in ("m1nd", "keyvault")):
@@ -873,7 +912,10 @@ def run_with_webhook(args, tmp, processes, webhook, env):
         raise Failure("the fleet's notification is grouped by %s, want alertname and "
                       "instance" % group)
 
-    # --- 6. the fix -------------------------------------------------------------
+    # --- 6. both exporters down for longer than the mismatch window -------------
+    outage = check_outage(args, processes, webhook, env, fleet_brains)
+
+    # --- 7. the fix -------------------------------------------------------------
     just_after_a_scan(env.fleet_url, processes)
     write_store_atomically(env.m1nd_runtime_dir, store_document("m1nd", 3, M1ND_BLOCKS))
     replace_symlink_atomically(env.fleet_link, env.fleet_healthy)
@@ -910,9 +952,9 @@ def run_with_webhook(args, tmp, processes, webhook, env):
     check_no_quiet_brain_alerts(webhook, prometheus_url, quiet)
 
     pages = [a for n, a in webhook.alerts() if a.get("status") == "firing"]
-    if any(a["labels"].get("alertname") != MISMATCH for a in pages):
+    if any(a["labels"].get("alertname") not in (MISMATCH, DOWN) for a in pages):
         raise Failure("unexpected alerts: %s" % json.dumps(pages))
-    return {"write_to_page": write_to_page, "intervals": intervals,
+    return {"outage": outage, "write_to_page": write_to_page, "intervals": intervals,
             "fix_to_resolve": fix_to_resolve, "checked": checked,
             "notifications": len(webhook.notifications()), "exported": exported,
             "restart": restart, "storm": len(storm), "quiet": quiet}
@@ -980,6 +1022,76 @@ def check_restart(args, processes, webhook, env):
         raise Failure("while the exporter was stopped the description never said %r"
                       % NOT_SCRAPED_NOTE)
     return {"stopped": started_at - stopped_at, "resolved": len(resolved)}
+
+
+def check_outage(args, processes, webhook, env, fleet_brains):
+    """Stops both exporters for OUTAGE_SECONDS, longer than the mismatch rule's window,
+    with m1nd and the 20 fleet brains firing, then starts them again. The pager must
+    get ONE SkeletonCoherenceExporterDown notification naming both exporters, and for
+    the 21 unfixed mismatches neither a resolved notification nor a new page: the
+    down alert inhibits them in Alertmanager while the window ends them, and keeps
+    firing after the recovery until they fire again under the same labels."""
+    prometheus_url, examples, fleet = env.prometheus_url, env.examples_instance, env.fleet_instance
+    stopped_at = time.monotonic()
+    processes.stop("exporter-examples")
+    processes.stop("exporter-fleet")
+    log("stopped both exporters for %ds (mismatch window %ds, down `for:` %ds)"
+        % (OUTAGE_SECONDS, WINDOW_SECONDS, DOWN_FOR_SECONDS))
+
+    def down_pages():
+        return [n for n in webhook.notifications() if n["at"] >= stopped_at
+                and n["payload"].get("status") == "firing"
+                and n["payload"].get("groupLabels", {}).get("alertname") == DOWN]
+
+    wait_until("the pager to receive %s" % DOWN, down_pages, DOWN_PAGE_TIMEOUT, processes)
+    # The window ends both mismatches inside Prometheus while the exporters are away.
+    wait_until("Prometheus to resolve the mismatches the window no longer holds",
+               lambda: not any(a.get("labels", {}).get("alertname") == MISMATCH
+                               for a in prometheus_alerts(prometheus_url)),
+               OUTAGE_SECONDS + WINDOW_SECONDS, processes, interval=0.5)
+    resolved_in_prometheus = time.monotonic() - stopped_at
+    while time.monotonic() - stopped_at < OUTAGE_SECONDS:
+        processes.check_alive()
+        time.sleep(0.5)
+    start_exporter(args, processes, env, "exporter-examples", env.examples_config,
+                   env.examples_port)
+    start_exporter(args, processes, env, "exporter-fleet", env.fleet_config, env.fleet_port)
+    started_at = time.monotonic()
+
+    def firing_again():
+        brains = sorted(a["labels"].get("brain") for a in prometheus_alerts(prometheus_url)
+                        if a.get("labels", {}).get("alertname") == MISMATCH
+                        and a.get("state") == "firing")
+        return brains == sorted(["m1nd"] + fleet_brains)
+
+    wait_until("the 21 unfixed mismatches to fire again in Prometheus", firing_again,
+               FIRST_DATA_TIMEOUT, processes, interval=0.5)
+    wait_until("%s to resolve after keep_firing_for" % DOWN,
+               lambda: not any(a.get("labels", {}).get("alertname") == DOWN
+                               for a in prometheus_alerts(prometheus_url)),
+               KEEP_FIRING_SECONDS + FIRST_DATA_TIMEOUT, processes, interval=0.5)
+    time.sleep(SETTLE_SECONDS + GROUP_INTERVAL_SECONDS)
+    after = [n for n in webhook.notifications() if n["at"] >= stopped_at]
+    down = [n for n in after
+            if n["payload"].get("groupLabels", {}).get("alertname") == DOWN]
+    down_firing = [n for n in down if n["payload"].get("status") == "firing"]
+    mismatch = [n for n in after
+                if n["payload"].get("groupLabels", {}).get("alertname") == MISMATCH]
+    down_instances = sorted({a["labels"].get("instance")
+                             for n in down_firing for a in n["payload"].get("alerts", [])})
+    print("outage: both exporters stopped %.0fs (mismatch window %ds, resolved inside "
+          "Prometheus %.0fs into it): %d %s notification(s) naming %s, %d in all for it; "
+          "%d notification(s) for the 21 unfixed mismatches (resolved or new)"
+          % (started_at - stopped_at, WINDOW_SECONDS, resolved_in_prometheus,
+             len(down_firing), DOWN, down_instances, len(down), len(mismatch)), flush=True)
+    if len(down_firing) != 1 or down_instances != sorted([examples, fleet]):
+        raise Failure("want ONE %s page naming both exporters, got %s"
+                      % (DOWN, json.dumps([n["payload"] for n in down_firing])))
+    if mismatch:
+        raise Failure("the outage reached the pager for unfixed mismatches: %s"
+                      % json.dumps([n["payload"] for n in mismatch]))
+    return {"stopped": started_at - stopped_at, "down_pages": len(down_firing),
+            "mismatch_notifications": len(mismatch)}
 
 
 def find_brain_verdict(node, brain):
@@ -1068,6 +1180,8 @@ MAY_BE_ABSENT_WITHOUT_ERRORS = (
     "skeleton_coherence_store_read_errors_total",
     "skeleton_coherence_exporter_discovery_errors_total",
     "skeleton_coherence_prefix_ambiguous",
+    # Exported only when the web config serves TLS; this scenario runs plain HTTP.
+    "skeleton_coherence_exporter_tls_certificate_not_after_seconds",
 )
 
 
@@ -1135,11 +1249,14 @@ def main(argv):
     if outcome is None:
         return 1
     print("e2e_alerting: PASS in %.1fs: page %.2fs after the write (intervals sum %ds); "
-          "exporter restart (%.0fs stopped): %d resolved notifications; %d brains at once: "
+          "exporter restart (%.0fs stopped): %d resolved notifications; outage of both "
+          "exporters (%.0fs): %d down page, %d mismatch notifications; %d brains at once: "
           "%d notification; resolved %.2fs after the fix; %d dashboard + %d rule "
           "expressions and %d exported metrics checked; %d notifications, none for %s"
           % (time.monotonic() - started, outcome["write_to_page"], outcome["intervals"],
-             outcome["restart"]["stopped"], outcome["restart"]["resolved"], FLEET_SIZE,
+             outcome["restart"]["stopped"], outcome["restart"]["resolved"],
+             outcome["outage"]["stopped"], outcome["outage"]["down_pages"],
+             outcome["outage"]["mismatch_notifications"], FLEET_SIZE,
              outcome["storm"], outcome["fix_to_resolve"], outcome["checked"]["dashboard"],
              outcome["checked"]["rule"], outcome["exported"], outcome["notifications"],
              ", ".join(outcome["quiet"])),
