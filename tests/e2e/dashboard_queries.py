@@ -6,6 +6,8 @@ expression lives anywhere else) and returns each expression with the Grafana tem
 variables replaced by values Prometheus can evaluate directly:
 
     $instance, $brain (and ${...} / [[...]] forms)  -> .*
+    $job  -> the dashboard's own default for it (a textbox, constant or custom
+             variable: `.*skeleton-coherence.*`, the job regex of the alert rules)
     $__rate_interval -> 1m    $__interval -> 15s    $__range -> 5m
 
 Grafana's label_values(metric, label) variable queries are not PromQL; they are turned
@@ -62,14 +64,21 @@ class Query:
         return "Query(%s: %s)" % (self.where, self.expr)
 
 
-def substitute(raw, where="expression"):
-    """Replaces the Grafana variables of `raw`; raises ValueError on an unknown one."""
+# Dashboard variables whose value is typed in, not queried: they become their default.
+VALUE_VARIABLE_TYPES = ("textbox", "constant", "custom")
+
+
+def substitute(raw, where="expression", values=None):
+    """Replaces the Grafana variables of `raw`; raises ValueError on an unknown one.
+
+    `values` adds variables to VARIABLE_VALUES (a dashboard's own defaults)."""
+    values = dict(VARIABLE_VALUES, **(values or {}))
 
     def replace(match):
         name = match.group("braced") or match.group("bracketed") or match.group("plain")
-        if name not in VARIABLE_VALUES:
+        if name not in values:
             raise ValueError("%s: unknown template variable $%s in %r" % (where, name, raw))
-        return VARIABLE_VALUES[name]
+        return values[name]
 
     return _VARIABLE_RE.sub(replace, raw)
 
@@ -97,6 +106,30 @@ def variable_query_to_promql(query, where):
     raise ValueError("%s: unsupported variable query %r" % (where, query))
 
 
+def variable_default(variable):
+    """The default value of a textbox, constant or custom variable (None if none)."""
+    current = variable.get("current") or {}
+    value = current.get("value")
+    if isinstance(value, list):
+        value = value[0] if len(value) == 1 else None
+    if variable.get("type") in ("textbox", "constant"):
+        value = variable.get("query") if isinstance(variable.get("query"), str) else value
+    elif variable.get("type") == "custom" and not value:
+        value = (variable.get("query") or "").split(",")[0].strip() or None
+    return value if isinstance(value, str) and value != "" else None
+
+
+def dashboard_variable_values(dashboard):
+    """{name: default} of the dashboard's typed-in variables (textbox, constant, custom)."""
+    values = {}
+    for variable in dashboard.get("templating", {}).get("list", []):
+        if variable.get("type") in VALUE_VARIABLE_TYPES:
+            default = variable_default(variable)
+            if default is not None:
+                values[variable.get("name")] = default
+    return values
+
+
 def _walk(node, path):
     """Yields (path, dict) for every JSON object below `node`."""
     if isinstance(node, dict):
@@ -113,6 +146,7 @@ def dashboard_queries(path, source_dir=None):
     with open(path, encoding="utf-8") as f:
         dashboard = json.load(f)
     source = os.path.relpath(path, source_dir) if source_dir else path
+    values = dashboard_variable_values(dashboard)
     queries = []
     panels_by_path = {}
     for node_path, node in _walk(dashboard, []):
@@ -134,7 +168,7 @@ def dashboard_queries(path, source_dir=None):
             title = panel.get("title") if panel else "?"
             panel_id = panel.get("id") if panel else "?"
             where = "%s panel %s %r target %s" % (source, panel_id, title, node.get("refId", "?"))
-        queries.append(Query(source, kind, where, expr, substitute(expr, where)))
+        queries.append(Query(source, kind, where, expr, substitute(expr, where, values)))
     for variable in dashboard.get("templating", {}).get("list", []):
         if variable.get("type") != "query":
             continue
@@ -146,7 +180,7 @@ def dashboard_queries(path, source_dir=None):
         if not isinstance(query, str) or not query.strip():
             raise ValueError("%s: no query" % where)
         promql = variable_query_to_promql(query, where)
-        queries.append(Query(source, "variable", where, query, substitute(promql, where)))
+        queries.append(Query(source, "variable", where, query, substitute(promql, where, values)))
     return queries
 
 
@@ -237,13 +271,40 @@ def all_queries(source_dir=None):
 
 DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
 
+# The job regex: the dashboard's `job` variable defaults to it, and every selector of
+# the dashboard selects job=~"$job". The alert rules hard-code the same regex
+# (alerts/*.rules.yml, docs/alerting.md): change them together.
+JOB_REGEX = ".*skeleton-coherence.*"
+JOB_MATCHER = 'job=~"$job"'
+
+# Metric names that may appear in the dashboard; each must be followed by a selector.
+_SELECTOR_METRIC_RE = re.compile(
+    r"\b(skeleton_coherence[a-z0-9_]*|up|ALERTS|process_[a-z0-9_]+)\b(?!\s*[{(])")
+
+
+def job_selector_problems(expr):
+    """Selectors of `expr` that do not select job=~"$job" (each metric needs one)."""
+    problems = []
+    for selector in re.findall(r"\{[^{}]*\}", expr):
+        if JOB_MATCHER not in selector:
+            problems.append("selector %s without %s" % (selector, JOB_MATCHER))
+    for name in _SELECTOR_METRIC_RE.findall(_without_strings(expr)):
+        problems.append("metric %s without a selector (and %s)" % (name, JOB_MATCHER))
+    return problems
+
+
+def _without_strings(expr):
+    return re.sub(r'"(?:[^"\\]|\\.)*"', '""', expr)
+
 
 def lint_dashboard(path):
     """Problems with a dashboard's structure that no Grafana is around to catch.
 
-    Checks: uid/title/schemaVersion present, the datasource/instance/brain variables,
-    unique panel ids, panels inside the 24-column grid and not overlapping, and every
-    panel and target on the `${datasource}` variable with a unique refId.
+    Checks: uid/title/schemaVersion present, the datasource/job/instance/brain
+    variables ($job typed in, defaulting to JOB_REGEX), every expression (targets,
+    annotations, variable queries) selecting job=~"$job" in each selector, unique panel
+    ids, panels inside the 24-column grid and not overlapping, and every panel and
+    target on the `${datasource}` variable with a unique refId.
     """
     with open(path, encoding="utf-8") as f:
         dashboard = json.load(f)
@@ -257,6 +318,20 @@ def lint_dashboard(path):
     for name in ("instance", "brain"):
         if variables.get(name, {}).get("type") != "query":
             problems.append("no query variable $%s" % name)
+    job = variables.get("job", {})
+    if job.get("type") not in VALUE_VARIABLE_TYPES:
+        problems.append("no textbox, constant or custom variable $job")
+    elif variable_default(job) != JOB_REGEX:
+        problems.append("$job defaults to %r, want %r (the alert rules' job regex)"
+                        % (variable_default(job), JOB_REGEX))
+    for node_path, node in _walk(dashboard, []):
+        expr = node.get("expr")
+        if node_path[:1] == ["templating"] and node.get("type") == "query":
+            expr = node.get("query")
+            expr = expr.get("query") if isinstance(expr, dict) else expr
+        if isinstance(expr, str):
+            for problem in job_selector_problems(expr):
+                problems.append("%s: %s" % ("/".join(map(str, node_path)) or "/", problem))
     ids, cells = set(), {}
     panels = []
     for panel in dashboard.get("panels", []):
