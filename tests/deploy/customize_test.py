@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""The job regex and the runbook address are set in one place.
+
+Runs deploy/kubernetes/generate.py --out with a job regex and a runbook address of a
+site, and checks the copies it writes (the rules, the dashboard and the two Kubernetes
+files): nothing of the defaults is left, every `up` selector of the rules and the
+dashboard's `job` variable use the site's regex, every runbook_url starts with the
+site's address, `promtool check rules` accepts the rules (when installed), and bad
+settings are refused. Then the checked-in copies are still what the script writes.
+
+Usage: customize_test.py SOURCE_DIR
+"""
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+JOB_REGEX = 'skeleton-coherence|brains-"prod"'
+RUNBOOK = "https://wiki.example.org/sre/scx-runbook.md"
+DEFAULT_JOB = ".*skeleton-coherence.*"
+DEFAULT_RUNBOOK = "https://github.com/example/skeleton-coherence-exporter/blob/main/docs/runbook.md"
+
+
+def fail(message):
+    print("customize_test: FAIL: " + message)
+    sys.exit(1)
+
+
+def run(generate, *args):
+    return subprocess.run([sys.executable, str(generate), *args], capture_output=True,
+                          text=True, timeout=60)
+
+
+def main(source_dir):
+    generate = source_dir / "deploy" / "kubernetes" / "generate.py"
+    with tempfile.TemporaryDirectory(prefix="scx-customize-") as tmp:
+        out = pathlib.Path(tmp) / "site"
+        done = run(generate, "--out", str(out), "--job-regex", JOB_REGEX,
+                   "--runbook-url", RUNBOOK)
+        if done.returncode != 0:
+            fail("generate.py --out failed: " + done.stderr)
+        names = sorted(p.name for p in out.iterdir())
+        want = ["dashboard-configmap.yml", "prometheusrule.yml", "skeleton-coherence.json",
+                "skeleton-coherence.rules.yml"]
+        if names != want:
+            fail("wrote %s, want %s" % (names, want))
+        for path in out.iterdir():
+            text = path.read_text()
+            for default in (DEFAULT_JOB, DEFAULT_RUNBOOK):
+                if default in text:
+                    fail("%s still holds the default %s" % (path.name, default))
+        rules = (out / "skeleton-coherence.rules.yml").read_text()
+        promql_regex = JOB_REGEX.replace('"', '\\"')
+        # The `up{job=%q,...}` of the annotations' queries take the alert's own labels.
+        up_selectors = [s for s in re.findall(r"\bup\{([^}]*)\}", rules) if "%q" not in s]
+        if not up_selectors or any(s != 'job=~"%s"' % promql_regex for s in up_selectors):
+            fail("the rules' up selectors are %s" % up_selectors)
+        urls = re.findall(r"runbook_url: (\S+)", rules)
+        if not urls or any(not u.startswith(RUNBOOK + "#") for u in urls):
+            fail("runbook_url annotations: %s" % urls)
+        dashboard = json.loads((out / "skeleton-coherence.json").read_text())
+        job = [v for v in dashboard["templating"]["list"] if v.get("name") == "job"]
+        if not job or job[0].get("query") != JOB_REGEX or job[0]["current"]["value"] != JOB_REGEX:
+            fail("the dashboard's job variable is %s" % job)
+        if RUNBOOK not in (out / "prometheusrule.yml").read_text():
+            fail("prometheusrule.yml does not carry the site's runbook")
+        if JOB_REGEX.replace('"', '\\"') not in (out / "dashboard-configmap.yml").read_text():
+            fail("dashboard-configmap.yml does not carry the site's job regex")
+        promtool = shutil.which("promtool")
+        if promtool:
+            check = subprocess.run([promtool, "check", "rules", str(out / "skeleton-coherence.rules.yml")],
+                                   capture_output=True, text=True, timeout=60)
+            if check.returncode != 0:
+                fail("promtool refuses the site's rules: " + check.stdout + check.stderr)
+        for bad in (["--job-regex", "a(b"], ["--runbook-url", "wiki/runbook.md"],
+                    ["--runbook-url", RUNBOOK + "#top"]):
+            done = run(generate, "--out", str(out), *bad)
+            if done.returncode == 0:
+                fail("generate.py accepted %s" % bad)
+        done = run(generate, "--job-regex", "x")
+        if done.returncode == 0:
+            fail("generate.py rewrote the checked-in files with a site setting")
+    if run(generate, "--check").returncode != 0:
+        fail("deploy/kubernetes/ is not what generate.py writes")
+    print("customize_test: PASS: rules, dashboard and both Kubernetes files carry the "
+          "site's job regex and runbook address%s" % ("" if promtool else
+                                                     " (promtool not installed)"))
+
+
+if __name__ == "__main__":
+    main(pathlib.Path(sys.argv[1]).resolve())
