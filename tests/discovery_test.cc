@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -555,6 +557,34 @@ TEST_F(DiscoveryTest, GlobExpandsTilde) {
   EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
   ASSERT_EQ(1u, discovery.brains.size());
   EXPECT_EQ(tmp_.Join("rts/alpha"), discovery.brains[0].runtime_dir);
+}
+
+// A pattern looping through symlinks: rts/* holds one brain, loop/ 10 links to
+// itself, so loop/*/*/*/*/*/* is a million paths. It ends at kMaxGlobEntries with a
+// problem, and the other pattern's brain is still found.
+TEST_F(DiscoveryTest, AGlobPastTheEntryBoundIsAProblem) {
+  WriteFile(tmp_.Join("rts/alpha/project_brain.json"), ManifestJson("/home/u/alpha"));
+  MakeDirs(tmp_.Join("loop"));
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_EQ(symlink(".", tmp_.Join("loop/l" + std::to_string(i)).c_str()), 0);
+  }
+  DiscoveryConfig config;
+  const std::string looping = tmp_.Join("loop/*/*/*/*/*/*");
+  config.runtime_globs = {looping, tmp_.Join("rts/*")};
+  const auto start = std::chrono::steady_clock::now();
+  Discovery discovery = DiscoverBrains(config, {});
+  const auto took = std::chrono::steady_clock::now() - start;
+  std::cout << "a looping glob ended at the bound after "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms\n";
+  EXPECT_LT(took, std::chrono::seconds(5));  // a hang guard: it took 0.1-0.9 s
+  EXPECT_EQ((std::vector<std::string>{"alpha"}), Names(discovery));
+  ASSERT_EQ(1u, discovery.problems.size()) << Describe(discovery.problems);
+  EXPECT_STREQ("glob", DiscoveryProblemSourceName(discovery.problems[0].source));
+  EXPECT_EQ(looping, discovery.problems[0].path);
+  EXPECT_EQ(
+      "expands through more than 100000 directory entries (a symlink loop?); none of "
+      "its matches is watched",
+      discovery.problems[0].message);
 }
 
 TEST_F(DiscoveryTest, EmptyGlobPatternIsAProblem) {
