@@ -114,6 +114,39 @@ class InFlight {
   bool admitted_ = true;
 };
 
+// The request path percent-decoded from `raw`. civetweb is told not to decode it
+// (decode_url=no): it decodes into a C string, so "/api/v1/brains/x%00junk" reached
+// the handlers as "/api/v1/brains/x". False when the decoded path holds a NUL.
+bool DecodePath(const char* raw, std::string* path) {
+  const std::string_view encoded = raw != nullptr ? raw : "";
+  std::string decoded(encoded.size() + 1, '\0');
+  const int length = mg_url_decode(encoded.data(), static_cast<int>(encoded.size()), decoded.data(),
+                                   static_cast<int>(decoded.size()), 0);
+  if (length < 0) return false;
+  decoded.resize(static_cast<std::size_t>(length));
+  if (decoded.find('\0') != std::string::npos) return false;
+  *path = std::move(decoded);
+  return true;
+}
+
+// What reading a request body found.
+enum class BodyRead { kOk, kMalformed, kTooLarge };
+
+// Reads and drops the request body (the handlers take none), so that a request with
+// a body civetweb cannot decode (a malformed chunked encoding, a body shorter than
+// its Content-Length) is refused before its handler runs. Only POST routes do this.
+BodyRead DrainBody(mg_connection* conn) {
+  char buffer[4096];
+  std::size_t total = 0;
+  for (;;) {
+    const int read = mg_read(conn, buffer, sizeof(buffer));
+    if (read == 0) return BodyRead::kOk;
+    if (read < 0) return BodyRead::kMalformed;
+    total += static_cast<std::size_t>(read);
+    if (total > kMaxRequestBodyBytes) return BodyRead::kTooLarge;
+  }
+}
+
 HttpResponse CallHandler(const HttpHandler& handler, const HttpRequest& request) {
   try {
     HttpResponse response = handler(request);
@@ -225,8 +258,10 @@ struct HttpServer::Impl {
       return response;
     }
     HttpRequest request;
+    if (!DecodePath(info.local_uri, &request.path)) {
+      return TextResponse(400, "Bad Request: the path holds a NUL byte\n");
+    }
     request.method = info.request_method;
-    request.path = info.local_uri != nullptr ? info.local_uri : "";
     request.query = info.query_string != nullptr ? info.query_string : "";
     request.accepts_gzip = AcceptsGzip(info);
     const Route* found = FindRoute(request.path);
@@ -237,6 +272,16 @@ struct HttpServer::Impl {
       HttpResponse response = TextResponse(405, "Method Not Allowed\n");
       response.headers["Allow"] = route.allow_post ? "GET, HEAD, POST" : "GET, HEAD";
       return response;
+    }
+    if (request.method == "POST") {
+      const BodyRead body = DrainBody(conn);
+      if (body == BodyRead::kMalformed) {
+        return TextResponse(400, "Bad Request: malformed request body\n");
+      }
+      if (body == BodyRead::kTooLarge) {
+        return TextResponse(
+            413, "Payload Too Large: at most " + std::to_string(kMaxRequestBodyBytes) + " bytes\n");
+      }
     }
     in_flight->emplace(route.in_flight.get(), route.max_in_flight);
     if (!(*in_flight)->Admitted()) return TooManyRequests(route.max_in_flight);
@@ -284,6 +329,8 @@ struct HttpServer::Impl {
                                       "tcp_nodelay",
                                       "1",
                                       "enable_directory_listing",
+                                      "no",
+                                      "decode_url",
                                       "no",
                                       nullptr};
     mg_callbacks callbacks{};

@@ -56,6 +56,10 @@ HttpResponse TextResponse(int status, std::string body);
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 inline constexpr int kDefaultHttpThreads = 1024;
+// A POST's body is read and dropped before its handler runs (no handler takes one);
+// a larger one is answered 413, one civetweb cannot decode (a malformed chunked
+// encoding) 400. A path with an encoded NUL ("%00") is answered 400.
+inline constexpr std::size_t kMaxRequestBodyBytes = 64 * 1024;
 inline constexpr int kDefaultRequestTimeoutMs = 5000;
 
 struct HttpServerOptions {
