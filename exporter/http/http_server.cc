@@ -4,6 +4,7 @@
 #include "exporter/http/http_server.h"
 
 #include <civetweb.h>
+#include <openssl/crypto.h>
 #include <strings.h>
 
 #include <algorithm>
@@ -217,8 +218,10 @@ struct HttpServer::Impl {
     return found;
   }
   WebConfig web_config;
-  std::unique_ptr<BasicAuth> auth;  // null: no authentication
-  std::string tls_error;            // why OnInitSsl failed; written during Start
+  TlsFiles tls_files;  // read in Configure, handed to OpenSSL in OnInitSsl, then cleared
+  std::optional<std::int64_t> tls_not_after;  // the served certificate's notAfter
+  std::unique_ptr<BasicAuth> auth;            // null: no authentication
+  std::string tls_error;                      // why OnInitSsl failed; written during Start
   mg_context* context = nullptr;
   std::vector<int> ports;  // bound; empty when stopped
 
@@ -239,7 +242,8 @@ struct HttpServer::Impl {
 
   static int OnInitSsl(void* ssl_ctx, void* user_data) {
     auto* impl = static_cast<Impl*>(user_data);
-    return ConfigureServerTls(ssl_ctx, impl->web_config, &impl->tls_error) ? 1 : -1;
+    return ConfigureServerTls(ssl_ctx, impl->web_config, impl->tls_files, &impl->tls_error) ? 1
+                                                                                            : -1;
   }
 
   HttpResponse Respond(mg_connection* conn, const mg_request_info& info,
@@ -292,12 +296,15 @@ struct HttpServer::Impl {
   bool Configure(const HttpServerOptions& options, std::string* listening_ports,
                  std::string* error) {
     web_config = WebConfig();
+    tls_not_after.reset();
     if (!options.web_config_file.empty() &&
         !LoadWebConfig(options.web_config_file, &web_config, error)) {
       return false;
     }
-    if (web_config.tls_enabled() && !CheckServerTls(options.web_config_file, web_config, error)) {
-      return false;
+    if (web_config.tls_enabled()) {
+      if (!CheckServerTls(options.web_config_file, web_config, &tls_files, error)) return false;
+      std::int64_t not_after = 0;
+      if (CertificateNotAfter(tls_files.cert_pem, &not_after)) tls_not_after = not_after;
     }
     if (!ListeningPorts(options.listen_addresses, web_config.tls_enabled(), listening_ports,
                         error)) {
@@ -347,12 +354,19 @@ struct HttpServer::Impl {
     t_start_log = &log;
     context = mg_start2(&init, &start_error);
     t_start_log = nullptr;
+    ForgetTlsFiles();
     if (context != nullptr) return true;
     std::string message =
         "cannot serve HTTP on " + JoinAddresses(options.listen_addresses) + ": " + text;
     if (!tls_error.empty()) message += ": " + tls_error;
     if (!log.empty()) message += " (" + log + ")";
     return Fail(error, message);
+  }
+
+  // The key is in OpenSSL's context now (civetweb calls init_ssl only in mg_start2).
+  void ForgetTlsFiles() {
+    OPENSSL_cleanse(tls_files.key_pem.data(), tls_files.key_pem.size());
+    tls_files = TlsFiles();
   }
 
   // The ports civetweb actually bound; false unless there is one per address.
@@ -396,6 +410,10 @@ bool HttpServer::Start(const HttpServerOptions& options, std::string* error) {
                            ": not every address was bound");
   }
   return true;
+}
+
+std::optional<std::int64_t> HttpServer::tls_certificate_not_after() const {
+  return impl_->tls_not_after;
 }
 
 int HttpServer::port() const { return impl_->ports.empty() ? 0 : impl_->ports.front(); }

@@ -9,9 +9,11 @@
 #define SCX_EXPORTER_HTTP_HTTP_SERVER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,6 +111,10 @@ class HttpServer {
 
   // The ports bound, one per listen address, in their order. Empty before Start.
   std::vector<int> ports() const;
+
+  // The notAfter (seconds since the epoch) of the certificate served, read at the
+  // last Start; empty without TLS. Certificates are loaded at start only.
+  std::optional<std::int64_t> tls_certificate_not_after() const;
 
   // Stops serving: requests being handled finish, idle connections are dropped.
   // Returns within civetweb's poll slice (SOCKET_TIMEOUT_QUANTUM, 200 ms in the
