@@ -966,8 +966,11 @@ void Walk::AddFolderBrain(const BrainFolder& folder, BrainSource source, Missing
     return;
   }
   if (file.status == ReadStatus::kError) {
-    claimed_.insert(key);
-    return Problem(DiscoveryProblemSource::kManifest, path, file.error);
+    // Unreadable now (no permission, a FIFO, an I/O error): the brain it was keeps
+    // last scan's series, marked stale, as a brain whose store is unreadable does.
+    Problem(DiscoveryProblemSource::kManifest, path, file.error);
+    CarryOver(key);
+    return;
   }
   const ManifestParse& parse = file.parsed();
   if (!parse.ok) {

@@ -353,6 +353,33 @@ TEST_F(DiscoveryTest, ManifestThatIsAFifoIsAProblemNotAHang) {
   EXPECT_FALSE(discovery.problems[0].transient);
 }
 
+// A project brain whose manifest turns unreadable (a FIFO, no permission) keeps last
+// scan's brain, carried over (its verdict marked stale), as a brain whose store is
+// unreadable keeps its last verdict; before, it vanished with its series.
+TEST_F(DiscoveryTest, AManifestTurnedUnreadableCarriesTheBrainOver) {
+  WriteOwner();
+  WriteProjectBrain("cc", "/home/u/keyvault");
+  Discovery first = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(first));
+
+  const std::string manifest = ProjectBrain("cc") + "/project_brain.json";
+  ASSERT_EQ(0, unlink(manifest.c_str()));
+  ASSERT_EQ(0, mkfifo(manifest.c_str(), 0600));
+  Discovery second = DiscoverBrains(RegistryConfig(Registry()), first.brains);
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(second));
+  EXPECT_TRUE(Find(second, "keyvault")->carried_over);
+  EXPECT_EQ("/home/u/keyvault", Find(second, "keyvault")->project_root);
+  EXPECT_FALSE(Find(second, "m1nd")->carried_over);
+  ASSERT_EQ(1u, second.problems.size()) << Describe(second.problems);
+  EXPECT_STREQ("manifest", DiscoveryProblemSourceName(second.problems[0].source));
+  EXPECT_EQ(manifest, second.problems[0].path);
+
+  // Gone for good (no manifest at all): the brain goes.
+  ASSERT_EQ(0, unlink(manifest.c_str()));
+  Discovery third = DiscoverBrains(RegistryConfig(Registry()), second.brains);
+  EXPECT_EQ((std::vector<std::string>{"m1nd"}), Names(third));
+}
+
 TEST_F(DiscoveryTest, ManifestThatIsADanglingSymlinkIsANonTransientProblem) {
   WriteOwner();
   MakeDirs(ProjectBrain("dd"));
