@@ -37,7 +37,7 @@ struct StaticBrain {
 
 // What one runtime_globs pattern may read while it expands: ten times the entries
 // `/srv/m1nd/*/project-brains/*` reads over 10,000 brains. A pattern that loops through
-// symlinks reaches it in well under a second, and a stop ends it at once.
+// symlinks reached it in 0.1 to 0.9 s on a loaded 2-core machine; a stop ends it at once.
 inline constexpr std::int64_t kMaxGlobEntries = 100000;
 
 struct DiscoveryConfig {
@@ -191,10 +191,10 @@ class DiscoveryCache {
 // (if any). Names are then made unique by AssignBrainNames, and a brain keeps the
 // label it had in `previous`. When `stop` (may be null) becomes true, the walk ends
 // at the next step (between sources, registry entries, folders and glob matches, and
-// at every directory a glob lists) and the result is marked stopped. The folders under each project-brains/ folder are
-// looked at on `parallelism`'s threads; the result never depends on them. With a
-// `cache` (may be null) unchanged small files are known by their stamp instead of
-// read; the result never depends on it either.
+// at every directory a glob lists) and the result is marked stopped. The folders
+// under each project-brains/ folder are looked at on `parallelism`'s threads; the result never
+// depends on them. With a `cache` (may be null) unchanged small files are known by their stamp
+// instead of read; the result never depends on it either.
 Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous,
                          const std::atomic<bool>* stop = nullptr,
                          const Parallelism& parallelism = Parallelism{1, 1},
