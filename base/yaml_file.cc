@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <vector>
 
 #include "base/brain_file.h"
 
@@ -23,12 +24,12 @@ std::string NotRegularReason(const BrainFileResult& result) {
   return "not a regular file";
 }
 
-std::string ReadFailure(const BrainFileResult& result) {
+std::string ReadFailure(const BrainFileResult& result, const YamlFileLimits& limits) {
   switch (result.error) {
     case BrainFileError::kNotRegular:
       return NotRegularReason(result);
     case BrainFileError::kTooLarge:
-      return "larger than " + std::to_string(kMaxYamlFileBytes) + " bytes";
+      return "larger than " + std::to_string(limits.max_bytes) + " bytes" + limits.too_large_hint;
     default:
       return result.message;
   }
@@ -76,6 +77,20 @@ std::string TooDeep(const std::string& file_name, const YAML::Mark& mark) {
                    "nested too deeply: more than " + std::to_string(kMaxYamlNesting) +
                        " levels of lists and mappings (indentation counts one level per "
                        "column)");
+}
+
+std::string TooLargeExpanded(const std::string& file_name) {
+  return YamlError(file_name, YAML::Mark::null_mark(), "",
+                   "too large once its aliases are expanded: more than " +
+                       std::to_string(kMaxYamlNodes) + " values or " +
+                       std::to_string(kMaxYamlScalarBytes) + " bytes of text");
+}
+
+// Adds `node` to `size`; false once a count passes its bound.
+bool Count(const YAML::Node& node, const YamlTreeSize& bound, YamlTreeSize* size) {
+  ++size->nodes;
+  if (node.IsScalar()) size->scalar_bytes += static_cast<std::int64_t>(node.Scalar().size());
+  return size->nodes <= bound.nodes && size->scalar_bytes <= bound.scalar_bytes;
 }
 
 // YAML::Load, with its exceptions turned into `error`. Never throws.
@@ -154,11 +169,33 @@ int YamlNestingBound(const std::string& text, int* deepest_line) {
   return best;
 }
 
-bool LoadYamlFile(const std::string& path, YAML::Node* root, std::string* error) {
+bool MeasureYamlTree(const YAML::Node& root, const YamlTreeSize& bound, YamlTreeSize* size) {
+  *size = YamlTreeSize();
+  // Handles to the shared nodes, nothing copied; each pop counts one node, so the
+  // list holds at most the node bound plus the children of one collection.
+  std::vector<YAML::Node> pending = {root};
+  while (!pending.empty()) {
+    const YAML::Node node = pending.back();
+    pending.pop_back();
+    if (!Count(node, bound, size)) return false;
+    if (node.IsSequence()) {
+      for (const YAML::Node& item : node) pending.push_back(item);
+    } else if (node.IsMap()) {
+      for (const auto& entry : node) {
+        pending.push_back(entry.first);
+        pending.push_back(entry.second);
+      }
+    }
+  }
+  return true;
+}
+
+bool LoadYamlFile(const std::string& path, const YamlFileLimits& limits, YAML::Node* root,
+                  std::string* error) {
   std::string text;
-  const BrainFileResult result = ReadBrainFile(path, kMaxYamlFileBytes, &text);
+  const BrainFileResult result = ReadBrainFile(path, limits.max_bytes, &text);
   if (result.error != BrainFileError::kNone) {
-    *error = path + ": cannot read: " + ReadFailure(result);
+    *error = path + ": cannot read: " + ReadFailure(result, limits);
     return false;
   }
   return ParseYamlText(text, path, root, error);
@@ -176,7 +213,14 @@ bool ParseYamlText(const std::string& text, const std::string& file_name, YAML::
   bool parsed = false;
   const std::function<void()> parse = [&] { parsed = LoadYamlText(text, file_name, root, error); };
   if (!RunOnOwnStack(kParseStackBytes, parse)) parse();  // no thread: the caller's stack
-  return parsed;
+  if (!parsed) return false;
+  YamlTreeSize size;
+  if (!MeasureYamlTree(*root, {kMaxYamlNodes, kMaxYamlScalarBytes}, &size)) {
+    *root = YAML::Node();
+    *error = TooLargeExpanded(file_name);
+    return false;
+  }
+  return true;
 }
 
 std::string ResolveYamlPath(const std::string& file_name, const std::string& path) {

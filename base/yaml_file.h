@@ -13,24 +13,53 @@
 
 namespace scx {
 
-// A config file is a few kilobytes; anything near this is a mistake.
+// A config file is a few kilobytes; anything near this is a mistake (the main
+// config allows more, see kMaxConfigFileBytes in exporter/config.h).
 inline constexpr std::int64_t kMaxYamlFileBytes = std::int64_t{1} << 20;
+
+// What a YAML file may hold once its aliases are expanded. An alias (`*a`) stands
+// for the whole node its anchor (`&a`) names; yaml-cpp shares that node, and the
+// copies are made by whoever walks the tree, so ten lines of `b: &b [*a, *a, ...]`
+// (the "billion laughs") stand for gigabytes. Text without aliases stays far below
+// both bounds: a 4 MiB file holds at most about 2 million values, 10,000 static
+// brains are about 70,000.
+inline constexpr std::int64_t kMaxYamlNodes = 1'000'000;
+inline constexpr std::int64_t kMaxYamlScalarBytes = std::int64_t{16} << 20;
+
+// The size of a YAML tree as a reader walking it sees it, every alias expanded.
+struct YamlTreeSize {
+  std::int64_t nodes = 0;         // scalars, lists, mappings and nulls, keys included
+  std::int64_t scalar_bytes = 0;  // the text of the scalars
+};
+
+// Walks `root` with every alias expanded, without recursion and without copying,
+// into `size`, and stops as soon as a count passes its `bound` (a cycle, `&a [*a]`,
+// passes any bound). True when both counts stay within their bounds.
+bool MeasureYamlTree(const YAML::Node& root, const YamlTreeSize& bound, YamlTreeSize* size);
+
+// How LoadYamlFile reads a file.
+struct YamlFileLimits {
+  std::int64_t max_bytes = kMaxYamlFileBytes;
+  std::string too_large_hint;  // appended to the error of a file over max_bytes
+};
 
 // Our configs nest four levels at most. yaml-cpp parses by recursion (about 400
 // bytes of stack per level; a ~100 KiB thread stack overflows near 220 levels), so
 // deeper text is refused before yaml-cpp sees it.
 inline constexpr int kMaxYamlNesting = 64;
 
-// Reads and parses `path`. Only a regular file of at most kMaxYamlFileBytes is read:
+// Reads and parses `path`. Only a regular file of at most `limits.max_bytes` is read:
 // a directory, a FIFO (never waited on), a socket or a device is refused. False with
 // `error` starting with "PATH:" (and the line, for invalid YAML).
-bool LoadYamlFile(const std::string& path, YAML::Node* root, std::string* error);
+bool LoadYamlFile(const std::string& path, const YamlFileLimits& limits, YAML::Node* root,
+                  std::string* error);
 
 // Parses YAML text; `file_name` names it in the error. Text whose nesting may exceed
 // kMaxYamlNesting (see YamlNestingBound) is refused with the first line that does.
 // The parse itself runs on a thread of its own with an 8 MiB stack, where yaml-cpp's
 // own depth guard (about 500 levels) ends text the bound misjudges with an error,
-// whatever the caller's stack.
+// whatever the caller's stack. A tree over kMaxYamlNodes or kMaxYamlScalarBytes once
+// its aliases are expanded (MeasureYamlTree) is refused before anyone walks it.
 bool ParseYamlText(const std::string& text, const std::string& file_name, YAML::Node* root,
                    std::string* error);
 

@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/bounded_glob.h"
 #include "base/brain_file.h"
 #include "base/parallel_for.h"
 #include "base/stamp_cache.h"
@@ -899,31 +900,35 @@ std::size_t Walk::ServedFolder(const std::vector<BrainFolder>& found,
 
 void Walk::ScanGlob(const std::string& pattern) {
   if (pattern.empty()) return Problem(DiscoveryProblemSource::kGlob, pattern, "empty pattern");
-  glob_t matches;
-  int result = glob(pattern.c_str(), GLOB_TILDE | GLOB_ONLYDIR, nullptr, &matches);
-  if (result == 0) {
-    for (size_t i = 0; i < matches.gl_pathc && !Stopped(); ++i) {
-      BrainFolder folder;
-      folder.dir = RealDir(matches.gl_pathv[i]);
-      // GLOB_ONLYDIR is only a hint to glob(3).
-      struct stat info;
-      if (stat(folder.dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-        folder.key = InodeKey(info);
-        if (claimed_.count(folder.key)) continue;  // found (or tried) by a stronger source
-        LookIntoFolder(cache_, &folder);
-        RememberFolder(folder);
-        AddFolderBrain(folder, BrainSource::kGlob, MissingManifest::kProblem, nullptr);
-      }
-    }
-  } else if (result == GLOB_NOSPACE) {
-    Problem(DiscoveryProblemSource::kGlob, pattern, "out of memory");
-  } else if (result == GLOB_ABORTED) {
-    Problem(DiscoveryProblemSource::kGlob, pattern, "read error");
-  } else if (result != GLOB_NOMATCH) {
-    Problem(DiscoveryProblemSource::kGlob, pattern,
-            "glob failed with code " + std::to_string(result));
+  const GlobResult result = BoundedGlob(pattern, GLOB_TILDE | GLOB_ONLYDIR, kMaxGlobEntries, stop_);
+  switch (result.status) {
+    case GlobStatus::kOk:
+      break;
+    case GlobStatus::kNoMatch:
+    case GlobStatus::kStopped:  // Finish marks the walk stopped
+      return;
+    case GlobStatus::kTooMany:
+      return Problem(DiscoveryProblemSource::kGlob, pattern,
+                     "expands through more than " + std::to_string(kMaxGlobEntries) +
+                         " directory entries (a symlink loop?); none of its matches is watched");
+    case GlobStatus::kNoMemory:
+      return Problem(DiscoveryProblemSource::kGlob, pattern, "out of memory");
+    case GlobStatus::kReadError:
+      return Problem(DiscoveryProblemSource::kGlob, pattern, "read error");
   }
-  globfree(&matches);
+  for (size_t i = 0; i < result.paths.size() && !Stopped(); ++i) {
+    BrainFolder folder;
+    folder.dir = RealDir(result.paths[i]);
+    // GLOB_ONLYDIR is only a hint to glob(3).
+    struct stat info;
+    if (stat(folder.dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+      folder.key = InodeKey(info);
+      if (claimed_.count(folder.key)) continue;  // found (or tried) by a stronger source
+      LookIntoFolder(cache_, &folder);
+      RememberFolder(folder);
+      AddFolderBrain(folder, BrainSource::kGlob, MissingManifest::kProblem, nullptr);
+    }
+  }
 }
 
 void Walk::RememberFolder(const BrainFolder& folder) {
@@ -961,8 +966,11 @@ void Walk::AddFolderBrain(const BrainFolder& folder, BrainSource source, Missing
     return;
   }
   if (file.status == ReadStatus::kError) {
-    claimed_.insert(key);
-    return Problem(DiscoveryProblemSource::kManifest, path, file.error);
+    // Unreadable now (no permission, a FIFO, an I/O error): the brain it was keeps
+    // last scan's series, marked stale, as a brain whose store is unreadable does.
+    Problem(DiscoveryProblemSource::kManifest, path, file.error);
+    CarryOver(key);
+    return;
   }
   const ManifestParse& parse = file.parsed();
   if (!parse.ok) {

@@ -197,7 +197,11 @@ bool ParseConfig(const std::string& yaml_text, const std::string& file_name, Con
 
 bool LoadConfigFile(const std::string& path, Config* config, std::string* error) {
   YAML::Node root;
-  return LoadYamlFile(path, &root, error) && ReadConfig(root, path, config, error);
+  YamlFileLimits limits;
+  limits.max_bytes = kMaxConfigFileBytes;
+  limits.too_large_hint =
+      " (list brains by m1nd_registries or runtime_globs rather than one by one in brains)";
+  return LoadYamlFile(path, limits, &root, error) && ReadConfig(root, path, config, error);
 }
 
 }  // namespace scx

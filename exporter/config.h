@@ -16,6 +16,11 @@
 
 namespace scx {
 
+// The config file's size cap: a static list of 10,000 named brains whose
+// project_root is 50 characters long is 1.75 MB, 150 characters 3.75 MB. Larger
+// fleets are found, not listed: m1nd_registries and runtime_globs.
+inline constexpr std::int64_t kMaxConfigFileBytes = std::int64_t{4} << 20;
+
 struct Config {
   DiscoveryConfig discovery;  // registries default to {DefaultRegistry()}
   std::optional<std::chrono::milliseconds> scan_interval;  // set when the file has one

@@ -69,12 +69,35 @@ void ScanLog::LogScan(const ScanResult& result, double duration_seconds) {
   LogDebugNotes(result.debug_notes);
   LogOrphans(result.orphans);
   LogCollisions(result.name_collisions);
+  if (suppressed_ > 0) {
+    logger_->Warn("brain log lines suppressed",
+                  {{"suppressed", std::to_string(suppressed_)},
+                   {"detail", "at most " + std::to_string(kBrainLinesPerSecond) +
+                                  " lines about brains are logged a second; the metrics and "
+                                  "/api/v1/brains show every brain"}});
+    suppressed_ = 0;
+  }
   if (result.brains.empty()) {
     // Watching nothing looks healthy from outside; say it on every scan.
     logger_->Warn("no brains found: nothing is watched",
                   {{"problems", std::to_string(result.problems.size())}});
   }
   if (logger_->Enabled(LogLevel::kDebug)) LogSummary(result, duration_seconds);
+}
+
+void ScanLog::LogBrainLine(LogLevel level, std::string_view message, const LogFields& fields) {
+  if (!logger_->Enabled(level)) return;
+  const std::chrono::steady_clock::time_point now = clock_();
+  if (now - window_start_ >= std::chrono::seconds(1)) {
+    window_start_ = now;
+    window_lines_ = 0;
+  }
+  if (window_lines_ >= kBrainLinesPerSecond) {
+    ++suppressed_;
+    return;
+  }
+  ++window_lines_;
+  logger_->Log(level, message, fields);
 }
 
 void ScanLog::LogSummary(const ScanResult& result, double duration_seconds) {
@@ -94,14 +117,15 @@ void ScanLog::LogSummary(const ScanResult& result, double duration_seconds) {
 // --once: only what a person must act on; the report itself says the rest.
 void ScanLog::LogOnceBrain(const BrainReport& brain) {
   if (brain.state == BrainState::kUnreadable) {
-    logger_->Warn("store unreadable", {{"brain", brain.brain().name},
-                                       {"reason", StoreErrorName(brain.read_error)},
-                                       {"err", brain.read_error_message}});
+    LogBrainLine(LogLevel::kWarn, "store unreadable",
+                 {{"brain", brain.brain().name},
+                  {"reason", StoreErrorName(brain.read_error)},
+                  {"err", brain.read_error_message}});
   } else if (brain.state == BrainState::kIdentityUnknown) {
     LogFields fields = {{"brain", brain.brain().name},
                         {"to", BrainStateName(BrainState::kIdentityUnknown)}};
     AddIdentityUnknownFields(brain.brain().runtime_dir, brain.brain().identity_note, &fields);
-    logger_->Warn("brain discovered", fields);
+    LogBrainLine(LogLevel::kWarn, "brain discovered", fields);
   }
 }
 
@@ -128,7 +152,7 @@ void ScanLog::LogChange(const StateChange& change) {
   const char* message = !change.from ? "brain discovered"
                         : !change.to ? "brain gone"
                                      : "brain state changed";
-  logger_->Log(IsAlarming(change.to) ? LogLevel::kWarn : LogLevel::kInfo, message, fields);
+  LogBrainLine(IsAlarming(change.to) ? LogLevel::kWarn : LogLevel::kInfo, message, fields);
 }
 
 void ScanLog::LogProblems(const std::vector<DiscoveryProblem>& problems) {
@@ -148,7 +172,7 @@ void ScanLog::LogProblems(const std::vector<DiscoveryProblem>& problems) {
       const std::size_t count = ++warned_by_source[DiscoveryProblemSourceName(problem.source)];
       if (count <= kWarnedProblemsPerSource) level = LogLevel::kWarn;
     }
-    logger_->Log(level, "discovery problem",
+    LogBrainLine(level, "discovery problem",
                  {{"source", DiscoveryProblemSourceName(problem.source)},
                   {"path", problem.path},
                   {"err", problem.message},
@@ -172,7 +196,7 @@ void ScanLog::LogNotices(const std::vector<DiscoveryNotice>& notices) {
     const std::string key = NoticeKey(notice);
     current.insert(key);
     const bool seen = warned_notices_.count(key) != 0;
-    logger_->Log(seen ? LogLevel::kDebug : LogLevel::kWarn, "discovery notice",
+    LogBrainLine(seen ? LogLevel::kDebug : LogLevel::kWarn, "discovery notice",
                  {{"path", notice.path}, {"detail", notice.message}});
   }
   warned_notices_ = std::move(current);
@@ -184,7 +208,8 @@ void ScanLog::LogDebugNotes(const std::vector<DiscoveryNotice>& notes) {
   LogWhenFirstSeen(
       notes, NoticeKey,
       [this](const DiscoveryNotice& note) {
-        logger_->Debug("discovery note", {{"path", note.path}, {"detail", note.message}});
+        LogBrainLine(LogLevel::kDebug, "discovery note",
+                     {{"path", note.path}, {"detail", note.message}});
       },
       &logged_debug_notes_);
 }
@@ -193,13 +218,13 @@ void ScanLog::LogOrphans(const std::vector<OrphanedFolder>& orphans) {
   LogWhenFirstSeen(
       orphans, OrphanKey,
       [this](const OrphanedFolder& orphan) {
-        logger_->Info("orphaned brain folder",
-                      {{"runtime_dir", orphan.runtime_dir},
-                       {"project_root", orphan.project_root},
-                       {"served_runtime_dir", orphan.served_runtime_dir},
-                       {"detail",
-                        "an older m1nd build left it behind: m1nd serves this project root "
-                        "from served_runtime_dir; not watched"}});
+        LogBrainLine(LogLevel::kInfo, "orphaned brain folder",
+                     {{"runtime_dir", orphan.runtime_dir},
+                      {"project_root", orphan.project_root},
+                      {"served_runtime_dir", orphan.served_runtime_dir},
+                      {"detail",
+                       "an older m1nd build left it behind: m1nd serves this project root "
+                       "from served_runtime_dir; not watched"}});
       },
       &logged_orphans_);
 }
@@ -209,7 +234,7 @@ void ScanLog::LogCollisions(const std::vector<std::string>& collisions) {
   for (const std::string& collision : collisions) {
     current.insert(collision);
     const bool seen = warned_collisions_.count(collision) != 0;
-    logger_->Log(seen ? LogLevel::kDebug : LogLevel::kWarn, "brain name collision",
+    LogBrainLine(seen ? LogLevel::kDebug : LogLevel::kWarn, "brain name collision",
                  {{"detail", collision}});
   }
   warned_collisions_ = std::move(current);

@@ -78,6 +78,11 @@ void ScanLoop::RequestReload(const ScanSettings& settings) {
   wake_.NotifyAll();
 }
 
+void ScanLoop::SetTlsCertificateNotAfter(std::optional<std::int64_t> not_after) {
+  MutexLock lock(&mutex_);
+  stats_.tls_certificate_not_after_seconds = not_after;
+}
+
 void ScanLoop::RecordConfigReload(bool success) {
   {
     MutexLock lock(&mutex_);

@@ -74,6 +74,10 @@ class ScanLoop {
   // its state in the metrics. Call before Start; it must outlive the loop's thread.
   void SetChangeWatcher(ChangeWatcher* watcher);
 
+  // The served TLS certificate's notAfter for the metrics (empty: no TLS). Call
+  // before Start.
+  void SetTlsCertificateNotAfter(std::optional<std::int64_t> not_after) SCX_EXCLUDES(mutex_);
+
   // Counts a config reload by result and sets config_last_reload_successful; the
   // published metrics show it right away (re-rendered from the last scan).
   void RecordConfigReload(bool success) SCX_EXCLUDES(mutex_);

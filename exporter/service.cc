@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +22,7 @@
 #include "exporter/config_reloader.h"
 #include "exporter/http/http_server.h"
 #include "exporter/http/listen_address.h"
+#include "exporter/http/tls_setup.h"
 #include "exporter/logger.h"
 #include "exporter/render/endpoints.h"
 #include "exporter/render/json_view.h"
@@ -78,6 +81,17 @@ std::string BoundAddress(const std::string& listen_address, int port) {
   return WithPort(address, port);
 }
 
+// "2025-01-31T12:00:00Z".
+std::string UtcTime(std::int64_t seconds) {
+  const std::time_t time = static_cast<std::time_t>(seconds);
+  std::tm parts{};
+  char text[32] = "";
+  if (gmtime_r(&time, &parts) != nullptr) {
+    std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &parts);
+  }
+  return text;
+}
+
 // Every listen address, comma-separated, for log lines.
 std::string JoinedAddresses(const Flags& flags) { return Join(flags.listen_addresses, ","); }
 
@@ -126,6 +140,8 @@ class Service {
     for (size_t i = 0; i < ports.size() && i < flags_.listen_addresses.size(); ++i) {
       logger_->Info("listening", {{"address", BoundAddress(flags_.listen_addresses[i], ports[i])}});
     }
+    loop_.SetTlsCertificateNotAfter(server_.tls_certificate_not_after());
+    WarnIfCertificateExpires("start");
     StartChangeWatcher();
     loop_.Start();
     reloader_.Start();
@@ -300,6 +316,24 @@ class Service {
     loop_.RequestReload(ScanSettingsFrom(flags_, config));
     logger_->Info("config reloaded", {{"trigger", trigger}, {"config_file", flags_.config_file}});
     LogWatchedSources(config.discovery, logger_);
+    WarnIfCertificateExpires(trigger);
+  }
+
+  // A warn line when the served certificate has expired or expires within
+  // kCertificateWarnSeconds (certificates are loaded at start only: a renewed one
+  // needs a restart). `when`: "start", or the reload's trigger.
+  void WarnIfCertificateExpires(const std::string& when) {
+    const std::optional<std::int64_t> not_after = server_.tls_certificate_not_after();
+    if (!not_after) return;
+    const std::int64_t left = *not_after - static_cast<std::int64_t>(std::time(nullptr));
+    if (left > kCertificateWarnSeconds) return;
+    logger_->Warn(left <= 0 ? "the TLS certificate served has expired; renew it and restart"
+                            : "the TLS certificate served expires within 14 days; renew it and "
+                              "restart",
+                  {{"when", when},
+                   {"web_config_file", flags_.web_config_file},
+                   {"not_after", UtcTime(*not_after)},
+                   {"hours_left", std::to_string(left / 3600)}});
   }
 
   void WaitForStopSignal() {

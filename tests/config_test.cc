@@ -221,15 +221,36 @@ TEST(ConfigFileTest, AFifoIsRefusedWithoutWaitingForAWriter) {
   EXPECT_EQ(error, dir.Join("fifo.yml") + ": cannot read: is a FIFO, not a regular file");
 }
 
-TEST(ConfigFileTest, AnOversizedFileIsRefused) {
+TEST(ConfigFileTest, AnOversizedFileIsRefusedPointingToRegistriesAndGlobs) {
   testing::TempDir dir;
   testing::WriteFile(dir.Join("big.yml"),
-                     "# " + std::string(static_cast<std::size_t>(kMaxYamlFileBytes), 'x') + "\n");
+                     "# " + std::string(static_cast<std::size_t>(kMaxConfigFileBytes), 'x') + "\n");
   Config config;
   std::string error;
   EXPECT_FALSE(LoadConfigFile(dir.Join("big.yml"), &config, &error));
   EXPECT_EQ(error, dir.Join("big.yml") + ": cannot read: larger than " +
-                       std::to_string(kMaxYamlFileBytes) + " bytes");
+                       std::to_string(kMaxConfigFileBytes) +
+                       " bytes (list brains by m1nd_registries or runtime_globs rather than one "
+                       "by one in brains)");
+}
+
+// 10,000 static brains named, with a project root and a runtime dir of 150
+// characters each: 3.75 MB, over the web config's 1 MiB cap, within the config's.
+TEST(ConfigFileTest, TenThousandStaticBrainsWithLongPathsLoad) {
+  std::string text = "brains:\n";
+  for (int i = 0; i < 10000; ++i) {
+    std::string root = "/home/developer/src/project-" + std::to_string(100000 + i);
+    root += std::string(150 - root.size(), 'x');
+    text += "  - name: project-" + std::to_string(100000 + i) + "\n    project_root: " + root +
+            "\n    runtime_dir: " + root + "/.m1nd-runtime\n";
+  }
+  EXPECT_GT(text.size(), 3'700'000u);
+  testing::TempDir dir;
+  testing::WriteFile(dir.Join("fleet.yml"), text);
+  Config config;
+  std::string error;
+  ASSERT_TRUE(LoadConfigFile(dir.Join("fleet.yml"), &config, &error)) << error;
+  EXPECT_EQ(config.discovery.static_brains.size(), 10000u);
 }
 
 TEST(ConfigFileTest, LoadsARealFile) {

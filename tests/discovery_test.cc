@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -351,6 +353,33 @@ TEST_F(DiscoveryTest, ManifestThatIsAFifoIsAProblemNotAHang) {
   EXPECT_FALSE(discovery.problems[0].transient);
 }
 
+// A project brain whose manifest turns unreadable (a FIFO, no permission) keeps last
+// scan's brain, carried over (its verdict marked stale), as a brain whose store is
+// unreadable keeps its last verdict; before, it vanished with its series.
+TEST_F(DiscoveryTest, AManifestTurnedUnreadableCarriesTheBrainOver) {
+  WriteOwner();
+  WriteProjectBrain("cc", "/home/u/keyvault");
+  Discovery first = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(first));
+
+  const std::string manifest = ProjectBrain("cc") + "/project_brain.json";
+  ASSERT_EQ(0, unlink(manifest.c_str()));
+  ASSERT_EQ(0, mkfifo(manifest.c_str(), 0600));
+  Discovery second = DiscoverBrains(RegistryConfig(Registry()), first.brains);
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(second));
+  EXPECT_TRUE(Find(second, "keyvault")->carried_over);
+  EXPECT_EQ("/home/u/keyvault", Find(second, "keyvault")->project_root);
+  EXPECT_FALSE(Find(second, "m1nd")->carried_over);
+  ASSERT_EQ(1u, second.problems.size()) << Describe(second.problems);
+  EXPECT_STREQ("manifest", DiscoveryProblemSourceName(second.problems[0].source));
+  EXPECT_EQ(manifest, second.problems[0].path);
+
+  // Gone for good (no manifest at all): the brain goes.
+  ASSERT_EQ(0, unlink(manifest.c_str()));
+  Discovery third = DiscoverBrains(RegistryConfig(Registry()), second.brains);
+  EXPECT_EQ((std::vector<std::string>{"m1nd"}), Names(third));
+}
+
 TEST_F(DiscoveryTest, ManifestThatIsADanglingSymlinkIsANonTransientProblem) {
   WriteOwner();
   MakeDirs(ProjectBrain("dd"));
@@ -555,6 +584,34 @@ TEST_F(DiscoveryTest, GlobExpandsTilde) {
   EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
   ASSERT_EQ(1u, discovery.brains.size());
   EXPECT_EQ(tmp_.Join("rts/alpha"), discovery.brains[0].runtime_dir);
+}
+
+// A pattern looping through symlinks: rts/* holds one brain, loop/ 10 links to
+// itself, so loop/*/*/*/*/*/* is a million paths. It ends at kMaxGlobEntries with a
+// problem, and the other pattern's brain is still found.
+TEST_F(DiscoveryTest, AGlobPastTheEntryBoundIsAProblem) {
+  WriteFile(tmp_.Join("rts/alpha/project_brain.json"), ManifestJson("/home/u/alpha"));
+  MakeDirs(tmp_.Join("loop"));
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_EQ(symlink(".", tmp_.Join("loop/l" + std::to_string(i)).c_str()), 0);
+  }
+  DiscoveryConfig config;
+  const std::string looping = tmp_.Join("loop/*/*/*/*/*/*");
+  config.runtime_globs = {looping, tmp_.Join("rts/*")};
+  const auto start = std::chrono::steady_clock::now();
+  Discovery discovery = DiscoverBrains(config, {});
+  const auto took = std::chrono::steady_clock::now() - start;
+  std::cout << "a looping glob ended at the bound after "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms\n";
+  EXPECT_LT(took, std::chrono::seconds(5));  // a hang guard: it took 0.1-0.9 s
+  EXPECT_EQ((std::vector<std::string>{"alpha"}), Names(discovery));
+  ASSERT_EQ(1u, discovery.problems.size()) << Describe(discovery.problems);
+  EXPECT_STREQ("glob", DiscoveryProblemSourceName(discovery.problems[0].source));
+  EXPECT_EQ(looping, discovery.problems[0].path);
+  EXPECT_EQ(
+      "expands through more than 100000 directory entries (a symlink loop?); none of "
+      "its matches is watched",
+      discovery.problems[0].message);
 }
 
 TEST_F(DiscoveryTest, EmptyGlobPatternIsAProblem) {

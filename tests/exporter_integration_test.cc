@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -590,6 +591,65 @@ TEST_F(ExporterIntegrationTest, BusyPortFailsWithExitCodeOne) {
   EXPECT_EQ(WEXITSTATUS(*status), 1);
   EXPECT_TRUE(Contains(ReadFile(dir_.Join("second.log")), "level=error"));
   EXPECT_EQ(HttpGet(port_, "/-/healthy").status, 200);  // the first one is unharmed
+}
+
+// A server certificate valid for one more day: a warn line at start and at each
+// reload, and its notAfter as a gauge.
+TEST(ExporterTlsTest, ACertificateExpiringWithin14DaysIsAWarnLineAndAGauge) {
+  if (!testing::HaveCommand("openssl") || !testing::HaveCommand("curl")) {
+    GTEST_SKIP() << "needs the openssl and curl commands";
+  }
+  TempDir dir;
+  int status = -1;
+  const std::string made = testing::RunShellCommand(
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 "
+      "-subj /CN=localhost -keyout '" +
+          dir.Join("server.key") + "' -out '" + dir.Join("server.crt") + "' 2>&1",
+      "", &status);
+  ASSERT_EQ(status, 0) << made;
+  WriteFile(dir.Join("web.yml"),
+            "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n");
+  WriteFile(dir.Join("config.yml"), "scan_interval: 200ms\nm1nd_registries: []\n");
+  const int port = testing::FindFreePort();
+  ASSERT_GT(port, 0);
+  TestProcess exporter;
+  std::string error;
+  ASSERT_TRUE(exporter.Start(
+      SCX_EXPORTER_BINARY,
+      {"--config.file=" + dir.Join("config.yml"), "--web.config.file=" + dir.Join("web.yml"),
+       "--web.listen-address=127.0.0.1:" + std::to_string(port)},
+      dir.Join("exporter.log"), &error))
+      << error;
+  const std::string curl =
+      "curl -sk --max-time 5 https://127.0.0.1:" + std::to_string(port) + "/metrics";
+  std::string metrics;
+  const std::string gauge = "skeleton_coherence_exporter_tls_certificate_not_after_seconds ";
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        metrics = testing::RunShellCommand(curl, "", nullptr);
+        return Contains(metrics, "\n" + gauge);
+      },
+      kStartupTimeout))
+      << metrics << ReadFile(dir.Join("exporter.log"));
+  const std::size_t at = metrics.find("\n" + gauge) + 1 + gauge.size();
+  const double not_after = std::stod(metrics.substr(at, metrics.find('\n', at) - at));
+  const double now = static_cast<double>(std::time(nullptr));
+  EXPECT_GT(not_after, now + 23 * 3600);
+  EXPECT_LT(not_after, now + 25 * 3600);
+  const std::string warning = "the TLS certificate served expires within 14 days";
+  std::string log = ReadFile(dir.Join("exporter.log"));
+  EXPECT_TRUE(Contains(log, warning)) << log;
+  EXPECT_TRUE(Contains(log, "when=start")) << log;
+  exporter.Signal(SIGHUP);
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        log = ReadFile(dir.Join("exporter.log"));
+        return Contains(log, "when=SIGHUP");
+      },
+      kChangeTimeout))
+      << log;
+  EXPECT_NE(log.find(warning), log.rfind(warning)) << "one warn line at start, one at reload\n"
+                                                   << log;
 }
 
 }  // namespace

@@ -210,6 +210,55 @@ TEST_F(HttpServerTest, PostAllowedWhereRegistered) {
   EXPECT_EQ(HttpGet(server_.port(), "/-/reload").body, "method=GET\n");
 }
 
+TEST_F(HttpServerTest, APathWithAnEncodedNulIs400) {
+  std::atomic<int> calls{0};
+  server_.HandlePrefix("/api/v1/brains/", [&calls](const HttpRequest& r) {
+    ++calls;
+    return TextResponse(200, "brain " + r.path);
+  });
+  StartOrDie();
+  for (const char* path : {"/api/v1/brains/x%00junk", "/metrics%00", "/api/v1/brains/%00"}) {
+    HttpResult result = HttpGet(server_.port(), path);
+    ASSERT_TRUE(result.ok) << result.error;
+    EXPECT_EQ(result.status, 400) << path << ": " << result.body;
+    EXPECT_EQ(result.body, "Bad Request: the path holds a NUL byte\n");
+  }
+  EXPECT_EQ(calls.load(), 0);
+  EXPECT_EQ(HttpGet(server_.port(), "/api/v1/brains/x%41").body, "brain /api/v1/brains/xA");
+}
+
+TEST_F(HttpServerTest, AMalformedPostBodyIs400AndReachesNoHandler) {
+  std::atomic<int> calls{0};
+  server_.Handle(
+      "/-/reload",
+      [&calls](const HttpRequest&) {
+        ++calls;
+        return TextResponse(200, "reloaded\n");
+      },
+      /*allow_post=*/true);
+  StartOrDie();
+  const std::string head =
+      "POST /-/reload HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n";
+  for (const std::string& body : {std::string("zz\r\nhello\r\n0\r\n\r\n"),
+                                  std::string("5\r\nhelloXX3\r\nabc\r\n0\r\n\r\n")}) {
+    const std::string raw = RawExchange(server_.port(), head + body);
+    EXPECT_EQ(raw.rfind("HTTP/1.1 400", 0), 0u) << raw;
+    EXPECT_NE(raw.find("Bad Request: malformed request body"), std::string::npos) << raw;
+  }
+  const std::string good = RawExchange(server_.port(), head + "5\r\nhello\r\n0\r\n\r\n");
+  EXPECT_EQ(good.rfind("HTTP/1.1 200", 0), 0u) << good;
+  EXPECT_EQ(calls.load(), 1);
+  testing::HttpClientRequest large;
+  large.method = "POST";
+  large.path = "/-/reload";
+  large.body = std::string(kMaxRequestBodyBytes + 1, 'x');
+  HttpResult result = testing::HttpFetch(server_.port(), large);
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.status, 413);
+  EXPECT_EQ(calls.load(), 1);
+}
+
 TEST_F(HttpServerTest, AcceptsGzipFollowsAcceptEncoding) {
   StartOrDie();
   const std::vector<std::pair<std::string, bool>> cases = {{"gzip", true},

@@ -333,6 +333,18 @@ TEST(MetricsRendererTest, ExporterCountersAndGauges) {
       HasLine(text, "skeleton_coherence_exporter_config_reloads_total{result=\"failure\"} 1"));
 }
 
+TEST(MetricsRendererTest, TlsCertificateNotAfterOnlyWithTls) {
+  const std::string name = "skeleton_coherence_exporter_tls_certificate_not_after_seconds";
+  EXPECT_TRUE(Samples(Render(SampleScan()), name).empty());
+  ExporterStats stats = SampleStats();
+  stats.tls_certificate_not_after_seconds = 1767225600;
+  const std::string text = Render(SampleScan(), stats);
+  EXPECT_TRUE(HasLine(text, "# TYPE " + name + " gauge"));
+  EXPECT_TRUE(HasLine(text, name + " 1767225600")) << text;
+  stats.exporter_metrics = false;
+  EXPECT_TRUE(Samples(Render(SampleScan(), stats), name).empty());
+}
+
 TEST(MetricsRendererTest, WhoseSkeletonSignals) {
   const std::string text = Render(SampleScan());
   EXPECT_TRUE(

@@ -3,6 +3,7 @@
 // persist, and --once's mode logs only what a person must act on.
 #include "exporter/scan_log.h"
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -71,6 +72,40 @@ TEST(ScanLogTest, EnteringIdentityUnknownWarnsOnceWithRuntimeDirAndNote) {
                     "from=identity_unknown to=ok\n"),
             1u)
       << log.text();
+}
+
+// Churn of watched folders: every scan discovers and loses thousands of brains. At
+// most kBrainLinesPerSecond lines about brains a second, then one line per scan with
+// how many were dropped; without the budget this wrote one line per brain per scan.
+TEST(ScanLogTest, BrainLinesAreRateLimitedPerSecondWithASummary) {
+  CapturedLog log(LogLevel::kInfo);
+  auto now = std::chrono::steady_clock::time_point() + std::chrono::hours(1);
+  ScanLog scan_log(log.logger(), ScanLog::Mode::kService, [&now] { return now; });
+  ScanResult churn;
+  churn.brains = {Report("kept", BrainState::kOk)};
+  for (int i = 0; i < 1000; ++i) {
+    churn.changes.push_back(Change("b" + std::to_string(i), std::nullopt, BrainState::kOk));
+  }
+  scan_log.LogScan(churn, 0.1);
+  std::string text = log.text();
+  EXPECT_EQ(CountOf(text, "msg=\"brain discovered\""), 100u);
+  EXPECT_EQ(CountOf(text, "level=warn msg=\"brain log lines suppressed\" suppressed=900 "), 1u)
+      << text;
+
+  // Later in the same second: nothing more about brains, one summary.
+  now += std::chrono::milliseconds(500);
+  scan_log.LogScan(churn, 0.1);
+  text = log.text();
+  EXPECT_EQ(CountOf(text, "msg=\"brain discovered\""), 100u);
+  EXPECT_EQ(CountOf(text, "suppressed=1000 "), 1u) << text;
+
+  // A second later the budget is back.
+  now += std::chrono::milliseconds(500);
+  churn.changes.resize(10);
+  scan_log.LogScan(churn, 0.1);
+  text = log.text();
+  EXPECT_EQ(CountOf(text, "msg=\"brain discovered\""), 110u);
+  EXPECT_EQ(CountOf(text, "brain log lines suppressed"), 2u) << text;
 }
 
 TEST(ScanLogTest, DebugNotesAreLoggedOnceWhileTheyPersist) {

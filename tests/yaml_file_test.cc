@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 
+#include <chrono>
 #include <functional>
 #include <string>
 
@@ -138,6 +139,72 @@ TEST(YamlNestingTest, BothConfigLoadersRefuseDeepFiles) {
                               ":1: nested too deeply: more than 64 levels of lists and mappings "
                               "(indentation counts one level per column)");
   EXPECT_EQ(web_error.rfind(dir.Join("web.yml") + ":2: nested too deeply", 0), 0u) << web_error;
+}
+
+// Ten anchors, each a list of ten aliases of the one before: 10^10 values once
+// expanded (about 20 GB as strings), from 400 bytes of text. `key` names the last.
+std::string BillionLaughs(const std::string& key) {
+  std::string text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level < 10; ++level) {
+    const std::string previous = "*a" + std::to_string(level - 1);
+    text += "a" + std::to_string(level) + ": &a" + std::to_string(level) + " [";
+    for (int i = 0; i < 10; ++i) text += (i == 0 ? "" : ", ") + previous;
+    text += "]\n";
+  }
+  return text + key + ": *a9\n";
+}
+
+TEST(YamlAliasTest, MeasureCountsEveryAliasExpanded) {
+  const YAML::Node root = YAML::Load("a: &a [x, yy]\nb: [*a, *a]\n");
+  YamlTreeSize size;
+  ASSERT_TRUE(MeasureYamlTree(root, {100, 100}, &size));
+  // The mapping, keys a and b, a's list and its two scalars, b's list, two copies of a.
+  EXPECT_EQ(size.nodes, 1 + 2 + 3 + 1 + 2 * 3);
+  EXPECT_EQ(size.scalar_bytes, 1 + 1 + 3 + 2 * 3);
+  EXPECT_FALSE(MeasureYamlTree(root, {12, 100}, &size));
+  EXPECT_FALSE(MeasureYamlTree(root, {100, 10}, &size));
+}
+
+TEST(YamlAliasTest, ACycleIsRefused) {
+  // yaml-cpp links an alias inside its own anchor back to it: a cycle.
+  std::string error;
+  YAML::Node root;
+  EXPECT_FALSE(ParseYamlText("a: &a [*a, x]\n", "cycle.yml", &root, &error));
+  EXPECT_EQ(error,
+            "cycle.yml: too large once its aliases are expanded: more than 1000000 "
+            "values or 16777216 bytes of text");
+}
+
+TEST(YamlAliasTest, BillionLaughsIsRefusedAtOnceByBothLoaders) {
+  testing::TempDir dir;
+  testing::WriteFile(dir.Join("config.yml"), BillionLaughs("runtime_globs"));
+  testing::WriteFile(dir.Join("web.yml"), BillionLaughs("basic_auth_users"));
+  const auto start = std::chrono::steady_clock::now();
+  Config config;
+  WebConfig web_config;
+  std::string config_error;
+  std::string web_error;
+  EXPECT_FALSE(LoadConfigFile(dir.Join("config.yml"), &config, &config_error));
+  EXPECT_FALSE(LoadWebConfig(dir.Join("web.yml"), &web_config, &web_error));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_EQ(config_error, dir.Join("config.yml") +
+                              ": too large once its aliases are expanded: more than 1000000 "
+                              "values or 16777216 bytes of text");
+  EXPECT_EQ(web_error.rfind(dir.Join("web.yml") + ": too large once its aliases", 0), 0u)
+      << web_error;
+}
+
+TEST(YamlAliasTest, FewAliasesStillWork) {
+  Config config;
+  std::string error;
+  ASSERT_TRUE(
+      ParseConfig("brains:\n  - &one {project_root: /p/a, runtime_dir: /r/a}\n"
+                  "  - {project_root: /p/b, runtime_dir: /r/b}\n"
+                  "  - *one\n"
+                  "runtime_globs: [\"/srv/*\"]\n",
+                  "x.yml", &config, &error))
+      << error;
+  EXPECT_EQ(config.discovery.static_brains.size(), 3u);
 }
 
 }  // namespace

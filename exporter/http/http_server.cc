@@ -4,6 +4,7 @@
 #include "exporter/http/http_server.h"
 
 #include <civetweb.h>
+#include <openssl/crypto.h>
 #include <strings.h>
 
 #include <algorithm>
@@ -114,6 +115,39 @@ class InFlight {
   bool admitted_ = true;
 };
 
+// The request path percent-decoded from `raw`. civetweb is told not to decode it
+// (decode_url=no): it decodes into a C string, so "/api/v1/brains/x%00junk" reached
+// the handlers as "/api/v1/brains/x". False when the decoded path holds a NUL.
+bool DecodePath(const char* raw, std::string* path) {
+  const std::string_view encoded = raw != nullptr ? raw : "";
+  std::string decoded(encoded.size() + 1, '\0');
+  const int length = mg_url_decode(encoded.data(), static_cast<int>(encoded.size()), decoded.data(),
+                                   static_cast<int>(decoded.size()), 0);
+  if (length < 0) return false;
+  decoded.resize(static_cast<std::size_t>(length));
+  if (decoded.find('\0') != std::string::npos) return false;
+  *path = std::move(decoded);
+  return true;
+}
+
+// What reading a request body found.
+enum class BodyRead { kOk, kMalformed, kTooLarge };
+
+// Reads and drops the request body (the handlers take none), so that a request with
+// a body civetweb cannot decode (a malformed chunked encoding, a body shorter than
+// its Content-Length) is refused before its handler runs. Only POST routes do this.
+BodyRead DrainBody(mg_connection* conn) {
+  char buffer[4096];
+  std::size_t total = 0;
+  for (;;) {
+    const int read = mg_read(conn, buffer, sizeof(buffer));
+    if (read == 0) return BodyRead::kOk;
+    if (read < 0) return BodyRead::kMalformed;
+    total += static_cast<std::size_t>(read);
+    if (total > kMaxRequestBodyBytes) return BodyRead::kTooLarge;
+  }
+}
+
 HttpResponse CallHandler(const HttpHandler& handler, const HttpRequest& request) {
   try {
     HttpResponse response = handler(request);
@@ -184,8 +218,10 @@ struct HttpServer::Impl {
     return found;
   }
   WebConfig web_config;
-  std::unique_ptr<BasicAuth> auth;  // null: no authentication
-  std::string tls_error;            // why OnInitSsl failed; written during Start
+  TlsFiles tls_files;  // read in Configure, handed to OpenSSL in OnInitSsl, then cleared
+  std::optional<std::int64_t> tls_not_after;  // the served certificate's notAfter
+  std::unique_ptr<BasicAuth> auth;            // null: no authentication
+  std::string tls_error;                      // why OnInitSsl failed; written during Start
   mg_context* context = nullptr;
   std::vector<int> ports;  // bound; empty when stopped
 
@@ -206,7 +242,8 @@ struct HttpServer::Impl {
 
   static int OnInitSsl(void* ssl_ctx, void* user_data) {
     auto* impl = static_cast<Impl*>(user_data);
-    return ConfigureServerTls(ssl_ctx, impl->web_config, &impl->tls_error) ? 1 : -1;
+    return ConfigureServerTls(ssl_ctx, impl->web_config, impl->tls_files, &impl->tls_error) ? 1
+                                                                                            : -1;
   }
 
   HttpResponse Respond(mg_connection* conn, const mg_request_info& info,
@@ -225,8 +262,10 @@ struct HttpServer::Impl {
       return response;
     }
     HttpRequest request;
+    if (!DecodePath(info.local_uri, &request.path)) {
+      return TextResponse(400, "Bad Request: the path holds a NUL byte\n");
+    }
     request.method = info.request_method;
-    request.path = info.local_uri != nullptr ? info.local_uri : "";
     request.query = info.query_string != nullptr ? info.query_string : "";
     request.accepts_gzip = AcceptsGzip(info);
     const Route* found = FindRoute(request.path);
@@ -238,6 +277,16 @@ struct HttpServer::Impl {
       response.headers["Allow"] = route.allow_post ? "GET, HEAD, POST" : "GET, HEAD";
       return response;
     }
+    if (request.method == "POST") {
+      const BodyRead body = DrainBody(conn);
+      if (body == BodyRead::kMalformed) {
+        return TextResponse(400, "Bad Request: malformed request body\n");
+      }
+      if (body == BodyRead::kTooLarge) {
+        return TextResponse(
+            413, "Payload Too Large: at most " + std::to_string(kMaxRequestBodyBytes) + " bytes\n");
+      }
+    }
     in_flight->emplace(route.in_flight.get(), route.max_in_flight);
     if (!(*in_flight)->Admitted()) return TooManyRequests(route.max_in_flight);
     return CallHandler(route.handler, request);
@@ -247,12 +296,15 @@ struct HttpServer::Impl {
   bool Configure(const HttpServerOptions& options, std::string* listening_ports,
                  std::string* error) {
     web_config = WebConfig();
+    tls_not_after.reset();
     if (!options.web_config_file.empty() &&
         !LoadWebConfig(options.web_config_file, &web_config, error)) {
       return false;
     }
-    if (web_config.tls_enabled() && !CheckServerTls(options.web_config_file, web_config, error)) {
-      return false;
+    if (web_config.tls_enabled()) {
+      if (!CheckServerTls(options.web_config_file, web_config, &tls_files, error)) return false;
+      std::int64_t not_after = 0;
+      if (CertificateNotAfter(tls_files.cert_pem, &not_after)) tls_not_after = not_after;
     }
     if (!ListeningPorts(options.listen_addresses, web_config.tls_enabled(), listening_ports,
                         error)) {
@@ -285,6 +337,8 @@ struct HttpServer::Impl {
                                       "1",
                                       "enable_directory_listing",
                                       "no",
+                                      "decode_url",
+                                      "no",
                                       nullptr};
     mg_callbacks callbacks{};
     callbacks.begin_request = &Impl::OnBeginRequest;
@@ -300,12 +354,19 @@ struct HttpServer::Impl {
     t_start_log = &log;
     context = mg_start2(&init, &start_error);
     t_start_log = nullptr;
+    ForgetTlsFiles();
     if (context != nullptr) return true;
     std::string message =
         "cannot serve HTTP on " + JoinAddresses(options.listen_addresses) + ": " + text;
     if (!tls_error.empty()) message += ": " + tls_error;
     if (!log.empty()) message += " (" + log + ")";
     return Fail(error, message);
+  }
+
+  // The key is in OpenSSL's context now (civetweb calls init_ssl only in mg_start2).
+  void ForgetTlsFiles() {
+    OPENSSL_cleanse(tls_files.key_pem.data(), tls_files.key_pem.size());
+    tls_files = TlsFiles();
   }
 
   // The ports civetweb actually bound; false unless there is one per address.
@@ -349,6 +410,10 @@ bool HttpServer::Start(const HttpServerOptions& options, std::string* error) {
                            ": not every address was bound");
   }
   return true;
+}
+
+std::optional<std::int64_t> HttpServer::tls_certificate_not_after() const {
+  return impl_->tls_not_after;
 }
 
 int HttpServer::port() const { return impl_->ports.empty() ? 0 : impl_->ports.front(); }

@@ -9,9 +9,11 @@
 #define SCX_EXPORTER_HTTP_HTTP_SERVER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +58,10 @@ HttpResponse TextResponse(int status, std::string body);
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 inline constexpr int kDefaultHttpThreads = 1024;
+// A POST's body is read and dropped before its handler runs (no handler takes one);
+// a larger one is answered 413, one civetweb cannot decode (a malformed chunked
+// encoding) 400. A path with an encoded NUL ("%00") is answered 400.
+inline constexpr std::size_t kMaxRequestBodyBytes = 64 * 1024;
 inline constexpr int kDefaultRequestTimeoutMs = 5000;
 
 struct HttpServerOptions {
@@ -105,6 +111,10 @@ class HttpServer {
 
   // The ports bound, one per listen address, in their order. Empty before Start.
   std::vector<int> ports() const;
+
+  // The notAfter (seconds since the epoch) of the certificate served, read at the
+  // last Start; empty without TLS. Certificates are loaded at start only.
+  std::optional<std::int64_t> tls_certificate_not_after() const;
 
   // Stops serving: requests being handled finish, idle connections are dropped.
   // Returns within civetweb's poll slice (SOCKET_TIMEOUT_QUANTUM, 200 ms in the

@@ -227,7 +227,8 @@ bool ParseWebConfig(const std::string& yaml_text, const std::string& file_name, 
 
 bool LoadWebConfig(const std::string& path, WebConfig* config, std::string* error) {
   YAML::Node root;
-  return LoadYamlFile(path, &root, error) && ReadWebConfig(root, path, config, error);
+  return LoadYamlFile(path, YamlFileLimits(), &root, error) &&
+         ReadWebConfig(root, path, config, error);
 }
 
 }  // namespace scx

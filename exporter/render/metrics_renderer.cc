@@ -332,6 +332,13 @@ void WriteExporterFamilies(const ScanResult& scan, const ExporterStats& stats, R
   renderer->Single({"skeleton_coherence_exporter_watch_triggered_scans_total",
                     "Scans started at once by a change seen with inotify.", kCounter},
                    static_cast<double>(stats.watch_triggered_scans_total));
+  if (stats.tls_certificate_not_after_seconds) {
+    renderer->Single({"skeleton_coherence_exporter_tls_certificate_not_after_seconds",
+                      "Unix time after which the served TLS certificate (cert_file) is no "
+                      "longer valid.",
+                      kGauge},
+                     static_cast<double>(*stats.tls_certificate_not_after_seconds));
+  }
 }
 
 // The process collector of the Prometheus client libraries: same names, types and help.

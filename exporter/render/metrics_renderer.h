@@ -38,6 +38,9 @@ struct ExporterStats {
   std::uint64_t watched_dirs = 0;
   bool watch_limited = false;
   std::uint64_t watch_triggered_scans_total = 0;
+  // The notAfter of the TLS certificate served (seconds since the epoch); empty
+  // without TLS, and then no family is rendered.
+  std::optional<std::int64_t> tls_certificate_not_after_seconds;
   // False with --web.disable-exporter-metrics: neither the skeleton_coherence_exporter_*
   // families nor the process_* ones are rendered; the per-brain families stay.
   bool exporter_metrics = true;
