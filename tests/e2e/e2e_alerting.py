@@ -44,6 +44,10 @@ receiver of its own standing in for the pager. Two exporters in one scrape job:
   7. Fix: m1nd's store is replaced by an sk_m1nd_candidate one again and the fleet's
      link is turned back. The pager must get m1nd's resolved notification within
      FIX_RESOLVE_BOUND seconds, and the fleet's 20 resolutions in one notification.
+  8. Flap: m1nd's store alternates between keyvault's and its own skeleton every
+     FLAP_SECONDS (shorter than the mismatch `for:`), FLAP_TURNS times. The pager must
+     get no SkeletonCoherenceMismatch for it and ONE SkeletonCoherenceMismatchFlapping
+     (the incident and its fix were the first entry into mismatch).
   No alert may ever name any other brain of the copy (keyvault, my_repo, notes).
   The counts and times are printed.
 
@@ -105,6 +109,11 @@ GROUP_INTERVAL_SECONDS = 1
 JOB = "skeleton-coherence"
 MISMATCH = "SkeletonCoherenceMismatch"
 DOWN = "SkeletonCoherenceExporterDown"
+FLAPPING = "SkeletonCoherenceMismatchFlapping"
+# The flap: m1nd's store alternates between keyvault's and its own skeleton every
+# FLAP_SECONDS, shorter than the mismatch `for:`, FLAP_TURNS times.
+FLAP_SECONDS = 0.6
+FLAP_TURNS = 16
 ADVICE = ("this brain is serving a foreign skeleton; rebind or re-ingest before trusting "
           "block scope")
 # The duration part is there when the exporter exports
@@ -951,10 +960,14 @@ def run_with_webhook(args, tmp, processes, webhook, env):
         raise Failure("after the fix, m1nd's verdict is %s" % verdict)
     check_no_quiet_brain_alerts(webhook, prometheus_url, quiet)
 
+    # --- 8. a mismatch that comes and goes -----------------------------------------
+    flap = check_flap(processes, webhook, env)
+    check_no_quiet_brain_alerts(webhook, prometheus_url, quiet)
+
     pages = [a for n, a in webhook.alerts() if a.get("status") == "firing"]
-    if any(a["labels"].get("alertname") not in (MISMATCH, DOWN) for a in pages):
+    if any(a["labels"].get("alertname") not in (MISMATCH, DOWN, FLAPPING) for a in pages):
         raise Failure("unexpected alerts: %s" % json.dumps(pages))
-    return {"outage": outage, "write_to_page": write_to_page, "intervals": intervals,
+    return {"outage": outage, "flap": flap, "write_to_page": write_to_page, "intervals": intervals,
             "fix_to_resolve": fix_to_resolve, "checked": checked,
             "notifications": len(webhook.notifications()), "exported": exported,
             "restart": restart, "storm": len(storm), "quiet": quiet}
@@ -1096,6 +1109,49 @@ def check_outage(args, processes, webhook, env, fleet_brains):
                       % json.dumps([n["payload"] for n in mismatch]))
     return {"stopped": started_at - stopped_at, "down_pages": len(down_groups),
             "mismatch_notifications": len(mismatch)}
+
+
+def check_flap(processes, webhook, env):
+    """m1nd's store alternates between a foreign and its own skeleton every FLAP_SECONDS
+    (two m1nd servers on one runtime root, scaled down): no mismatch lasts `for:`, so
+    SkeletonCoherenceMismatch must not page, and SkeletonCoherenceMismatchFlapping must
+    page once (the incident and its fix earlier were the first entry and exit)."""
+    examples = env.examples_instance
+    flap_at = time.monotonic()
+    for turn in range(FLAP_TURNS):
+        foreign = turn % 2 == 0
+        write_store_atomically(env.m1nd_runtime_dir,
+                               store_document("keyvault" if foreign else "m1nd", 10 + turn,
+                                              KEYVAULT_BLOCKS if foreign else M1ND_BLOCKS))
+        processes.check_alive()
+        time.sleep(FLAP_SECONDS)
+    log("flapped m1nd's store %d times, %.1fs apart; it ends coherent" % (FLAP_TURNS, FLAP_SECONDS))
+
+    def flapping_pages():
+        return [n for n in webhook.notifications() if n["at"] >= flap_at
+                and n["payload"].get("status") == "firing"
+                and n["payload"].get("groupLabels", {}).get("alertname") == FLAPPING]
+
+    wait_until("the pager to receive %s for m1nd" % FLAPPING, flapping_pages, PAGE_TIMEOUT,
+               processes)
+    time.sleep(SETTLE_SECONDS + FOR_SECONDS)
+    flapping = flapping_pages()
+    groups = sorted({n["payload"].get("groupKey") for n in flapping})
+    brains = sorted({a["labels"].get("brain") for n in flapping
+                     for a in n["payload"].get("alerts", [])})
+    mismatch = [n for n, a in webhook.alerts() if n["at"] >= flap_at
+                and a["labels"].get("alertname") == MISMATCH and is_incident(a, examples)]
+    print("flap: m1nd's store alternated %d times every %.1fs -> %d %s page(s) for %s, "
+          "%d %s notification(s) for m1nd"
+          % (FLAP_TURNS, FLAP_SECONDS, len(groups), FLAPPING, brains, len(mismatch),
+             MISMATCH), flush=True)
+    if len(groups) != 1 or brains != ["m1nd"]:
+        raise Failure("want ONE %s page for m1nd, got %s"
+                      % (FLAPPING, json.dumps([n["payload"] for n in flapping])))
+    if mismatch:
+        raise Failure("mismatches shorter than `for:` reached the pager: %s"
+                      % json.dumps([n["payload"] for n in mismatch]))
+    return {"flapping_pages": len(groups), "mismatch_notifications": len(mismatch)}
 
 
 def find_brain_verdict(node, brain):
@@ -1254,13 +1310,16 @@ def main(argv):
         return 1
     print("e2e_alerting: PASS in %.1fs: page %.2fs after the write (intervals sum %ds); "
           "exporter restart (%.0fs stopped): %d resolved notifications; outage of both "
-          "exporters (%.0fs): %d down page, %d mismatch notifications; %d brains at once: "
+          "exporters (%.0fs): %d down page, %d mismatch notifications; flap (%d turns): "
+          "%d flapping page, %d mismatch notifications; %d brains at once: "
           "%d notification; resolved %.2fs after the fix; %d dashboard + %d rule "
           "expressions and %d exported metrics checked; %d notifications, none for %s"
           % (time.monotonic() - started, outcome["write_to_page"], outcome["intervals"],
              outcome["restart"]["stopped"], outcome["restart"]["resolved"],
              outcome["outage"]["stopped"], outcome["outage"]["down_pages"],
-             outcome["outage"]["mismatch_notifications"], FLEET_SIZE,
+             outcome["outage"]["mismatch_notifications"], FLAP_TURNS,
+             outcome["flap"]["flapping_pages"], outcome["flap"]["mismatch_notifications"],
+             FLEET_SIZE,
              outcome["storm"], outcome["fix_to_resolve"], outcome["checked"]["dashboard"],
              outcome["checked"]["rule"], outcome["exported"], outcome["notifications"],
              ", ".join(outcome["quiet"])),
