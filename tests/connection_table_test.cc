@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <limits>
 #include <string>
+#include <vector>
 
 namespace scx {
 namespace {
@@ -72,6 +74,31 @@ TEST(ConnectionTableTest, ConnectionsInARequestAreNeverReclaimed) {
   EXPECT_EQ(result.reclaim[0], 2);
 }
 
+TEST(ConnectionTableTest, OnlyConnectionsThatWaitedLongEnoughAreReclaimed) {
+  ConnectionCaps caps = Caps(10, 0, 1);
+  caps.reclaim_after = milliseconds(250);
+  ConnectionTable table(caps);
+  table.Accept(1, "a", kStart);
+  table.Accept(2, "a", kStart + milliseconds(100));
+  // Both too young: the newcomer waits for a worker instead.
+  EXPECT_TRUE(table.Accept(3, "b", kStart + milliseconds(200)).reclaim.empty());
+  const ConnectionTable::AcceptResult result = table.Accept(4, "b", kStart + milliseconds(300));
+  ASSERT_EQ(result.reclaim.size(), 1u);
+  EXPECT_EQ(result.reclaim[0], 1);
+}
+
+TEST(ConnectionTableTest, ExcessWaitingConnectionsAreReclaimedOnATimer) {
+  ConnectionCaps caps = Caps(100, 0, 3);
+  caps.reclaim_after = milliseconds(250);
+  ConnectionTable table(caps);
+  for (int i = 0; i < 6; ++i) table.Accept(i, i < 4 ? "a" : "b", kStart);
+  table.StartRequest(5);
+  EXPECT_TRUE(table.ReclaimExcess(kStart + milliseconds(100)).empty());  // too young
+  const std::vector<int> reclaimed = table.ReclaimExcess(kStart + milliseconds(300));
+  EXPECT_EQ(reclaimed, (std::vector<int>{0, 1, 2}));  // "a" holds the most
+  EXPECT_EQ(table.live(), 3);
+}
+
 TEST(ConnectionTableTest, AReclaimedConnectionIsNotPickedTwice) {
   ConnectionTable table(Caps(2, 0, 1));
   table.Accept(1, "a", kStart);
@@ -96,7 +123,7 @@ TEST(ConnectionTableTest, AReusedSocketNumberReplacesTheStaleEntry) {
 TEST(ConnectionTableTest, AFloodFromManyAddressesLeavesRoomForANewcomer) {
   // 2,000 idle connections from 50 addresses against 1,024 connections: the table
   // never exceeds its cap and the newcomer is accepted.
-  ConnectionTable table(CapsFor(1024, 64));
+  ConnectionTable table(CapsFor(1024, 1024, 64));
   for (int i = 0; i < 2000; ++i) {
     const ConnectionTable::AcceptResult result =
         table.Accept(100 + i, "127.0.0." + std::to_string(1 + i % 50), kStart + milliseconds(i));
@@ -108,22 +135,23 @@ TEST(ConnectionTableTest, AFloodFromManyAddressesLeavesRoomForANewcomer) {
 }
 
 TEST(ConnectionSizingTest, CapsFor) {
-  const ConnectionCaps caps = CapsFor(1024, 64);
-  EXPECT_EQ(caps.max_connections, 1024);
+  const ConnectionCaps caps = CapsFor(19872, 1024, 64);
+  EXPECT_EQ(caps.max_connections, 19872);
   EXPECT_EQ(caps.max_per_address, 64);
-  EXPECT_EQ(caps.reclaim_from, 1024 - 64);
-  EXPECT_EQ(CapsFor(896, 0).reclaim_from, 896 - 56);
-  EXPECT_EQ(CapsFor(8, 0).reclaim_from, 7);
-  EXPECT_EQ(CapsFor(1, 0).reclaim_from, 1);
-  EXPECT_EQ(CapsFor(0, -3).max_connections, 1);
-  EXPECT_EQ(CapsFor(0, -3).max_per_address, 0);
+  EXPECT_EQ(caps.reclaim_from, 1024 - 64);  // the workers, not the descriptors
+  EXPECT_EQ(caps.reclaim_after, std::chrono::milliseconds(250));
+  EXPECT_EQ(CapsFor(896, 1024, 0).reclaim_from, 896 - 56);
+  EXPECT_EQ(CapsFor(100, 8, 0).reclaim_from, 7);
+  EXPECT_EQ(CapsFor(1, 1, 0).reclaim_from, 1);
+  EXPECT_EQ(CapsFor(0, 0, -3).max_connections, 1);
+  EXPECT_EQ(CapsFor(0, 0, -3).max_per_address, 0);
 }
 
 TEST(ConnectionSizingTest, MaxConnectionsStayBelowTheDescriptorLimit) {
-  EXPECT_EQ(MaxConnectionsFor(1024, 128, 1024), 896);
-  EXPECT_EQ(MaxConnectionsFor(65536, 128, 1024), 1024);
-  EXPECT_EQ(MaxConnectionsFor(100, 128, 1024), 1);
-  EXPECT_EQ(MaxConnectionsFor(1LL << 62, 128, 1024), 1024);
+  EXPECT_EQ(MaxConnectionsFor(1024, 128), 896);
+  EXPECT_EQ(MaxConnectionsFor(65536, 128), 65408);
+  EXPECT_EQ(MaxConnectionsFor(100, 128), 1);
+  EXPECT_EQ(MaxConnectionsFor(1LL << 62, 128), std::numeric_limits<int>::max());
 }
 
 }  // namespace

@@ -2,21 +2,24 @@
 #include "exporter/http/connection_table.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace scx {
 
-ConnectionCaps CapsFor(int max_connections, int max_per_address) {
+ConnectionCaps CapsFor(int max_connections, int workers, int max_per_address) {
   ConnectionCaps caps;
   caps.max_connections = std::max(1, max_connections);
   caps.max_per_address = std::max(0, max_per_address);
-  const int headroom = std::clamp(caps.max_connections / 16, 1, 64);
-  caps.reclaim_from = std::max(1, caps.max_connections - headroom);
+  const int pool = std::max(1, std::min(caps.max_connections, workers));
+  const int headroom = std::clamp(pool / 16, 1, 64);
+  caps.reclaim_from = std::max(1, pool - headroom);
+  caps.reclaim_after = std::chrono::milliseconds(250);
   return caps;
 }
 
-int MaxConnectionsFor(long long descriptors, int reserve, int workers) {
+int MaxConnectionsFor(long long descriptors, int reserve) {
   const long long left = descriptors - std::max(0, reserve);
-  return static_cast<int>(std::max(1LL, std::min<long long>(left, workers)));
+  return static_cast<int>(std::clamp<long long>(left, 1, std::numeric_limits<int>::max()));
 }
 
 int ConnectionTable::OpenFrom(const std::string& address) const {
@@ -33,7 +36,7 @@ ConnectionTable::AcceptResult ConnectionTable::Accept(int id, const std::string&
     return result;
   }
   if (live() >= caps_.reclaim_from) {
-    const int victim = PickReclaim();
+    const int victim = PickReclaim(now);
     if (victim >= 0) {
       Reclaim(victim);
       result.reclaim.push_back(victim);
@@ -50,6 +53,17 @@ ConnectionTable::AcceptResult ConnectionTable::Accept(int id, const std::string&
   ++owner.open;
   owner.waiting.emplace(now, id);
   return result;
+}
+
+std::vector<int> ConnectionTable::ReclaimExcess(Clock::time_point now) {
+  std::vector<int> reclaimed;
+  while (live() > caps_.reclaim_from) {
+    const int victim = PickReclaim(now);
+    if (victim < 0) break;
+    Reclaim(victim);
+    reclaimed.push_back(victim);
+  }
+  return reclaimed;
 }
 
 void ConnectionTable::Close(int id) {
@@ -75,10 +89,12 @@ void ConnectionTable::EndRequest(int id, Clock::time_point now) {
   addresses_[it->second.address].waiting.emplace(now, id);
 }
 
-int ConnectionTable::PickReclaim() const {
+int ConnectionTable::PickReclaim(Clock::time_point now) const {
   const Address* greediest = nullptr;
   for (const auto& [address, entry] : addresses_) {
-    if (entry.waiting.empty()) continue;
+    if (entry.waiting.empty() || entry.waiting.begin()->first > now - caps_.reclaim_after) {
+      continue;
+    }
     if (greediest == nullptr || entry.open > greediest->open) greediest = &entry;
   }
   return greediest == nullptr ? -1 : greediest->waiting.begin()->second;

@@ -23,22 +23,27 @@
 namespace scx {
 
 struct ConnectionCaps {
-  int max_connections = 1;  // open at once, all addresses (at most the workers)
+  int max_connections = 1;  // open at once, all addresses (a new one beyond: refused)
   int max_per_address = 0;  // open at once from one address; 0: no cap
-  // Open connections from which waiting ones are reclaimed, one per new connection.
+  // Open connections from which waiting ones are reclaimed, one per new connection
+  // (a little below the workers: connections beyond them wait for one).
   int reclaim_from = 1;
+  // Only connections that have waited this long are reclaimed: a client that has just
+  // connected (or just had an answer) is about to send its request.
+  std::chrono::milliseconds reclaim_after{0};
 };
 
 // Caps for at most `max_connections` open connections (at least 1), at most
-// `max_per_address` from one address (0: no cap): waiting connections are reclaimed
-// once fewer than a sixteenth of the connections (at least 1, at most 64) are free.
-ConnectionCaps CapsFor(int max_connections, int max_per_address);
+// `max_per_address` from one address (0: no cap), served by `workers` threads:
+// waiting connections are reclaimed once fewer than a sixteenth of the workers (at
+// least 1, at most 64) would be free (counting at most `max_connections`), when they
+// have waited 250 ms.
+ConnectionCaps CapsFor(int max_connections, int workers, int max_per_address);
 
 // The connections a process may keep open when it may open `descriptors` (its
 // RLIMIT_NOFILE) and keeps `reserve` of them for everything else (listeners, logs,
-// the files and folders a scan opens), with `workers` worker threads: at most one
-// connection per worker, and never more than the descriptors left. At least 1.
-int MaxConnectionsFor(long long descriptors, int reserve, int workers);
+// the files and folders a scan opens). At least 1.
+int MaxConnectionsFor(long long descriptors, int reserve);
 
 class ConnectionTable {
  public:
@@ -55,6 +60,12 @@ class ConnectionTable {
   // A new connection `id` (its socket) from `address`, waiting for its first request.
   // When refused, it is not recorded: the caller closes it.
   AcceptResult Accept(int id, const std::string& address, Clock::time_point now);
+
+  // Waiting connections to close now so that at most reclaim_from stay open (those
+  // that have waited reclaim_after, as Accept picks them). Called on a timer: once
+  // every worker holds a connection, civetweb accepts no more, so Accept alone would
+  // never run again.
+  std::vector<int> ReclaimExcess(Clock::time_point now);
 
   // The connection ended (whatever the reason). Unknown ids are ignored.
   void Close(int id);
@@ -82,8 +93,9 @@ class ConnectionTable {
     std::set<std::pair<Clock::time_point, int>> waiting;  // oldest first
   };
 
-  // A waiting connection of the address with the most open connections; -1 if none.
-  int PickReclaim() const;
+  // The longest waiting connection (if it has waited reclaim_after) of the address
+  // with the most open connections that has one; -1 if none.
+  int PickReclaim(Clock::time_point now) const;
   void Reclaim(int id);
   void StopWaiting(int id, Connection* connection);
 
