@@ -87,16 +87,37 @@ bool AddListenAddress(const std::string& value, Flags* flags, std::string*) {
   return true;
 }
 
-bool SetMaxRequests(const std::string& value, Flags* flags, std::string* error) {
-  int number = -1;
+// A whole number from 0 (no limit) to `max` for flag `name`.
+bool ParseLimit(const std::string& name, const std::string& value, int max, int* number,
+                std::string* error) {
+  int parsed = -1;
   const char* end = value.data() + value.size();
-  auto result = std::from_chars(value.data(), end, number);
-  if (result.ec != std::errc() || result.ptr != end || number < 0 || number > kMaxMaxRequests) {
-    *error = "--web.max-requests must be a whole number from 0 (no limit) to " +
-             std::to_string(kMaxMaxRequests) + "; got \"" + value + "\"";
+  auto result = std::from_chars(value.data(), end, parsed);
+  if (result.ec != std::errc() || result.ptr != end || parsed < 0 || parsed > max) {
+    *error = "--" + name + " must be a whole number from 0 (no limit) to " + std::to_string(max) +
+             "; got \"" + value + "\"";
     return false;
   }
-  flags->max_requests = number;
+  *number = parsed;
+  return true;
+}
+
+bool SetMaxRequests(const std::string& value, Flags* flags, std::string* error) {
+  return ParseLimit("web.max-requests", value, kMaxMaxRequests, &flags->max_requests, error);
+}
+
+bool SetMaxConnectionsPerAddress(const std::string& value, Flags* flags, std::string* error) {
+  return ParseLimit("web.max-connections-per-address", value, kMaxMaxConnectionsPerAddress,
+                    &flags->max_connections_per_address, error);
+}
+
+bool SetWriteTimeout(const std::string& value, Flags* flags, std::string* error) {
+  std::chrono::milliseconds timeout;
+  if (!ParseDuration(value, &timeout) || timeout.count() <= 0) {
+    *error = "--web.write-timeout must be a positive duration like 10s; got \"" + value + "\"";
+    return false;
+  }
+  flags->write_timeout = timeout;
   return true;
 }
 
@@ -116,6 +137,8 @@ const std::map<std::string, ValueSetter>& ValueFlags() {
        [](const std::string& v, Flags* f, std::string*) { return f->config_file = v, true; }},
       {"web.listen-address", AddListenAddress},
       {"web.max-requests", SetMaxRequests},
+      {"web.max-connections-per-address", SetMaxConnectionsPerAddress},
+      {"web.write-timeout", SetWriteTimeout},
       {"web.telemetry-path", SetTelemetryPath},
       {"web.runbook-url", SetRunbookUrl},
       {"web.config.file",
@@ -200,7 +223,20 @@ std::string UsageText() {
          "  --web.max-requests=N        Scrapes of the metrics served at once; one more\n"
          "                              gets 503 (default " +
          std::to_string(kDefaultMaxRequests) +
-         ", 0 = no limit).\n"
+         ", 0 = no limit), shared fairly among client\n"
+         "                              addresses.\n"
+         "  --web.write-timeout=DURATION\n"
+         "                              A response not written this long after its\n"
+         "                              request is aborted, however slowly the client\n"
+         "                              reads (default " +
+         FormatDuration(kDefaultWriteTimeout) +
+         ").\n"
+         "  --web.max-connections-per-address=N\n"
+         "                              Connections open at once from one client\n"
+         "                              address; more are closed at once (default " +
+         std::to_string(kDefaultMaxConnectionsPerAddress) +
+         ",\n"
+         "                              0 = no limit).\n"
          "  --web.telemetry-path=PATH   Path of the metrics (default \"/metrics\").\n"
          "  --web.config.file=FILE      Prometheus-style web config: TLS and basic auth.\n"
          "  --web.runbook-url=URL       Where your copy of docs/runbook.md is read; the\n"

@@ -18,6 +18,12 @@ namespace scx {
 // allowed scrape needs an HTTP worker thread of its own).
 inline constexpr int kDefaultMaxRequests = 40;
 inline constexpr int kMaxMaxRequests = 1000;
+// --web.write-timeout: Prometheus' default scrape timeout.
+inline constexpr std::chrono::milliseconds kDefaultWriteTimeout{10000};
+// --web.max-connections-per-address: room for a Prometheus pair, a few people and a
+// proxy, far below the 1,024 HTTP workers; the largest value a port number allows.
+inline constexpr int kDefaultMaxConnectionsPerAddress = 64;
+inline constexpr int kMaxMaxConnectionsPerAddress = 65535;
 
 // What --once prints: JSON (the default, for programs) or an aligned table for people.
 enum class OnceOutput { kJson, kTable };
@@ -29,6 +35,9 @@ struct Flags {
   std::vector<std::string> listen_addresses = {kDefaultListenAddress};
   bool listen_address_given = false;       // set by the first --web.listen-address
   int max_requests = kDefaultMaxRequests;  // concurrent scrapes; 0: no limit
+  // A response not written within this time of its request is aborted.
+  std::chrono::milliseconds write_timeout = kDefaultWriteTimeout;
+  int max_connections_per_address = kDefaultMaxConnectionsPerAddress;  // 0: no cap
   std::string telemetry_path = kDefaultTelemetryPath;
   std::string runbook_url = kDefaultRunbookUrl;            // --web.runbook-url
   std::string web_config_file;                             // empty: plain HTTP, no auth

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <ctime>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,8 @@
 #include "base/strings.h"
 #include "exporter/build_info.h"
 #include "exporter/config_reloader.h"
+#include "exporter/duration.h"
+#include "exporter/http/connection_table.h"
 #include "exporter/http/http_server.h"
 #include "exporter/http/listen_address.h"
 #include "exporter/http/tls_setup.h"
@@ -33,9 +36,11 @@ namespace scx {
 
 namespace {
 
-// Descriptors the exporter needs besides one per HTTP connection: listening sockets,
-// the files of one brain being read, logs, and room to spare.
-constexpr rlim_t kDescriptorsBesidesConnections = 128;
+// Descriptors kept for everything but HTTP connections: listening sockets, logs,
+// inotify, and above all the folders and files a scan opens (a few per reading
+// thread). Connections are capped below RLIMIT_NOFILE by this much, so that a flood
+// of connections never makes a scan's listing fail with EMFILE.
+constexpr int kDescriptorReserve = 128;
 
 constexpr char kMetricsContentType[] = "text/plain; version=0.0.4; charset=utf-8";
 constexpr char kHtmlContentType[] = "text/html; charset=utf-8";
@@ -128,7 +133,19 @@ class Service {
     options.listen_addresses = flags_.listen_addresses;
     options.web_config_file = flags_.web_config_file;
     options.num_threads = WorkerThreads(flags_.max_requests);
-    EnsureDescriptorsFor(options.num_threads);
+    options.write_timeout_ms = static_cast<int>(flags_.write_timeout.count());
+    options.max_connections_per_address = flags_.max_connections_per_address;
+    const long long descriptors = EnsureDescriptorsFor(options.num_threads);
+    options.max_connections = MaxConnectionsFor(descriptors, kDescriptorReserve);
+    logger_->Info(
+        "connection limits",
+        {{"descriptors", std::to_string(descriptors)},
+         {"descriptor_reserve", std::to_string(kDescriptorReserve)},
+         {"max_connections", std::to_string(options.max_connections)},
+         {"workers", std::to_string(options.num_threads)},
+         {"max_connections_per_address", std::to_string(flags_.max_connections_per_address)},
+         {"max_requests", std::to_string(flags_.max_requests)},
+         {"write_timeout", FormatDuration(flags_.write_timeout)}});
     server_.LimitInFlight(flags_.telemetry_path, flags_.max_requests);
     std::string error;
     if (!server_.Start(options, &error)) {
@@ -168,20 +185,29 @@ class Service {
 
   // Every HTTP worker may hold one connection: raise the soft descriptor limit (as Go
   // programs such as Prometheus do), and warn when even the hard limit is too low.
-  void EnsureDescriptorsFor(int http_threads) {
-    const rlim_t needed = static_cast<rlim_t>(http_threads) + kDescriptorsBesidesConnections;
+  // Returns the soft limit now in force (connections are capped below it).
+  long long EnsureDescriptorsFor(int http_threads) {
+    const rlim_t needed = static_cast<rlim_t>(http_threads) + kDescriptorReserve;
     rlimit limit{};
-    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return static_cast<long long>(needed);
+    if (limit.rlim_cur >= needed) return Descriptors(limit.rlim_cur);
     const rlim_t wanted = limit.rlim_max == RLIM_INFINITY ? needed : limit.rlim_max;
     rlimit raised = limit;
     raised.rlim_cur = wanted;
     const bool raised_ok = setrlimit(RLIMIT_NOFILE, &raised) == 0;
-    if (raised_ok && wanted >= needed) return;
     const rlim_t now = raised_ok ? wanted : limit.rlim_cur;
-    logger_->Warn(
-        "descriptor limit below what the HTTP workers need; under a connection flood "
-        "some connections wait or are refused",
-        {{"limit", std::to_string(now)}, {"needed", std::to_string(needed)}});
+    if (now < needed) {
+      logger_->Warn(
+          "descriptor limit below what the HTTP workers need; connections are capped "
+          "lower, and a flood of them reclaims waiting ones sooner",
+          {{"limit", std::to_string(now)}, {"needed", std::to_string(needed)}});
+    }
+    return Descriptors(now);
+  }
+
+  static long long Descriptors(rlim_t limit) {
+    return limit == RLIM_INFINITY ? std::numeric_limits<long long>::max()
+                                  : static_cast<long long>(limit);
   }
 
   void RegisterHandlers() {

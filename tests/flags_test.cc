@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "exporter/duration.h"
 
 namespace scx {
@@ -56,6 +58,8 @@ TEST(FlagsTest, Defaults) {
   Flags flags = MustParse({});
   EXPECT_EQ(flags.listen_addresses, std::vector<std::string>{":9864"});
   EXPECT_EQ(flags.max_requests, 40);
+  EXPECT_EQ(flags.write_timeout, std::chrono::milliseconds(10000));
+  EXPECT_EQ(flags.max_connections_per_address, 64);
   EXPECT_EQ(flags.telemetry_path, "/metrics");
   EXPECT_EQ(flags.config_file, "");
   EXPECT_FALSE(flags.scan_interval.has_value());
@@ -84,6 +88,37 @@ TEST(FlagsTest, MaxRequests) {
         << error;
   }
   EXPECT_NE(UsageText().find("--web.max-requests=N"), std::string::npos);
+}
+
+TEST(FlagsTest, WriteTimeout) {
+  EXPECT_EQ(MustParse({"--web.write-timeout=30s"}).write_timeout, std::chrono::seconds(30));
+  EXPECT_EQ(MustParse({"--web.write-timeout", "1500ms"}).write_timeout,
+            std::chrono::milliseconds(1500));
+  for (const char* bad : {"0s", "10", "x", ""}) {
+    Flags flags;
+    std::string error;
+    EXPECT_FALSE(ParseFlags({std::string("--web.write-timeout=") + bad}, &flags, &error)) << bad;
+    EXPECT_NE(error.find("--web.write-timeout must be a positive duration"), std::string::npos)
+        << error;
+  }
+  EXPECT_NE(UsageText().find("--web.write-timeout=DURATION"), std::string::npos);
+  EXPECT_NE(UsageText().find("(default 10s)"), std::string::npos);
+}
+
+TEST(FlagsTest, MaxConnectionsPerAddress) {
+  EXPECT_EQ(MustParse({"--web.max-connections-per-address=0"}).max_connections_per_address, 0);
+  EXPECT_EQ(MustParse({"--web.max-connections-per-address", "8"}).max_connections_per_address, 8);
+  for (const char* bad : {"-1", "65536", "x", ""}) {
+    Flags flags;
+    std::string error;
+    EXPECT_FALSE(
+        ParseFlags({std::string("--web.max-connections-per-address=") + bad}, &flags, &error))
+        << bad;
+    EXPECT_NE(error.find("--web.max-connections-per-address must be a whole number from 0"),
+              std::string::npos)
+        << error;
+  }
+  EXPECT_NE(UsageText().find("--web.max-connections-per-address=N"), std::string::npos);
 }
 
 TEST(FlagsTest, DisableExporterMetrics) {

@@ -1,6 +1,7 @@
-// HttpServer on civetweb's C API: one begin_request callback that checks basic auth
-// and dispatches on the exact path; TLS set up from the web config through the
-// init_ssl callback.
+// HttpServer on civetweb's C API: one begin_request callback that checks basic auth,
+// dispatches on the exact path and gives each response its write deadline; a
+// connection_close callback that keeps the ConnectionGuard's table exact; TLS set up
+// from the web config through the init_ssl callback.
 #include "exporter/http/http_server.h"
 
 #include <civetweb.h>
@@ -8,14 +9,19 @@
 #include <strings.h>
 
 #include <algorithm>
-#include <atomic>
+#include <chrono>
 #include <cstring>
+#include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 
 #include "exporter/http/basic_auth.h"
+#include "exporter/http/connection_guard.h"
 #include "exporter/http/http_headers.h"
+#include "exporter/http/slot_gate.h"
 #include "exporter/http/tls_setup.h"
 #include "exporter/http/web_config.h"
 
@@ -87,32 +93,43 @@ std::string JoinAddresses(const std::vector<std::string>& addresses) {
   return text;
 }
 
-// Counts a request in flight for as long as it lives; Admitted() is false when the
-// limit was already reached (then it counts nothing).
-class InFlight {
+// The scrape slots of one route: a SlotGate and the socket of each holder, so that a
+// preempted holder can be aborted.
+class RouteSlots {
  public:
-  InFlight(std::atomic<int>* count, int limit) : count_(count) {
-    if (limit <= 0) {
-      count_ = nullptr;
-      return;
-    }
-    if (count_->fetch_add(1) >= limit) {
-      count_->fetch_sub(1);
-      count_ = nullptr;
-      admitted_ = false;
-    }
-  }
-  ~InFlight() {
-    if (count_ != nullptr) count_->fetch_sub(1);
-  }
-  InFlight(const InFlight&) = delete;
-  InFlight& operator=(const InFlight&) = delete;
+  explicit RouteSlots(int capacity) : gate_(capacity) {}
 
-  bool Admitted() const { return admitted_; }
+  // A slot for a request from `address` on `socket` (-1: unknown); 0 when refused.
+  // A holder preempted to make room is aborted through `guard`.
+  SlotGate::Ticket Acquire(const std::string& address, int socket, ConnectionGuard* guard) {
+    int preempted_socket = -1;
+    SlotGate::Ticket ticket = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const SlotGate::Decision decision = gate_.Acquire(address);
+      ticket = decision.ticket;
+      if (ticket != 0) sockets_[ticket] = socket;
+      if (auto it = sockets_.find(decision.preempted); it != sockets_.end()) {
+        preempted_socket = it->second;
+        sockets_.erase(it);
+      }
+    }
+    if (preempted_socket >= 0 && guard != nullptr) guard->Abort(preempted_socket);
+    return ticket;
+  }
+
+  void Release(SlotGate::Ticket ticket) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    gate_.Release(ticket);
+    sockets_.erase(ticket);
+  }
+
+  int capacity() const { return gate_.capacity(); }
 
  private:
-  std::atomic<int>* count_;
-  bool admitted_ = true;
+  std::mutex mutex_;
+  SlotGate gate_;
+  std::map<SlotGate::Ticket, int> sockets_;
 };
 
 // The request path percent-decoded from `raw`. civetweb is told not to decode it
@@ -146,6 +163,30 @@ BodyRead DrainBody(mg_connection* conn) {
     total += static_cast<std::size_t>(read);
     if (total > kMaxRequestBodyBytes) return BodyRead::kTooLarge;
   }
+}
+
+// Holds a slot of `slots` until it goes away (the response has been sent).
+class SlotHold {
+ public:
+  SlotHold(RouteSlots* slots, SlotGate::Ticket ticket) : slots_(slots), ticket_(ticket) {}
+  ~SlotHold() { slots_->Release(ticket_); }
+  SlotHold(const SlotHold&) = delete;
+  SlotHold& operator=(const SlotHold&) = delete;
+
+ private:
+  RouteSlots* slots_;
+  SlotGate::Ticket ticket_;
+};
+
+// How civetweb names the connection `conn`; false when civetweb does not say (a
+// connection whose TLS handshake failed has no request info).
+bool KeyOf(const mg_connection* conn, ConnectionKey* key) {
+  const mg_request_info* info = mg_get_request_info(conn);
+  if (info == nullptr) return false;
+  key->address = info->remote_addr;
+  key->port = info->remote_port;
+  key->local_port = info->server_port;
+  return true;
 }
 
 HttpResponse CallHandler(const HttpHandler& handler, const HttpRequest& request) {
@@ -196,8 +237,7 @@ struct HttpServer::Impl {
   struct Route {
     HttpHandler handler;
     bool allow_post = false;
-    int max_in_flight = 0;  // 0: no limit
-    std::unique_ptr<std::atomic<int>> in_flight = std::make_unique<std::atomic<int>>(0);
+    std::unique_ptr<RouteSlots> slots;  // null: no limit
   };
 
   // Written by the owner before Start, read by workers while running.
@@ -223,15 +263,34 @@ struct HttpServer::Impl {
   std::unique_ptr<BasicAuth> auth;            // null: no authentication
   std::string tls_error;                      // why OnInitSsl failed; written during Start
   mg_context* context = nullptr;
-  std::vector<int> ports;  // bound; empty when stopped
+  std::vector<int> ports;                  // bound; empty when stopped
+  std::unique_ptr<ConnectionGuard> guard;  // while running
+  std::chrono::milliseconds write_timeout{kDefaultWriteTimeoutMs};
+
+  static Impl* Of(const mg_connection* conn) {
+    return static_cast<Impl*>(mg_get_user_data(mg_get_context(conn)));
+  }
 
   static int OnBeginRequest(mg_connection* conn) {
-    auto* impl = static_cast<Impl*>(mg_get_user_data(mg_get_context(conn)));
+    Impl* impl = Of(conn);
     const mg_request_info* info = mg_get_request_info(conn);
-    std::optional<InFlight> in_flight;  // counts until the response is sent
-    HttpResponse response = impl->Respond(conn, *info, &in_flight);
+    ConnectionKey key;
+    const int socket = KeyOf(conn, &key) ? impl->guard->Find(key) : -1;
+    if (socket >= 0) {
+      impl->guard->RequestStarted(socket, std::chrono::steady_clock::now() + impl->write_timeout);
+    }
+    std::optional<SlotHold> slot;  // held until the response is sent
+    HttpResponse response = impl->Respond(conn, *info, socket, &slot);
     SendResponse(conn, strcmp(info->request_method, "HEAD") == 0, response);
+    if (socket >= 0) impl->guard->RequestEnded(socket);
     return response.status;
+  }
+
+  static void OnConnectionClose(const mg_connection* conn) {
+    // Unnamed connections are dropped by the guard's sweep (connection_guard.h).
+    Impl* impl = Of(conn);
+    ConnectionKey key;
+    if (impl != nullptr && impl->guard != nullptr && KeyOf(conn, &key)) impl->guard->Closed(key);
   }
 
   // As the Prometheus client libraries answer beyond MaxRequestsInFlight.
@@ -246,8 +305,8 @@ struct HttpServer::Impl {
                                                                                             : -1;
   }
 
-  HttpResponse Respond(mg_connection* conn, const mg_request_info& info,
-                       std::optional<InFlight>* in_flight) const {
+  HttpResponse Respond(mg_connection* conn, const mg_request_info& info, int socket,
+                       std::optional<SlotHold>* slot) const {
     const AuthResult auth_result =
         auth != nullptr ? auth->Check(mg_get_header(conn, "Authorization")) : AuthResult::kAllowed;
     if (auth_result == AuthResult::kBusy) {
@@ -287,8 +346,11 @@ struct HttpServer::Impl {
             413, "Payload Too Large: at most " + std::to_string(kMaxRequestBodyBytes) + " bytes\n");
       }
     }
-    in_flight->emplace(route.in_flight.get(), route.max_in_flight);
-    if (!(*in_flight)->Admitted()) return TooManyRequests(route.max_in_flight);
+    if (route.slots != nullptr) {
+      const SlotGate::Ticket ticket = route.slots->Acquire(info.remote_addr, socket, guard.get());
+      if (ticket == 0) return TooManyRequests(route.slots->capacity());
+      slot->emplace(route.slots.get(), ticket);
+    }
     return CallHandler(route.handler, request);
   }
 
@@ -342,6 +404,7 @@ struct HttpServer::Impl {
                                       nullptr};
     mg_callbacks callbacks{};
     callbacks.begin_request = &Impl::OnBeginRequest;
+    callbacks.connection_close = &Impl::OnConnectionClose;
     callbacks.log_message = &OnLogMessage;
     if (web_config.tls_enabled()) callbacks.init_ssl = &Impl::OnInitSsl;
     mg_init_data init{&callbacks, this, civetweb_options};
@@ -384,7 +447,10 @@ HttpServer::HttpServer() : impl_(std::make_unique<Impl>()) {}
 HttpServer::~HttpServer() { Stop(); }
 
 void HttpServer::Handle(const std::string& path, HttpHandler handler, bool allow_post) {
-  impl_->routes[path] = Impl::Route{std::move(handler), allow_post};
+  Impl::Route& route = impl_->routes[path];
+  route.handler = std::move(handler);
+  route.allow_post = allow_post;
+  route.slots.reset();
 }
 
 void HttpServer::HandlePrefix(const std::string& prefix, HttpHandler handler) {
@@ -393,22 +459,32 @@ void HttpServer::HandlePrefix(const std::string& prefix, HttpHandler handler) {
 
 void HttpServer::LimitInFlight(const std::string& path, int max_in_flight) {
   auto route = impl_->routes.find(path);
-  if (route != impl_->routes.end()) route->second.max_in_flight = std::max(max_in_flight, 0);
+  if (route == impl_->routes.end()) return;
+  route->second.slots = max_in_flight > 0 ? std::make_unique<RouteSlots>(max_in_flight) : nullptr;
 }
 
 bool HttpServer::Start(const HttpServerOptions& options, std::string* error) {
   if (impl_->context != nullptr) return Fail(error, "the HTTP server is already running");
-  if (options.num_threads < 1 || options.request_timeout_ms < 1) {
-    return Fail(error, "the HTTP server needs at least one thread and a positive timeout");
+  if (options.num_threads < 1 || options.request_timeout_ms < 1 || options.write_timeout_ms < 1) {
+    return Fail(error, "the HTTP server needs at least one thread and positive timeouts");
   }
   std::string listening_ports;
   if (!impl_->Configure(options, &listening_ports, error)) return false;
-  if (!impl_->StartCivetweb(options, listening_ports, error)) return false;
+  const int max_connections =
+      options.max_connections > 0 ? options.max_connections : std::numeric_limits<int>::max();
+  impl_->guard = std::make_unique<ConnectionGuard>(
+      CapsFor(max_connections, options.num_threads, options.max_connections_per_address));
+  impl_->write_timeout = std::chrono::milliseconds(options.write_timeout_ms);
+  if (!impl_->StartCivetweb(options, listening_ports, error)) {
+    impl_->guard.reset();
+    return false;
+  }
   if (!impl_->ReadBoundPorts(options.listen_addresses.size())) {
     Stop();
     return Fail(error, "cannot serve HTTP on " + JoinAddresses(options.listen_addresses) +
                            ": not every address was bound");
   }
+  impl_->guard->Watch(impl_->ports);
   return true;
 }
 
@@ -420,11 +496,16 @@ int HttpServer::port() const { return impl_->ports.empty() ? 0 : impl_->ports.fr
 
 std::vector<int> HttpServer::ports() const { return impl_->ports; }
 
+ConnectionGuardStats HttpServer::connection_stats() const {
+  return impl_->guard != nullptr ? impl_->guard->stats() : ConnectionGuardStats();
+}
+
 void HttpServer::Stop() {
   if (impl_->context == nullptr) return;
   mg_stop(impl_->context);
   impl_->context = nullptr;
   impl_->ports.clear();
+  impl_->guard.reset();  // after mg_stop: no callback can reach it any more
 }
 
 }  // namespace scx

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exporter/http/connection_guard.h"
 #include "exporter/http/listen_address.h"
 
 namespace scx {
@@ -63,6 +64,8 @@ inline constexpr int kDefaultHttpThreads = 1024;
 // encoding) 400. A path with an encoded NUL ("%00") is answered 400.
 inline constexpr std::size_t kMaxRequestBodyBytes = 64 * 1024;
 inline constexpr int kDefaultRequestTimeoutMs = 5000;
+// Prometheus' default scrape timeout: a response not written by then helps nobody.
+inline constexpr int kDefaultWriteTimeoutMs = 10000;
 
 struct HttpServerOptions {
   // One listener each (see listen_address.h), all serving the same handlers.
@@ -77,6 +80,18 @@ struct HttpServerOptions {
   // accepted (idle keep-alive connections: of the previous response), or it is
   // closed. Also bounds the TLS handshake and the sending of a response.
   int request_timeout_ms = kDefaultRequestTimeoutMs;
+  // A response must be written within this time of its request's arrival, however
+  // slowly the client reads; then the connection is aborted (and its scrape slot
+  // freed). civetweb's own write timeout restarts at every byte of progress.
+  int write_timeout_ms = kDefaultWriteTimeoutMs;
+  // Connections open at once; one more is closed at once. 0: no cap. Keep it below
+  // the descriptors the process may open (MaxConnectionsFor). Connections beyond the
+  // workers wait for one; when the workers run short, waiting connections of the
+  // address holding the most are reclaimed (connection_table.h).
+  int max_connections = 0;
+  // Connections open at once from one client address; one more is closed at once.
+  // 0: no cap.
+  int max_connections_per_address = 0;
 };
 
 class HttpServer {
@@ -90,15 +105,17 @@ class HttpServer {
   // `allow_post`. Other methods get 405. Unregistered paths get 404. Call before Start.
   void Handle(const std::string& path, HttpHandler handler, bool allow_post = false);
 
-  // At most `max_in_flight` requests for `path` are handled at once (from the request
-  // to the last byte of the response); one beyond that gets 503 at once. 0 (the
-  // default) means no limit. Call after Handle and before Start. The worker threads
-  // (HttpServerOptions::num_threads) must outnumber the limit for it to be reached
-  // before requests queue.
   // Registers `handler` (GET and HEAD) for every path that starts with `prefix` and
   // has no exact route; the longest matching prefix wins. Call before Start.
   void HandlePrefix(const std::string& prefix, HttpHandler handler);
 
+  // At most `max_in_flight` requests for `path` are handled at once (from the request
+  // to the last byte of the response), shared fairly among client addresses
+  // (slot_gate.h): one beyond that gets 503 at once, unless its address holds less
+  // than its share while another holds more, and then the oldest request of the
+  // greediest address is aborted to make room. 0 (the default) means no limit. Call
+  // after Handle and before Start. The worker threads (HttpServerOptions::num_threads)
+  // must outnumber the limit for it to be reached before requests queue.
   void LimitInFlight(const std::string& path, int max_in_flight);
 
   // Binds and starts the worker threads. Returns false with `error` set when the
@@ -115,6 +132,9 @@ class HttpServer {
   // The notAfter (seconds since the epoch) of the certificate served, read at the
   // last Start; empty without TLS. Certificates are loaded at start only.
   std::optional<std::int64_t> tls_certificate_not_after() const;
+
+  // What the connection limits have done so far (zero before Start).
+  ConnectionGuardStats connection_stats() const;
 
   // Stops serving: requests being handled finish, idle connections are dropped.
   // Returns within civetweb's poll slice (SOCKET_TIMEOUT_QUANTUM, 200 ms in the

@@ -1,0 +1,256 @@
+// ConnectionGuard: the accept wrapper, the registry of guards by local port, the
+// deadline thread.
+#include "exporter/http/connection_guard.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace scx {
+
+namespace {
+
+// After accept() fails for want of descriptors or memory the listener stays
+// readable, and civetweb's master thread would retry at once, forever: a busy loop
+// that takes a core. Waiting a little turns it into a slow retry.
+constexpr std::chrono::milliseconds kAcceptFailurePause{10};
+// How often sockets closed without a word from civetweb are looked for, and
+// waiting connections beyond the table's threshold reclaimed.
+constexpr std::chrono::milliseconds kSweepInterval{100};
+
+// Guards by the local port they watch. Held while a guard admits a connection, so a
+// guard is never destroyed during a call.
+std::mutex& RegistryMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::map<int, ConnectionGuard*>& Registry() {
+  static std::map<int, ConnectionGuard*> guards;
+  return guards;
+}
+
+// The inode of the socket `socket` refers to; 0 when it is not an open socket.
+unsigned long long SocketInode(int socket) {
+  struct stat status {};
+  if (fstat(socket, &status) != 0 || !S_ISSOCK(status.st_mode)) return 0;
+  return static_cast<unsigned long long>(status.st_ino);
+}
+
+int LocalPort(int socket) {
+  sockaddr_storage local{};
+  socklen_t length = sizeof(local);
+  if (getsockname(socket, reinterpret_cast<sockaddr*>(&local), &length) != 0) return -1;
+  if (local.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
+  if (local.ss_family == AF_INET6) {
+    return ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool PeerOf(const sockaddr* address, std::string* text, int* port) {
+  socklen_t length = 0;
+  if (address->sa_family == AF_INET) {
+    length = sizeof(sockaddr_in);
+    *port = ntohs(reinterpret_cast<const sockaddr_in*>(address)->sin_port);
+  } else if (address->sa_family == AF_INET6) {
+    length = sizeof(sockaddr_in6);
+    *port = ntohs(reinterpret_cast<const sockaddr_in6*>(address)->sin6_port);
+  } else {
+    return false;
+  }
+  char host[NI_MAXHOST] = "";
+  if (getnameinfo(address, length, host, sizeof(host), nullptr, 0, NI_NUMERICHOST) != 0) {
+    return false;
+  }
+  *text = host;
+  return true;
+}
+
+ConnectionGuard::ConnectionGuard(const ConnectionCaps& caps)
+    : table_(caps), deadline_thread_([this] { WatchDeadlines(); }) {}
+
+ConnectionGuard::~ConnectionGuard() {
+  {
+    std::lock_guard<std::mutex> registry(RegistryMutex());
+    for (int port : ports_) {
+      auto it = Registry().find(port);
+      if (it != Registry().end() && it->second == this) Registry().erase(it);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  deadline_changed_.notify_all();
+  deadline_thread_.join();
+}
+
+void ConnectionGuard::Watch(const std::vector<int>& ports) {
+  std::lock_guard<std::mutex> registry(RegistryMutex());
+  for (int port : ports) {
+    Registry()[port] = this;
+    ports_.push_back(port);
+  }
+}
+
+bool ConnectionGuard::OnAccept(int socket, const sockaddr* peer) {
+  ConnectionKey key;
+  if (!PeerOf(peer, &key.address, &key.port)) return true;
+  key.local_port = LocalPort(socket);
+  std::lock_guard<std::mutex> registry(RegistryMutex());
+  auto guard = Registry().find(key.local_port);
+  return guard == Registry().end() || guard->second->Admit(socket, key);
+}
+
+bool ConnectionGuard::Admit(int socket, const ConnectionKey& key) {
+  const unsigned long long inode = SocketInode(socket);
+  std::lock_guard<std::mutex> lock(mutex_);
+  DropLocked(socket);  // a number reused before its close was reported
+  const ConnectionTable::AcceptResult result = table_.Accept(socket, key.address, Clock::now());
+  for (int victim : result.reclaim) {
+    AbortLocked(victim);
+    ++stats_.reclaimed;
+  }
+  switch (result.admission) {
+    case ConnectionTable::Admission::kAccepted:
+      sockets_[key] = socket;
+      tracked_[socket] = Tracked{key, inode};
+      ++stats_.accepted;
+      return true;
+    case ConnectionTable::Admission::kAddressFull:
+      ++stats_.refused_address_full;
+      break;
+    case ConnectionTable::Admission::kServerFull:
+      ++stats_.refused_server_full;
+      break;
+  }
+  close(socket);
+  return false;
+}
+
+int ConnectionGuard::Find(const ConnectionKey& key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = sockets_.find(key);
+  return it == sockets_.end() ? -1 : it->second;
+}
+
+void ConnectionGuard::RequestStarted(int socket, Clock::time_point deadline) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    table_.StartRequest(socket);
+    deadlines_[socket] = deadline;
+  }
+  deadline_changed_.notify_all();
+}
+
+void ConnectionGuard::RequestEnded(int socket) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  table_.EndRequest(socket, Clock::now());
+  deadlines_.erase(socket);
+}
+
+void ConnectionGuard::Abort(int socket) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  AbortLocked(socket);
+}
+
+void ConnectionGuard::Closed(const ConnectionKey& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = sockets_.find(key);
+  if (it == sockets_.end()) return;
+  DropLocked(it->second);
+}
+
+void ConnectionGuard::DropLocked(int socket) {
+  auto it = tracked_.find(socket);
+  if (it == tracked_.end()) return;
+  table_.Close(socket);
+  deadlines_.erase(socket);
+  sockets_.erase(it->second.key);
+  tracked_.erase(it);
+}
+
+bool ConnectionGuard::StillOpenLocked(int socket) const {
+  auto it = tracked_.find(socket);
+  return it != tracked_.end() && SocketInode(socket) == it->second.inode;
+}
+
+void ConnectionGuard::SweepLocked() {
+  std::vector<int> gone;
+  for (const auto& [socket, tracked] : tracked_) {
+    if (SocketInode(socket) != tracked.inode) gone.push_back(socket);
+  }
+  for (int socket : gone) DropLocked(socket);
+  for (int victim : table_.ReclaimExcess(Clock::now())) {
+    AbortLocked(victim);
+    ++stats_.reclaimed;
+  }
+}
+
+ConnectionGuardStats ConnectionGuard::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void ConnectionGuard::AbortLocked(int socket) {
+  // Only sockets civetweb has not closed yet (it reports a close before making it;
+  // for the few it does not report, the inode tells).
+  if (StillOpenLocked(socket)) shutdown(socket, SHUT_RDWR);
+}
+
+void ConnectionGuard::WatchDeadlines() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  Clock::time_point next_sweep = Clock::now() + kSweepInterval;
+  while (!stopping_) {
+    const Clock::time_point now = Clock::now();
+    if (now >= next_sweep) {
+      SweepLocked();
+      next_sweep = now + kSweepInterval;
+    }
+    Clock::time_point earliest = next_sweep;
+    for (auto it = deadlines_.begin(); it != deadlines_.end();) {
+      if (it->second > now) {
+        earliest = std::min(earliest, it->second);
+        ++it;
+        continue;
+      }
+      AbortLocked(it->first);
+      ++stats_.deadline_aborts;
+      it = deadlines_.erase(it);
+    }
+    deadline_changed_.wait_until(lock, earliest);
+  }
+}
+
+}  // namespace scx
+
+// civetweb's accept(), routed here by the linker (-Wl,--wrap=accept).
+extern "C" int __real_accept(int listener, sockaddr* address, socklen_t* length);
+
+extern "C" int __wrap_accept(int listener, sockaddr* address, socklen_t* length) {
+  sockaddr_storage own{};
+  socklen_t own_length = sizeof(own);
+  if (address == nullptr || length == nullptr) {
+    address = reinterpret_cast<sockaddr*>(&own);
+    length = &own_length;
+  }
+  const int socket = __real_accept(listener, address, length);
+  if (socket < 0) {
+    const int error = errno;
+    if (error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM) {
+      std::this_thread::sleep_for(scx::kAcceptFailurePause);
+    }
+    errno = error;
+    return socket;
+  }
+  if (scx::ConnectionGuard::OnAccept(socket, address)) return socket;
+  errno = EAGAIN;
+  return -1;
+}

@@ -1,0 +1,122 @@
+// The sockets side of an HttpServer's connection limits: sees each connection as
+// civetweb's master thread accepts it, refuses it or reclaims waiting ones by the
+// rules of ConnectionTable (closing a refused socket at once, before any worker sees
+// it), and aborts a response past its deadline. civetweb 1.15 has no callback at
+// accept time, so the build routes civetweb's accept() through this file
+// (`-Wl,--wrap=accept` on everything that links scx_http). An accept on a port no
+// guard watches, or outside civetweb, passes through unchanged.
+//
+// A connection is aborted with shutdown(2): the worker serving it sees the end at
+// once (a read returns 0, a write fails) and closes it through civetweb's usual
+// path. The socket stays open until civetweb's connection_close callback reports
+// it closed (Closed below), so a socket number is never shut down after reuse.
+// civetweb names no connection whose TLS handshake failed in that callback, so each
+// socket's inode is kept too: a socket is only shut down while its number still
+// refers to the same inode, and every 100 ms the sockets whose number no longer
+// does are dropped from the table (and waiting connections beyond the table's
+// threshold reclaimed).
+//
+// Thread-safety: every method may be called from any thread.
+#ifndef SCX_EXPORTER_HTTP_CONNECTION_GUARD_H_
+#define SCX_EXPORTER_HTTP_CONNECTION_GUARD_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "exporter/http/connection_table.h"
+
+struct sockaddr;
+
+namespace scx {
+
+// How civetweb names a connection in its callbacks (mg_request_info): the client's
+// numeric address and port, and the local port it reached.
+struct ConnectionKey {
+  std::string address;
+  int port = 0;
+  int local_port = 0;
+  bool operator<(const ConnectionKey& other) const {
+    return std::tie(address, port, local_port) <
+           std::tie(other.address, other.port, other.local_port);
+  }
+};
+
+// What a guard has done, for tests and the log.
+struct ConnectionGuardStats {
+  long accepted = 0;
+  long refused_address_full = 0;
+  long refused_server_full = 0;
+  long reclaimed = 0;
+  long deadline_aborts = 0;
+};
+
+class ConnectionGuard {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit ConnectionGuard(const ConnectionCaps& caps);
+  ~ConnectionGuard();  // stops watching its ports and its deadline thread
+  ConnectionGuard(const ConnectionGuard&) = delete;
+  ConnectionGuard& operator=(const ConnectionGuard&) = delete;
+
+  // Starts taking the accepts on `ports` (the local ports of the server's listeners).
+  void Watch(const std::vector<int>& ports);
+
+  // The socket of a connection civetweb names `key`; -1 if unknown.
+  int Find(const ConnectionKey& key) const;
+
+  // A request arrived on `socket`; its response must be written by `deadline`, or
+  // the connection is aborted. RequestEnded: the response was written (or failed).
+  void RequestStarted(int socket, Clock::time_point deadline);
+  void RequestEnded(int socket);
+
+  // Aborts the connection on `socket` if it is still open (a preempted scrape).
+  void Abort(int socket);
+
+  // civetweb is about to close the connection `key`.
+  void Closed(const ConnectionKey& key);
+
+  ConnectionGuardStats stats() const;
+
+  // Called from the accept wrapper for every accepted socket: true when `socket`
+  // goes on to civetweb; false when it was refused and closed.
+  static bool OnAccept(int socket, const sockaddr* peer);
+
+ private:
+  bool Admit(int socket, const ConnectionKey& key);
+  void WatchDeadlines();
+  void AbortLocked(int socket);
+
+  mutable std::mutex mutex_;
+  std::condition_variable deadline_changed_;
+  ConnectionTable table_;
+  struct Tracked {
+    ConnectionKey key;
+    unsigned long long inode = 0;
+  };
+  void DropLocked(int socket);
+  void SweepLocked();
+  bool StillOpenLocked(int socket) const;
+
+  std::map<ConnectionKey, int> sockets_;
+  std::map<int, Tracked> tracked_;
+  std::map<int, Clock::time_point> deadlines_;
+  ConnectionGuardStats stats_;
+  std::vector<int> ports_;
+  bool stopping_ = false;
+  std::thread deadline_thread_;
+};
+
+// The client's numeric address as civetweb writes it (getnameinfo, NI_NUMERICHOST),
+// and its port; false for a family other than IPv4 and IPv6.
+bool PeerOf(const sockaddr* address, std::string* text, int* port);
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_HTTP_CONNECTION_GUARD_H_
