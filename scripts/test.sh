@@ -3,7 +3,7 @@
 # suite (unit, integration, promtool, end-to-end), then the unit and integration
 # tests again under AddressSanitizer + UndefinedBehaviorSanitizer and under
 # ThreadSanitizer, checks the lock annotations with clang's -Wthread-safety, and
-# fuzzes each parser for a minute (scripts/fuzz.sh).
+# fuzzes each parser for 30 s (scripts/fuzz.sh).
 # Warnings are errors in every build here (SCX_WERROR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,5 +35,5 @@ TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/ts
 echo "== all tests =="
 ctest --test-dir build --output-on-failure -j2
 
-echo "== fuzz (libFuzzer, 60 s per target) =="
-./scripts/fuzz.sh 60
+echo "== fuzz (libFuzzer, 30 s per target) =="
+./scripts/fuzz.sh 30
