@@ -153,6 +153,7 @@ class Service {
                      {{"address", JoinedAddresses(flags_)}, {"err", error}});
       return 1;
     }
+    WarnIfBcryptCostsDiffer();  // before "listening": tests wait for that line
     const std::vector<int> ports = server_.ports();
     for (size_t i = 0; i < ports.size() && i < flags_.listen_addresses.size(); ++i) {
       logger_->Info("listening", {{"address", BoundAddress(flags_.listen_addresses[i], ports[i])}});
@@ -360,6 +361,20 @@ class Service {
                    {"web_config_file", flags_.web_config_file},
                    {"not_after", UtcTime(*not_after)},
                    {"hours_left", std::to_string(left / 3600)}});
+  }
+
+  // An unknown user is checked against the highest cost, so with users of different
+  // costs a user of a lower cost answers faster than an unknown name: one try tells
+  // that the name exists (docs/security.md).
+  void WarnIfBcryptCostsDiffer() {
+    const std::vector<int> costs = server_.basic_auth_costs();
+    if (costs.size() < 2) return;
+    std::vector<std::string> names;
+    for (int cost : costs) names.push_back(std::to_string(cost));
+    logger_->Warn(
+        "basic_auth_users have different bcrypt costs: the time an answer takes tells the "
+        "users of the lower costs from unknown names; hash every password with one cost",
+        {{"web_config_file", flags_.web_config_file}, {"costs", Join(names, ",")}});
   }
 
   void WaitForStopSignal() {

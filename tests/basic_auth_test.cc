@@ -100,15 +100,11 @@ TEST(UnmatchableBcryptHash, HasTheCostAndMatchesNothing) {
   EXPECT_NE(UnmatchableBcryptHash(5), hash);  // a fresh random salt each time
 }
 
-TEST(BcryptGate, TurnsAwayBeyondItsSlots) {
-  BcryptGate gate(2);
-  EXPECT_TRUE(gate.TryEnter());
-  EXPECT_TRUE(gate.TryEnter());
-  EXPECT_FALSE(gate.TryEnter());
-  EXPECT_EQ(gate.in_use(), 2);
-  gate.Leave();
-  EXPECT_TRUE(gate.TryEnter());
-  EXPECT_FALSE(gate.TryEnter());
+TEST(DistinctBcryptCosts, SaysWhenUsersHaveDifferentCosts) {
+  EXPECT_EQ(DistinctBcryptCosts({{"a", "$2y$10$x"}, {"b", "$2y$10$y"}}), std::vector<int>{10});
+  EXPECT_EQ(DistinctBcryptCosts({{"a", "$2y$12$x"}, {"b", "$2a$10$y"}, {"c", "$2b$12$z"}}),
+            (std::vector<int>{10, 12}));
+  EXPECT_TRUE(DistinctBcryptCosts({}).empty());
 }
 
 TEST(VerifiedCredentials, RemembersExactlyWhatWasInserted) {
@@ -238,7 +234,7 @@ class BasicAuthGateTest : public ::testing::Test {
               changed_.wait(lock, [this] { return open_; });
               return hash == "hash-of-" + password;
             },
-            BasicAuth::kDefaultCacheCapacity, 2) {}
+            BasicAuth::kDefaultCacheCapacity, 2, std::chrono::milliseconds(100)) {}
 
   ~BasicAuthGateTest() override {
     Open();
@@ -286,7 +282,7 @@ TEST_F(BasicAuthGateTest, CachedCredentialsNeverWaitForBcrypt) {
   EXPECT_EQ(cached, AuthResult::kAllowed);
 }
 
-TEST_F(BasicAuthGateTest, BeyondTheSlotsChecksAreTurnedAwayAtOnce) {
+TEST_F(BasicAuthGateTest, BeyondTheSlotsChecksWaitBrieflyThenAreTurnedAway) {
   FillTheSlots(2);
   for (const char* user : {"alice", "mallory"}) {  // known or not: the same answer
     const AuthResult result = testing::CallWithin(std::chrono::seconds(5), "a third check", [&] {

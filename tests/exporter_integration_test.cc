@@ -610,15 +610,13 @@ TEST(ExporterTlsTest, ACertificateExpiringWithin14DaysIsAWarnLineAndAGauge) {
   WriteFile(dir.Join("web.yml"),
             "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n");
   WriteFile(dir.Join("config.yml"), "scan_interval: 200ms\nm1nd_registries: []\n");
-  const int port = testing::FindFreePort();
-  ASSERT_GT(port, 0);
   TestProcess exporter;
+  int port = 0;
   std::string error;
-  ASSERT_TRUE(exporter.Start(
+  ASSERT_TRUE(exporter.StartOnFreePort(
       SCX_EXPORTER_BINARY,
-      {"--config.file=" + dir.Join("config.yml"), "--web.config.file=" + dir.Join("web.yml"),
-       "--web.listen-address=127.0.0.1:" + std::to_string(port)},
-      dir.Join("exporter.log"), &error))
+      {"--config.file=" + dir.Join("config.yml"), "--web.config.file=" + dir.Join("web.yml")},
+      dir.Join("exporter.log"), &port, &error))
       << error;
   const std::string curl =
       "curl -sk --max-time 5 https://127.0.0.1:" + std::to_string(port) + "/metrics";
@@ -650,6 +648,39 @@ TEST(ExporterTlsTest, ACertificateExpiringWithin14DaysIsAWarnLineAndAGauge) {
       << log;
   EXPECT_NE(log.find(warning), log.rfind(warning)) << "one warn line at start, one at reload\n"
                                                    << log;
+}
+
+// Users hashed with different bcrypt costs: a user of the lower cost answers faster
+// than an unknown name, which is checked at the highest cost. A warn line at start
+// says so; one cost for every user says nothing.
+TEST(ExporterBasicAuthTest, UsersOfDifferentBcryptCostsAreAWarnLineAtStart) {
+  const std::string warning = "basic_auth_users have different bcrypt costs";
+  for (const bool differ : {true, false}) {
+    TempDir dir;
+    WriteFile(
+        dir.Join("web.yml"),
+        std::string("basic_auth_users:\n"
+                    "  fast: $2b$04$jl6B1t0gP9SAAPyP07rdYefGYNsq5W.PyM7OXi4Q8YzK9S.s6DNzy\n") +
+            (differ ? "  slow: $2b$05$uqkzN9AtmVPtcl/G7MaqE.KMZKRqq1NK0zjWDRAwtd3CXx/MEHOKO\n"
+                    : ""));
+    WriteFile(dir.Join("config.yml"), "m1nd_registries: []\n");
+    TestProcess exporter;
+    int port = 0;
+    std::string error;
+    ASSERT_TRUE(exporter.StartOnFreePort(
+        SCX_EXPORTER_BINARY,
+        {"--config.file=" + dir.Join("config.yml"), "--web.config.file=" + dir.Join("web.yml")},
+        dir.Join("exporter.log"), &port, &error))
+        << error;
+    ASSERT_TRUE(WaitFor([&] { return Contains(ReadFile(dir.Join("exporter.log")), "listening"); },
+                        kStartupTimeout))
+        << ReadFile(dir.Join("exporter.log"));
+    const std::string log = ReadFile(dir.Join("exporter.log"));
+    EXPECT_EQ(Contains(log, warning), differ) << log;
+    if (differ) {
+      EXPECT_TRUE(Contains(log, "costs=4,5")) << log;
+    }
+  }
 }
 
 }  // namespace

@@ -610,7 +610,9 @@ TEST_F(HttpServerAuthTest, AWrongPasswordFloodDoesNotSlowAVerifiedScraper) {
   RecordProperty("scrape_p99_us", static_cast<int>(p99 * 1000));
   EXPECT_EQ(scrape_failures, 0);
   EXPECT_EQ(other, 0);
-  EXPECT_GT(busy, 0);  // 8 clients, 2 bcrypt slots: most are turned away with 429
+  // 8 clients, 2 bcrypt slots: they queue for them (up to 32 may wait 1 s), so they
+  // are mostly answered 401 after their turn, 429 only when the wait runs out.
+  EXPECT_GT(denied + busy, 0);
   EXPECT_LT(p99, 1000.0);
 }
 

@@ -103,6 +103,17 @@ std::optional<int> TestProcess::Stop() {
   return WaitForExit(kKillTimeout);
 }
 
+bool TestProcess::StartOnFreePort(const std::string& binary, std::vector<std::string> args,
+                                  const std::string& output_path, int* port, std::string* error) {
+  *port = FindFreePort();
+  if (*port <= 0) {
+    *error = "no free port on 127.0.0.1";
+    return false;
+  }
+  args.push_back("--web.listen-address=127.0.0.1:" + std::to_string(*port));
+  return Start(binary, args, output_path, error);
+}
+
 int FindFreePort() {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return 0;

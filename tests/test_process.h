@@ -29,6 +29,12 @@ class TestProcess {
   bool Start(const std::string& binary, const std::vector<std::string>& args,
              const std::string& output_path, std::string* error);
 
+  // Start() for a server: `args` and --web.listen-address=127.0.0.1:PORT, PORT a
+  // free port, set in `port`. False (with `error` set) when no port was free or the
+  // binary cannot be spawned.
+  bool StartOnFreePort(const std::string& binary, std::vector<std::string> args,
+                       const std::string& output_path, int* port, std::string* error);
+
   pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0; }
 

@@ -146,15 +146,11 @@ std::size_t VerifiedCredentials::size() const {
   return keys_.size();
 }
 
-bool BcryptGate::TryEnter() {
-  int in_use = in_use_.load();
-  while (in_use < slots_) {
-    if (in_use_.compare_exchange_weak(in_use, in_use + 1)) return true;
-  }
-  return false;
+std::vector<int> DistinctBcryptCosts(const std::map<std::string, std::string>& users) {
+  std::set<int> costs;
+  for (const auto& [user, hash] : users) costs.insert(BcryptCost(hash));
+  return {costs.begin(), costs.end()};
 }
-
-void BcryptGate::Leave() { in_use_.fetch_sub(1); }
 
 namespace {
 
@@ -174,7 +170,7 @@ std::string DummyHash(const std::map<std::string, std::string>& users) {
   return dummy.empty() ? costliest : dummy;
 }
 
-// Holds a BcryptGate slot taken by TryEnter until it goes out of scope.
+// Holds a BcryptGate slot taken by Enter until it goes out of scope.
 class GateSlot {
  public:
   explicit GateSlot(BcryptGate* gate) : gate_(gate) {}
@@ -189,20 +185,21 @@ class GateSlot {
 }  // namespace
 
 BasicAuth::BasicAuth(std::map<std::string, std::string> users, Verifier verify,
-                     std::size_t cache_capacity, int bcrypt_slots)
+                     std::size_t cache_capacity, int bcrypt_slots,
+                     std::chrono::milliseconds max_wait)
     : users_(std::move(users)),
       verify_(std::move(verify)),
       dummy_hash_(DummyHash(users_)),
       cache_(cache_capacity),
-      gate_(bcrypt_slots) {}
+      gate_(bcrypt_slots, kMaxBcryptWaiters, max_wait) {}
 
-AuthResult BasicAuth::Check(const char* authorization) {
+AuthResult BasicAuth::Check(const char* authorization, const std::string& address) {
   std::string user, password;
   if (!ParseBasicAuthorization(authorization, &user, &password)) return AuthResult::kDenied;
   if (password.size() > kMaxBcryptPasswordBytes) return AuthResult::kDenied;
   // Before the gate: a scrape with cached credentials never waits behind bcrypt.
   if (cache_.Contains(user, password)) return AuthResult::kAllowed;
-  if (!gate_.TryEnter()) return AuthResult::kBusy;
+  if (!gate_.Enter(address)) return AuthResult::kBusy;
   GateSlot slot(&gate_);
   const auto it = users_.find(user);
   const bool known = it != users_.end();

@@ -2,24 +2,43 @@
 // the Authorization header parser, the bcrypt check, a bounded cache of credentials
 // already verified (so that a scrape every few seconds does not pay bcrypt, tens of
 // milliseconds or more, each time), and the limits that keep a flood of wrong
-// passwords from costing more than a fixed share of the CPU: at most a few bcrypt
-// checks run at once and any more are refused at once, an unknown user costs as much
-// as the most expensive known one, and passwords bcrypt would truncate are refused.
+// passwords from costing more than a fixed share of the CPU or locking out the
+// legitimate user.
 //
-// Thread-safety: DecodeBase64, ParseBasicAuthorization, BcryptMatches and BcryptCost
-// are pure. VerifiedCredentials, BcryptGate and BasicAuth are safe to use from
-// several threads at once.
+// Threat model: a client that can reach the port and floods it with Authorization
+// headers (wrong passwords, unknown users, over-long passwords), from one address or
+// many. What holds:
+// - CPU: at most kDefaultBcryptSlots bcrypt checks run at once (BcryptGate); any more
+//   wait a little in a bounded queue, then are answered 429.
+// - Lock-out: the slots are shared by client address. A freed slot goes to the waiter
+//   whose address has had the least bcrypt lately, so an address that has not flooded
+//   (a user whose credentials are not cached yet, after a restart) is served next,
+//   however many addresses flood. A flood from the user's own address (one NAT) is
+//   not told apart.
+// - Cached credentials never wait for bcrypt: a scrape every few seconds is unaffected.
+// - User enumeration: an unknown user is checked against a hash of the highest cost
+//   configured, so it takes as long as the slowest known user. Users with different
+//   costs still differ: a user of a lower cost answers faster than an unknown one, so
+//   one try tells that name exists (cost 10: 68 ms, cost 12: 268 ms). Give every user
+//   the same cost; the exporter warns at start when they differ (DistinctBcryptCosts).
+// - Truncation: passwords bcrypt would truncate (over 72 bytes) are refused.
+//
+// Thread-safety: DecodeBase64, ParseBasicAuthorization, BcryptMatches, BcryptCost and
+// DistinctBcryptCosts are pure. VerifiedCredentials and BasicAuth are safe to use
+// from several threads at once.
 #ifndef SCX_EXPORTER_HTTP_BASIC_AUTH_H_
 #define SCX_EXPORTER_HTTP_BASIC_AUTH_H_
 
-#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "base/mutex.h"
+#include "exporter/http/bcrypt_gate.h"
 
 namespace scx {
 
@@ -43,6 +62,10 @@ bool BcryptMatches(const std::string& password, const std::string& hash);
 
 // The cost of a bcrypt hash ("$2y$10$..." -> 10); -1 when `hash` is not one.
 int BcryptCost(const std::string& hash);
+
+// The different costs of `users`' hashes, smallest first: more than one means the
+// time an answer takes tells some user names from unknown ones.
+std::vector<int> DistinctBcryptCosts(const std::map<std::string, std::string>& users);
 
 // A bcrypt hash of cost `cost` that no password matches (a random salt and a
 // checksum that bcrypt never produces): what an unknown user is checked against.
@@ -70,28 +93,10 @@ class VerifiedCredentials {
   std::set<std::string> keys_ SCX_GUARDED_BY(mutex_);
 };
 
-// At most `slots` holders at once; a caller that finds no free slot is turned away
-// at once rather than queued, so that waiting callers never pile up on the HTTP
-// workers.
-class BcryptGate {
- public:
-  explicit BcryptGate(int slots) : slots_(slots) {}
-
-  // Takes a slot; false when all are taken.
-  bool TryEnter();
-  // Gives back a slot taken by TryEnter.
-  void Leave();
-  int in_use() const { return in_use_.load(); }
-
- private:
-  const int slots_;
-  std::atomic<int> in_use_{0};
-};
-
 enum class AuthResult {
   kAllowed,
   kDenied,  // no or malformed header, unknown user, wrong or over-long password
-  kBusy,    // not cached and every bcrypt slot is taken: try again later
+  kBusy,    // not cached and no bcrypt slot came free in time: try again later
 };
 
 // Checks Authorization headers against a set of users.
@@ -103,21 +108,25 @@ class BasicAuth {
   // Two bcrypt checks at once: a wrong-password flood costs at most two cores' worth
   // of bcrypt, and the other workers stay free for scrapes.
   static constexpr int kDefaultBcryptSlots = 2;
+  // Checks waiting for a slot (each holds an HTTP worker while it waits).
+  static constexpr std::size_t kMaxBcryptWaiters = 32;
   // Cost of the hash an unknown user is checked against when no user's cost is known.
   static constexpr int kFallbackBcryptCost = 10;
 
   // `users` maps user names to bcrypt hashes and must not be empty.
   explicit BasicAuth(std::map<std::string, std::string> users, Verifier verify = BcryptMatches,
                      std::size_t cache_capacity = kDefaultCacheCapacity,
-                     int bcrypt_slots = kDefaultBcryptSlots);
+                     int bcrypt_slots = kDefaultBcryptSlots,
+                     std::chrono::milliseconds max_wait = std::chrono::milliseconds(1000));
 
   // `authorization` is the Authorization header value, or null. In this order: a
   // malformed header or a password over kMaxBcryptPasswordBytes is denied; cached
   // credentials are allowed without waiting for anything; then a bcrypt slot is
-  // taken (kBusy when none is free) and the verifier called, for an unknown user
-  // against a hash of the highest configured cost, so that the response time does
-  // not reveal which users exist.
-  AuthResult Check(const char* authorization);
+  // taken for `address`, the client's (kBusy when none comes free within max_wait,
+  // see BcryptGate) and the verifier called, for an unknown user against a hash of
+  // the highest configured cost, so that the response time does not reveal which
+  // users exist.
+  AuthResult Check(const char* authorization, const std::string& address = "");
 
   const VerifiedCredentials& cache() const { return cache_; }
   // The hash unknown users are checked against.

@@ -261,6 +261,7 @@ struct HttpServer::Impl {
   TlsFiles tls_files;  // read in Configure, handed to OpenSSL in OnInitSsl, then cleared
   std::optional<std::int64_t> tls_not_after;  // the served certificate's notAfter
   std::unique_ptr<BasicAuth> auth;            // null: no authentication
+  std::vector<int> basic_auth_costs;          // of the users' hashes, distinct
   std::string tls_error;                      // why OnInitSsl failed; written during Start
   mg_context* context = nullptr;
   std::vector<int> ports;                  // bound; empty when stopped
@@ -308,9 +309,10 @@ struct HttpServer::Impl {
   HttpResponse Respond(mg_connection* conn, const mg_request_info& info, int socket,
                        std::optional<SlotHold>* slot) const {
     const AuthResult auth_result =
-        auth != nullptr ? auth->Check(mg_get_header(conn, "Authorization")) : AuthResult::kAllowed;
+        auth != nullptr ? auth->Check(mg_get_header(conn, "Authorization"), info.remote_addr)
+                        : AuthResult::kAllowed;
     if (auth_result == AuthResult::kBusy) {
-      // Every bcrypt slot is taken (a flood of wrong passwords, most likely).
+      // No bcrypt slot came free in time (a flood of wrong passwords, most likely).
       HttpResponse response = TextResponse(429, "Too Many Requests: retry later\n");
       response.headers["Retry-After"] = "1";
       return response;
@@ -374,6 +376,7 @@ struct HttpServer::Impl {
     }
     auth.reset(web_config.basic_auth_users.empty() ? nullptr
                                                    : new BasicAuth(web_config.basic_auth_users));
+    basic_auth_costs = DistinctBcryptCosts(web_config.basic_auth_users);
     return true;
   }
 
@@ -491,6 +494,8 @@ bool HttpServer::Start(const HttpServerOptions& options, std::string* error) {
 std::optional<std::int64_t> HttpServer::tls_certificate_not_after() const {
   return impl_->tls_not_after;
 }
+
+std::vector<int> HttpServer::basic_auth_costs() const { return impl_->basic_auth_costs; }
 
 int HttpServer::port() const { return impl_->ports.empty() ? 0 : impl_->ports.front(); }
 

@@ -133,6 +133,10 @@ class HttpServer {
   // last Start; empty without TLS. Certificates are loaded at start only.
   std::optional<std::int64_t> tls_certificate_not_after() const;
 
+  // The distinct bcrypt costs of the basic auth users loaded at the last Start
+  // (empty without basic auth). More than one: answer times tell users apart.
+  std::vector<int> basic_auth_costs() const;
+
   // What the connection limits have done so far (zero before Start).
   ConnectionGuardStats connection_stats() const;
 
