@@ -143,17 +143,15 @@ TEST(ExporterAttackTest, IdleAndSlowClientsDoNotStarveScrapesAndAreClosedInTime)
             "m1nd_registries: []\nbrains:\n  - name: m1nd\n"
             "    project_root: /home/u/m1nd\n    runtime_dir: " +
                 dir.Join("rt") + "\n");
-  const int port = testing::FindFreePort();
-  ASSERT_GT(port, 0);
   TestProcess exporter;
+  int port = 0;
   std::string error;
-  ASSERT_TRUE(exporter.Start(SCX_EXPORTER_BINARY,
-                             {"--config.file=" + dir.Join("config.yml"),
-                              "--web.listen-address=127.0.0.1:" + std::to_string(port),
-                              // Every attacker comes from 127.0.0.1: measure the
-                              // timeouts, not the cap per address.
-                              "--web.max-connections-per-address=0"},
-                             dir.Join("exporter.log"), &error))
+  ASSERT_TRUE(exporter.StartOnFreePort(SCX_EXPORTER_BINARY,
+                                       {"--config.file=" + dir.Join("config.yml"),
+                                        // Every attacker comes from 127.0.0.1: measure the
+                                        // timeouts, not the cap per address.
+                                        "--web.max-connections-per-address=0"},
+                                       dir.Join("exporter.log"), &port, &error))
       << error;
   ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/-/ready").status == 200; }, kStartupTimeout))
       << ReadFile(dir.Join("exporter.log"));

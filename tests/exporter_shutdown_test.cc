@@ -73,15 +73,12 @@ TEST(ExporterShutdownTest, SigtermMidwayThroughA10000BrainFirstScanExitsWithinAS
   if (HasFatalFailure()) return;
   WriteFile(dir.Join("config.yml"), "scan_interval: 1h\nm1nd_registries: []\nruntime_globs: [\"" +
                                         dir.Join("rts/*") + "\"]\n");
-  const int port = testing::FindFreePort();
-  ASSERT_GT(port, 0);
   TestProcess exporter;
+  int port = 0;
   std::string error;
-  ASSERT_TRUE(exporter.Start(
-      SCX_EXPORTER_BINARY,
-      {"--config.file=" + dir.Join("config.yml"),
-       "--web.listen-address=127.0.0.1:" + std::to_string(port), "--log.level=debug"},
-      dir.Join("exporter.log"), &error))
+  ASSERT_TRUE(exporter.StartOnFreePort(
+      SCX_EXPORTER_BINARY, {"--config.file=" + dir.Join("config.yml"), "--log.level=debug"},
+      dir.Join("exporter.log"), &port, &error))
       << error;
   ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/-/healthy").status == 200; }, kStartupTimeout))
       << ReadFile(dir.Join("exporter.log"));
@@ -116,16 +113,14 @@ TEST(ExporterShutdownTest, AFifoAsCertFileFailsTheStartAtOnce) {
   WriteFile(dir.Join("web.yml"),
             "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n");
   WriteFile(dir.Join("config.yml"), "m1nd_registries: []\n");
-  const int port = testing::FindFreePort();
-  ASSERT_GT(port, 0);
   TestProcess exporter;
+  int port = 0;
   std::string error;
   const Clock::time_point started_at = Clock::now();
-  ASSERT_TRUE(exporter.Start(
+  ASSERT_TRUE(exporter.StartOnFreePort(
       SCX_EXPORTER_BINARY,
-      {"--config.file=" + dir.Join("config.yml"), "--web.config.file=" + dir.Join("web.yml"),
-       "--web.listen-address=127.0.0.1:" + std::to_string(port)},
-      dir.Join("exporter.log"), &error))
+      {"--config.file=" + dir.Join("config.yml"), "--web.config.file=" + dir.Join("web.yml")},
+      dir.Join("exporter.log"), &port, &error))
       << error;
   std::optional<int> status = exporter.WaitForExit(milliseconds(3000));
   const auto exit_ms = std::chrono::duration_cast<milliseconds>(Clock::now() - started_at).count();
@@ -165,14 +160,12 @@ TEST(ExporterShutdownTest, SigtermWhileGlobsExpandThroughSymlinkLoopsExitsWithin
   }
   WriteFile(dir.Join("config.yml"),
             "scan_interval: 1h\nm1nd_registries: []\nruntime_globs: [" + globs + "]\n");
-  const int port = testing::FindFreePort();
-  ASSERT_GT(port, 0);
   TestProcess exporter;
+  int port = 0;
   std::string error;
-  ASSERT_TRUE(exporter.Start(SCX_EXPORTER_BINARY,
-                             {"--config.file=" + dir.Join("config.yml"),
-                              "--web.listen-address=127.0.0.1:" + std::to_string(port)},
-                             dir.Join("exporter.log"), &error))
+  ASSERT_TRUE(exporter.StartOnFreePort(SCX_EXPORTER_BINARY,
+                                       {"--config.file=" + dir.Join("config.yml")},
+                                       dir.Join("exporter.log"), &port, &error))
       << error;
   ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/-/healthy").status == 200; }, kStartupTimeout))
       << ReadFile(dir.Join("exporter.log"));
