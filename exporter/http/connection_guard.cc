@@ -10,6 +10,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <set>
+#include <string_view>
+
+// The libc close() the wrapper below stands in front of (-Wl,--wrap=close).
+extern "C" int __real_close(int socket);
 
 namespace scx {
 
@@ -22,6 +27,9 @@ constexpr std::chrono::milliseconds kAcceptFailurePause{10};
 // How often sockets closed without a word from civetweb are looked for, and
 // waiting connections beyond the table's threshold reclaimed.
 constexpr std::chrono::milliseconds kSweepInterval{100};
+// Candidates for reclaiming peeked at before one accept: enough for a few clients
+// waiting for a worker, few enough that a flood of accepts stays cheap.
+constexpr int kMaxPeeksPerAccept = 8;
 
 // Guards by the local port they watch. Held while a guard admits a connection, so a
 // guard is never destroyed during a call.
@@ -50,6 +58,15 @@ int LocalPort(int socket) {
     return ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
   }
   return -1;
+}
+
+// True when a whole HTTP request header waits unread on `socket`: its client has
+// asked and waits for a worker. Reads nothing (MSG_PEEK).
+bool RequestWaiting(int socket) {
+  char buffer[4096];
+  const ssize_t bytes = recv(socket, buffer, sizeof(buffer), MSG_PEEK | MSG_DONTWAIT);
+  return bytes > 0 && std::string_view(buffer, static_cast<std::size_t>(bytes)).find("\r\n\r\n") !=
+                          std::string_view::npos;
 }
 
 }  // namespace
@@ -113,7 +130,9 @@ bool ConnectionGuard::Admit(int socket, const ConnectionKey& key) {
   const unsigned long long inode = SocketInode(socket);
   std::lock_guard<std::mutex> lock(mutex_);
   DropLocked(socket);  // a number reused before its close was reported
-  const ConnectionTable::AcceptResult result = table_.Accept(socket, key.address, Clock::now());
+  const Clock::time_point now = Clock::now();
+  SkipAskingCandidatesLocked(now);
+  const ConnectionTable::AcceptResult result = table_.Accept(socket, key.address, now);
   for (int victim : result.reclaim) {
     AbortLocked(victim);
     ++stats_.reclaimed;
@@ -131,7 +150,7 @@ bool ConnectionGuard::Admit(int socket, const ConnectionKey& key) {
       ++stats_.refused_server_full;
       break;
   }
-  close(socket);
+  __real_close(socket);  // the registry lock is held: not through the wrapper
   return false;
 }
 
@@ -188,10 +207,41 @@ void ConnectionGuard::SweepLocked() {
     if (SocketInode(socket) != tracked.inode) gone.push_back(socket);
   }
   for (int socket : gone) DropLocked(socket);
+  MarkAskingLocked();
   for (int victim : table_.ReclaimExcess(Clock::now())) {
     AbortLocked(victim);
     ++stats_.reclaimed;
   }
+}
+
+void ConnectionGuard::MarkAskingLocked() {
+  if (table_.live() <= table_.caps().reclaim_from) return;  // nothing would be reclaimed
+  for (const auto& [socket, tracked] : tracked_) {
+    if (RequestWaiting(socket)) table_.StartRequest(socket);
+  }
+}
+
+void ConnectionGuard::SkipAskingCandidatesLocked(Clock::time_point now) {
+  if (table_.live() < table_.caps().reclaim_from) return;  // Accept reclaims nothing
+  for (int peeks = 0; peeks < kMaxPeeksPerAccept; ++peeks) {
+    const int candidate = table_.ReclaimCandidate(now);
+    if (candidate < 0 || !RequestWaiting(candidate)) return;
+    table_.StartRequest(candidate);
+  }
+}
+
+int ConnectionGuard::OnClose(int socket) {
+  std::lock_guard<std::mutex> registry(RegistryMutex());
+  std::set<ConnectionGuard*> guards;
+  for (const auto& [port, guard] : Registry()) guards.insert(guard);
+  // Held until the socket is closed: no guard fstats, peeks at or shuts down a
+  // number between its close and its reuse.
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (ConnectionGuard* guard : guards) {
+    locks.emplace_back(guard->mutex_);
+    guard->DropLocked(socket);
+  }
+  return __real_close(socket);
 }
 
 ConnectionGuardStats ConnectionGuard::stats() const {
@@ -233,6 +283,10 @@ void ConnectionGuard::WatchDeadlines() {
 
 // civetweb's accept(), routed here by the linker (-Wl,--wrap=accept).
 extern "C" int __real_accept(int listener, sockaddr* address, socklen_t* length);
+
+// Every close() of the code linked with scx_http, routed here by the linker
+// (-Wl,--wrap=close).
+extern "C" int __wrap_close(int socket) { return scx::ConnectionGuard::OnClose(socket); }
 
 extern "C" int __wrap_accept(int listener, sockaddr* address, socklen_t* length) {
   sockaddr_storage own{};

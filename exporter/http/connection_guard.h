@@ -8,13 +8,16 @@
 //
 // A connection is aborted with shutdown(2): the worker serving it sees the end at
 // once (a read returns 0, a write fails) and closes it through civetweb's usual
-// path. The socket stays open until civetweb's connection_close callback reports
-// it closed (Closed below), so a socket number is never shut down after reuse.
-// civetweb names no connection whose TLS handshake failed in that callback, so each
-// socket's inode is kept too: a socket is only shut down while its number still
-// refers to the same inode, and every 100 ms the sockets whose number no longer
-// does are dropped from the table (and waiting connections beyond the table's
-// threshold reclaimed).
+// path. close() is routed through this file too (`-Wl,--wrap=close`): a socket a
+// guard tracks is dropped from it and closed under the guard's lock, the lock every
+// fstat, peek and shutdown of the guard takes, so the guard never touches a socket
+// number after its close, nor shuts one down after its number was reused
+// (ThreadSanitizer saw the guard's fstat race civetweb's close before). Every
+// 100 ms the guard also drops sockets whose number no longer refers to the inode it
+// had (a close made outside the wrapped code), and reclaims waiting connections
+// beyond the table's threshold; a connection whose whole request header already
+// waits unread (a client waiting for a worker, not an idle one) counts as inside a
+// request and is not reclaimed.
 //
 // Thread-safety: every method may be called from any thread.
 #ifndef SCX_EXPORTER_HTTP_CONNECTION_GUARD_H_
@@ -88,6 +91,10 @@ class ConnectionGuard {
   // goes on to civetweb; false when it was refused and closed.
   static bool OnAccept(int socket, const sockaddr* peer);
 
+  // Called from the close wrapper for every close(): drops `socket` from the guards
+  // that track it and closes it under their locks. close()'s result and errno.
+  static int OnClose(int socket);
+
  private:
   bool Admit(int socket, const ConnectionKey& key);
   void WatchDeadlines();
@@ -102,6 +109,11 @@ class ConnectionGuard {
   };
   void DropLocked(int socket);
   void SweepLocked();
+  // Waiting connections whose whole request header is already in the socket's
+  // receive buffer are marked as in a request (see the file comment): every one on a
+  // sweep, the next candidates (a few at most) before an accept reclaims one.
+  void MarkAskingLocked();
+  void SkipAskingCandidatesLocked(Clock::time_point now);
   bool StillOpenLocked(int socket) const;
 
   std::map<ConnectionKey, int> sockets_;

@@ -36,7 +36,7 @@ ConnectionTable::AcceptResult ConnectionTable::Accept(int id, const std::string&
     return result;
   }
   if (live() >= caps_.reclaim_from) {
-    const int victim = PickReclaim(now);
+    const int victim = ReclaimCandidate(now);
     if (victim >= 0) {
       Reclaim(victim);
       result.reclaim.push_back(victim);
@@ -58,7 +58,7 @@ ConnectionTable::AcceptResult ConnectionTable::Accept(int id, const std::string&
 std::vector<int> ConnectionTable::ReclaimExcess(Clock::time_point now) {
   std::vector<int> reclaimed;
   while (live() > caps_.reclaim_from) {
-    const int victim = PickReclaim(now);
+    const int victim = ReclaimCandidate(now);
     if (victim < 0) break;
     Reclaim(victim);
     reclaimed.push_back(victim);
@@ -89,7 +89,7 @@ void ConnectionTable::EndRequest(int id, Clock::time_point now) {
   addresses_[it->second.address].waiting.emplace(now, id);
 }
 
-int ConnectionTable::PickReclaim(Clock::time_point now) const {
+int ConnectionTable::ReclaimCandidate(Clock::time_point now) const {
   const Address* greediest = nullptr;
   for (const auto& [address, entry] : addresses_) {
     if (entry.waiting.empty() || entry.waiting.begin()->first > now - caps_.reclaim_after) {

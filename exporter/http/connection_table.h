@@ -75,6 +75,12 @@ class ConnectionTable {
   void StartRequest(int id);
   void EndRequest(int id, Clock::time_point now);
 
+  // The connection Accept or ReclaimExcess would reclaim next: the longest waiting
+  // one (if it has waited reclaim_after) of the address with the most open
+  // connections that has one; -1 if none. The caller may first take it out of the
+  // running (StartRequest) when it is not idle after all.
+  int ReclaimCandidate(Clock::time_point now) const;
+
   bool Contains(int id) const { return connections_.count(id) != 0; }
   // Open connections that were not reclaimed.
   int live() const { return static_cast<int>(connections_.size()) - reclaiming_; }
@@ -93,9 +99,6 @@ class ConnectionTable {
     std::set<std::pair<Clock::time_point, int>> waiting;  // oldest first
   };
 
-  // The longest waiting connection (if it has waited reclaim_after) of the address
-  // with the most open connections that has one; -1 if none.
-  int PickReclaim(Clock::time_point now) const;
   void Reclaim(int id);
   void StopWaiting(int id, Connection* connection);
 
