@@ -61,6 +61,15 @@ void WaitForWaiters(const BcryptGate& gate, std::size_t count) {
   ASSERT_EQ(gate.waiting(), count);
 }
 
+// Runs `count` checks for `address` one after the other; false if one was refused.
+bool RunChecks(BcryptGate* gate, const std::string& address, int count) {
+  for (int i = 0; i < count; ++i) {
+    if (!gate->Enter(address)) return false;
+    gate->Leave();
+  }
+  return true;
+}
+
 TEST(BcryptGate, BeyondItsSlotsACallerWaitsThenIsTurnedAway) {
   BcryptGate gate(2, 8, milliseconds(50));
   EXPECT_TRUE(gate.Enter("a"));
@@ -76,10 +85,7 @@ TEST(BcryptGate, BeyondItsSlotsACallerWaitsThenIsTurnedAway) {
 
 TEST(BcryptGate, AFreedSlotGoesToTheQuietestAddressNotTheEarliest) {
   BcryptGate gate(1, 8, seconds(10));
-  for (int i = 0; i < 5; ++i) {  // "flood" has had five checks
-    ASSERT_TRUE(gate.Enter("flood"));
-    gate.Leave();
-  }
+  ASSERT_TRUE(RunChecks(&gate, "flood", 5));
   ASSERT_TRUE(gate.Enter("flood"));
   std::atomic<int> flood_waiter{-1}, quiet_waiter{-1};
   std::thread first = EnterOnThread(&gate, "flood", &flood_waiter);
@@ -99,10 +105,7 @@ TEST(BcryptGate, AFreedSlotGoesToTheQuietestAddressNotTheEarliest) {
 
 TEST(BcryptGate, AQuietNewcomerPushesTheBusiestOutOfAFullQueue) {
   BcryptGate gate(1, 1, seconds(10));
-  for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(gate.Enter("flood"));
-    gate.Leave();
-  }
+  ASSERT_TRUE(RunChecks(&gate, "flood", 3));
   ASSERT_TRUE(gate.Enter("flood"));
   std::atomic<int> flood_waiter{-1}, quiet_waiter{-1};
   std::thread first = EnterOnThread(&gate, "flood", &flood_waiter);

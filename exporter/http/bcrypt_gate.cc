@@ -59,7 +59,7 @@ bool BcryptGate::Enter(const std::string& address) {
     return true;
   }
   if (Queued() >= max_waiters_) {
-    const Waiters::iterator busiest = Busiest(now);
+    const Waiters::iterator busiest = Ranked(Rank::kBusiest, now);
     if (busiest == waiters_.end() || usage_.Of(busiest->address, now) <= usage_.Of(address, now)) {
       return false;
     }
@@ -83,7 +83,7 @@ bool BcryptGate::Wait(Waiters::iterator waiter) {
 void BcryptGate::Leave() {
   MutexLock lock(&mutex_);
   const BcryptUsage::Clock::time_point now = BcryptUsage::Clock::now();
-  const Waiters::iterator quietest = Quietest(now);
+  const Waiters::iterator quietest = Ranked(Rank::kQuietest, now);
   if (quietest == waiters_.end()) {
     --in_use_;
     return;
@@ -99,32 +99,20 @@ std::size_t BcryptGate::Queued() const {
       waiters_.begin(), waiters_.end(), [](const Waiter& w) { return !w.admitted && !w.evicted; }));
 }
 
-BcryptGate::Waiters::iterator BcryptGate::Quietest(BcryptUsage::Clock::time_point now) {
-  Waiters::iterator best = waiters_.end();
-  double best_usage = 0;
+BcryptGate::Waiters::iterator BcryptGate::Ranked(Rank rank, BcryptUsage::Clock::time_point now) {
+  Waiters::iterator chosen = waiters_.end();
+  double chosen_usage = 0;
   for (auto it = waiters_.begin(); it != waiters_.end(); ++it) {
     if (it->admitted || it->evicted) continue;
     const double usage = usage_.Of(it->address, now);
-    if (best == waiters_.end() || usage < best_usage) {  // the earliest among equals
-      best = it;
-      best_usage = usage;
+    // Strictly less keeps the earliest of equals; greater or equal takes the latest.
+    const bool better = rank == Rank::kQuietest ? usage < chosen_usage : usage >= chosen_usage;
+    if (chosen == waiters_.end() || better) {
+      chosen = it;
+      chosen_usage = usage;
     }
   }
-  return best;
-}
-
-BcryptGate::Waiters::iterator BcryptGate::Busiest(BcryptUsage::Clock::time_point now) {
-  Waiters::iterator worst = waiters_.end();
-  double worst_usage = 0;
-  for (auto it = waiters_.begin(); it != waiters_.end(); ++it) {
-    if (it->admitted || it->evicted) continue;
-    const double usage = usage_.Of(it->address, now);
-    if (worst == waiters_.end() || usage >= worst_usage) {  // the latest among equals
-      worst = it;
-      worst_usage = usage;
-    }
-  }
-  return worst;
+  return chosen;
 }
 
 int BcryptGate::in_use() const {

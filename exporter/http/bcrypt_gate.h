@@ -84,8 +84,10 @@ class BcryptGate {
   using Waiters = std::list<Waiter>;
 
   // The waiter a freed slot goes to, and the one a newcomer may push out.
-  Waiters::iterator Quietest(BcryptUsage::Clock::time_point now) SCX_REQUIRES(mutex_);
-  Waiters::iterator Busiest(BcryptUsage::Clock::time_point now) SCX_REQUIRES(mutex_);
+  enum class Rank { kQuietest, kBusiest };
+  // The waiter whose address has had the least bcrypt (the earliest among equals),
+  // or the most (the latest among equals); end() when none waits.
+  Waiters::iterator Ranked(Rank rank, BcryptUsage::Clock::time_point now) SCX_REQUIRES(mutex_);
   // Waits until `waiter` is handed a slot (true), pushed out or out of time (false).
   bool Wait(Waiters::iterator waiter) SCX_REQUIRES(mutex_);
   // Waiters neither handed a slot nor pushed out yet.
