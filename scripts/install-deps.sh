@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the project needs, and only those that are missing,
 # then builds civetweb 1.15 with TLS and IPv6 from Debian's own source package.
+#
+#   scripts/install-deps.sh          what building and running the exporter needs
+#                                    (scripts/run-example.sh)
+#   scripts/install-deps.sh --test   that, and what the tests, fuzzing and benchmarks
+#                                    need (scripts/test.sh)
+#
 # Idempotent: a second run installs and builds nothing and does not touch the network.
+# It starts no service and leaves none enabled that was not before: packages are
+# installed with a policy-rc.d that refuses every start, and any unit the install
+# enabled is disabled again (and stopped, on a machine running systemd). The reasons
+# for each package: docs/dependencies.md.
 #
 # Why civetweb is built here: Debian 12's libcivetweb1 loads OpenSSL at run time
 # through the 1.1 API (it crashes on the first TLS handshake with OpenSSL 3) and has no
@@ -12,45 +22,164 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+with_tests=false
+case "${1:-}" in
+  "") ;;
+  --test) with_tests=true ;;
+  -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  *) echo "usage: $0 [--test]" >&2; exit 2 ;;
+esac
+
+# Building and running the exporter (docs/dependencies.md says why each is there).
 packages=(
-  # Build.
-  g++ cmake make pkg-config clang-format
-  # Libraries.
-  prometheus-cpp-dev libcivetweb-dev nlohmann-json3-dev libyaml-cpp-dev libsimdjson-dev
+  # Compiler and build.
+  g++ cmake make
+  # Libraries the exporter links (prometheus-cpp: CMake requires it; it brings
+  # Debian's libcivetweb-dev, whose headers the exporter does not use).
+  prometheus-cpp-dev nlohmann-json3-dev libyaml-cpp-dev libsimdjson-dev
   zlib1g-dev libssl-dev libcrypt-dev
   # Fetching and unpacking civetweb's Debian source package.
   dpkg-dev xz-utils
-  # Tests and benchmarks (bench/run.py compares /metrics with node_exporter's textfile
-  # collector serving the same text, and verdicts with a jq script's).
-  libgtest-dev libgmock-dev libbenchmark-dev python3 openssl prometheus-node-exporter jq
-  # libFuzzer targets.
-  clang libclang-rt-14-dev
-  # Real Prometheus, promtool, Alertmanager and amtool for the alerting tests.
-  prometheus prometheus-alertmanager
-  # The landing page rendered by a real browser (headless) and a font for its screenshot.
-  chromium fonts-dejavu-core
-  # The Debian package (cpack's Depends come from dpkg-shlibdeps, the man page from
-  # help2man) and the manifest tests.
-  dpkg-dev help2man python3-yaml
 )
+if $with_tests; then
+  packages+=(
+    # GoogleTest, Google Benchmark; clang-format (scripts/test.sh checks the style).
+    libgtest-dev libgmock-dev libbenchmark-dev clang-format
+    # clang for the -Wthread-safety build and the libFuzzer targets (scripts/fuzz.sh).
+    clang libclang-rt-14-dev
+    # Test scripts (python3-yaml: the Kubernetes manifest tests), the TLS and flood
+    # tests' certificates (openssl) and HTTP client (curl).
+    python3 python3-yaml openssl curl
+    # bench/run.py: the verdicts of one jq process as the baseline.
+    jq
+    # Real Prometheus, promtool, Alertmanager and amtool for the alerting tests (the
+    # tests start their own on free loopback ports; Debian's services stay off).
+    prometheus prometheus-alertmanager
+    # The landing page rendered by a real browser (headless) and a font for its screenshot.
+    chromium fonts-dejavu-core
+    # The Debian package's man page (from --help).
+    help2man
+  )
+fi
 
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 
-install_packages() {
-  local missing=()
-  for package in "${packages[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
-      missing+=("$package")
-    fi
-  done
-  if [ ${#missing[@]} -eq 0 ]; then
-    echo "install-deps: all ${#packages[@]} packages present"
+missing_packages() {
+  { dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${packages[@]}" 2>/dev/null || true; } |
+    awk '$2 == "installed" { print $1 }' | sort -u >"$1"
+  printf '%s\n' "${packages[@]}" | sort -u | comm -23 - "$1"
+}
+
+# --- Services: none started, none left enabled ---------------------------------------
+
+policy_rc_d=/usr/sbin/policy-rc.d
+policy_rc_d_saved=""
+policy_rc_d_ours=false
+
+# Every unit or SysV script that is enabled: the symlinks `systemctl enable` and
+# deb-systemd-helper make under /etc/systemd/system, and the start links in /etc/rc?.d.
+enabled_links() {
+  { find /etc/systemd/system -type l 2>/dev/null || true
+    find /etc/rc2.d /etc/rc3.d /etc/rc4.d /etc/rc5.d -name 'S*' 2>/dev/null || true
+  } | sort
+}
+
+# invoke-rc.d and deb-systemd-invoke ask policy-rc.d before starting a service; 101
+# means "not allowed". An existing policy-rc.d is put back afterwards.
+keep_services_stopped() {
+  if [ -e "$policy_rc_d" ]; then
+    policy_rc_d_saved="$(mktemp)"
+    $sudo cp -p "$policy_rc_d" "$policy_rc_d_saved"
+  fi
+  printf '#!/bin/sh\n# scripts/install-deps.sh: no service starts while it installs.\nexit 101\n' |
+    $sudo tee "$policy_rc_d" >/dev/null
+  $sudo chmod 755 "$policy_rc_d"
+  policy_rc_d_ours=true
+}
+
+restore_policy_rc_d() {
+  $policy_rc_d_ours || return 0
+  if [ -n "$policy_rc_d_saved" ]; then
+    $sudo cp -p "$policy_rc_d_saved" "$policy_rc_d"
+    $sudo rm -f "$policy_rc_d_saved"
+  else
+    $sudo rm -f "$policy_rc_d"
+  fi
+  policy_rc_d_ours=false
+}
+
+# Disables (and stops, under a running systemd) each unit whose enable link appeared
+# during the install: only units the install itself enabled.
+disable_new_units() {
+  local before="$1" after="$2" link name units=()
+  while read -r link; do
+    case "$link" in
+      /etc/rc?.d/S*) name="${link##*/S[0-9][0-9]}.service" ;;
+      /etc/systemd/system/*/*) name="${link##*/}" ;;             # in a .wants/.requires folder
+      *) name="$(basename "$(readlink "$link")")" ;;              # an alias: its unit
+    esac
+    [[ " ${units[*]} " == *" $name "* ]] || units+=("$name")
+  done < <(comm -13 "$before" "$after")
+  if [ ${#units[@]} -eq 0 ]; then
+    echo "install-deps: services were kept from starting (policy-rc.d); none was enabled"
     return
   fi
-  echo "install-deps: installing ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  local now=()
+  if [ -d /run/systemd/system ]; then now=(--now); fi  # a running systemd: stop them too
+  if command -v systemctl >/dev/null; then
+    $sudo systemctl disable "${now[@]}" --quiet "${units[@]}" || {
+      echo "install-deps: could not disable ${units[*]}: disable them by hand" >&2
+      exit 1
+    }
+  else
+    for name in "${units[@]}"; do
+      $sudo deb-systemd-helper disable "$name" >/dev/null 2>&1 || true
+      if [ -x "/etc/init.d/${name%.service}" ]; then
+        $sudo update-rc.d "${name%.service}" disable >/dev/null 2>&1 || true
+      fi
+    done
+  fi
+  echo "install-deps: services were kept from starting (policy-rc.d); disabled what the" \
+    "install enabled: ${units[*]}"
+}
+
+install_packages() {
+  local work missing
+  work="$(mktemp -d)"
+  mapfile -t missing < <(missing_packages "$work/installed")
+  if [ ${#missing[@]} -eq 0 ]; then
+    echo "install-deps: all ${#packages[@]} packages present (nothing installed, no service touched)"
+    rm -rf "$work"
+    return
+  fi
+  # One install at a time on this machine (two checkouts may run this at once), and
+  # the list again once it is this run's turn.
+  local lock=/run/lock/scx-install-deps.lock
+  [ -d /run/lock ] || lock=/tmp/scx-install-deps.lock
+  [ -e "$lock" ] || $sudo sh -c "umask 022; : >>'$lock'"
+  exec 8<"$lock"
+  flock 8
+  mapfile -t missing < <(missing_packages "$work/installed")
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "install-deps: installing ${missing[*]}"
+    local started=$SECONDS
+    enabled_links >"$work/enabled-before"
+    trap restore_policy_rc_d EXIT
+    trap 'exit 130' INT TERM
+    keep_services_stopped
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >"$work/apt.log" 2>&1 || { cat "$work/apt.log" >&2; exit 1; }
+    restore_policy_rc_d
+    trap - EXIT INT TERM
+    enabled_links >"$work/enabled-after"
+    disable_new_units "$work/enabled-before" "$work/enabled-after"
+    echo "install-deps: installed ${#missing[@]} packages (and their dependencies) in" \
+      "$((SECONDS - started)) s"
+  fi
+  exec 8<&-
+  rm -rf "$work"
 }
 
 # --- civetweb 1.15 from Debian's source package ---------------------------------------
@@ -162,6 +291,7 @@ build_civetweb() {
     exit 1
   fi
   echo "install-deps: building civetweb $version (TLS with OpenSSL 3, IPv6) into $civetweb_prefix"
+  local started=$SECONDS
   local src="$deps_dir/civetweb-src" build="$deps_dir/civetweb-build"
   rm -rf "$src" "$build" "$civetweb_prefix"
   mkdir -p "$src"
@@ -179,6 +309,7 @@ build_civetweb() {
   cmake --install "$build" >"$deps_dir/civetweb-install.log"
   echo "$stamp_text" >"$stamp"
   rm -rf "$src" "$build"
+  echo "install-deps: built civetweb in $((SECONDS - started)) s"
 }
 
 install_packages

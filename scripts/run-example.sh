@@ -1,13 +1,30 @@
 #!/usr/bin/env bash
-# Quick start: installs what is missing, builds, shows the verdicts over the bundled
+# Quick start: installs what building and running the exporter needs (no test tools,
+# no service), builds the exporter binary alone in build-example/ (no tests, no
+# benchmarks; scripts/test.sh builds in build/), shows the verdicts over the bundled
 # example brains (the incident included), then runs the exporter on them in the
 # foreground until Ctrl-C. Set LISTEN to change the address (default :9864).
+# A second run installs and builds nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/install-deps.sh
-./scripts/build.sh build
+build_dir=build-example
 
-exporter=build/bin/skeleton-coherence-exporter
+started=$SECONDS
+./scripts/install-deps.sh
+echo "== dependencies ready after $((SECONDS - started)) s =="
+
+build_started=$SECONDS
+mkdir -p "$build_dir"
+if ! cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+     -DSCX_BUILD_TESTS=OFF -DSCX_BUILD_BENCH=OFF >"$build_dir/configure.log" 2>&1; then
+  cat "$build_dir/configure.log" >&2
+  echo "run-example: configuring $build_dir failed (log: $build_dir/configure.log)" >&2
+  exit 1
+fi
+cmake --build "$build_dir" -j2 --target skeleton-coherence-exporter
+echo "== exporter built in $((SECONDS - build_started)) s ($((SECONDS - started)) s in all) =="
+
+exporter="$build_dir/bin/skeleton-coherence-exporter"
 echo
 echo "== One scan of examples/ (--once); exit code 1 means a mismatch was found =="
 status=0

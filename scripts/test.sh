@@ -10,7 +10,7 @@
 # and their reports still name files and lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/install-deps.sh
+./scripts/install-deps.sh --test  # --test: also GoogleTest, clang, Prometheus, Chromium, ...
 
 echo "== clang-format =="
 mapfile -t sources < <(git ls-files '*.h' '*.cc' 2>/dev/null || find engine exporter tests bench -name '*.h' -o -name '*.cc')
