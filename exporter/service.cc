@@ -23,6 +23,7 @@
 #include "exporter/config_reloader.h"
 #include "exporter/duration.h"
 #include "exporter/http/connection_table.h"
+#include "exporter/http/http_error.h"
 #include "exporter/http/http_server.h"
 #include "exporter/http/listen_address.h"
 #include "exporter/http/tls_setup.h"
@@ -49,6 +50,11 @@ constexpr char kJsonContentType[] = "application/json";
 constexpr std::chrono::milliseconds kReloadAnswerWait{1000};
 // How long a stop waits for a load in progress before abandoning it.
 constexpr std::chrono::milliseconds kReloadStopGrace{200};
+
+// Every endpoint that serves a scan answers this until the first one completes.
+HttpResponse FirstScanPending() {
+  return ErrorResponse(503, "the first scan has not completed yet");
+}
 
 // One body of a snapshot, for a response: it keeps the snapshot alive while it is
 // sent, so every reader shares the one rendered copy.
@@ -219,7 +225,7 @@ class Service {
                          [this](const HttpRequest& r) { return OneBrain(r); });
     server_.Handle(kHealthyPath, [](const HttpRequest&) { return TextResponse(200, "Healthy"); });
     server_.Handle(kReadyPath, [this](const HttpRequest&) {
-      return loop_.ready() ? TextResponse(200, "Ready") : TextResponse(503, "Not ready");
+      return loop_.ready() ? TextResponse(200, "Ready") : FirstScanPending();
     });
     server_.Handle(
         kReloadPath, [this](const HttpRequest& r) { return ReloadEndpoint(r); },
@@ -228,9 +234,7 @@ class Service {
 
   HttpResponse Metrics(const HttpRequest& request) const {
     const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
-    if (snapshot->scan_number() == 0) {
-      return TextResponse(503, "The first scan has not completed yet.\n");
-    }
+    if (snapshot->scan_number() == 0) return FirstScanPending();
     HttpResponse response;
     response.content_type = kMetricsContentType;
     response.headers["Vary"] = "Accept-Encoding";
@@ -257,14 +261,10 @@ class Service {
 
   HttpResponse Brains() const {
     const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
+    if (snapshot->scan_number() == 0) return FirstScanPending();
     HttpResponse response;
     response.content_type = kJsonContentType;
-    if (snapshot->scan_number() == 0) {
-      response.status = 503;
-      response.body = "{\"error\":\"the first scan has not completed yet\"}\n";
-    } else {
-      response.shared_body = SharedPart(snapshot, snapshot->brains_json());
-    }
+    response.shared_body = SharedPart(snapshot, snapshot->brains_json());
     return response;
   }
 
@@ -274,13 +274,9 @@ class Service {
   HttpResponse OneBrain(const HttpRequest& request) const {
     static constexpr std::string_view kNorthSuffix = "/north";
     const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
+    if (snapshot->scan_number() == 0) return FirstScanPending();
     HttpResponse response;
     response.content_type = kJsonContentType;
-    if (snapshot->scan_number() == 0) {
-      response.status = 503;
-      response.body = JsonError("the first scan has not completed yet");
-      return response;
-    }
     const std::string name = request.path.substr(std::string_view(kBrainsApiPath).size() + 1);
     if (const BrainReport* brain = FindBrain(*snapshot, name)) {
       response.body = BrainDetailView(*brain, snapshot->scanned_at());
@@ -294,9 +290,7 @@ class Service {
         return response;
       }
     }
-    response.status = 404;
-    response.body = JsonError("no brain named \"" + name + "\"");
-    return response;
+    return ErrorResponse(404, "no brain named \"" + name + "\"");
   }
 
   static const BrainReport* FindBrain(const Snapshot& snapshot, const std::string& name) {
@@ -312,18 +306,18 @@ class Service {
   // the load took longer than kReloadAnswerWait.
   HttpResponse ReloadEndpoint(const HttpRequest& request) {
     if (request.method != "POST") {
-      HttpResponse response = TextResponse(405, "Only POST reloads the config.\n");
+      HttpResponse response = ErrorResponse(405, "only POST reloads the config");
       response.headers["Allow"] = "POST";
       return response;
     }
-    if (!flags_.enable_lifecycle) return TextResponse(403, "Lifecycle API is not enabled.\n");
+    if (!flags_.enable_lifecycle) return ErrorResponse(403, "lifecycle API is not enabled");
     const ConfigReloader::Ticket ticket = reloader_.Request("http");
-    if (ticket.load == 0) return TextResponse(503, "Shutting down.\n");
+    if (ticket.load == 0) return ErrorResponse(503, "shutting down");
     if (ticket.immediate) {
       const std::optional<ReloadOutcome> outcome =
           reloader_.WaitFor(ticket.load, kReloadAnswerWait);
       if (outcome && outcome->success) return TextResponse(200, "Config reloaded.\n");
-      if (outcome) return TextResponse(500, "Reload failed: " + outcome->error + "\n");
+      if (outcome) return ErrorResponse(500, "reload failed: " + outcome->error);
     }
     return TextResponse(202,
                         "Reload queued; its result shows in "
