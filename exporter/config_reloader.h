@@ -17,15 +17,11 @@
 #include <string>
 
 #include "exporter/config.h"
+#include "exporter/reload_requester.h"
 
 namespace scx {
 
-struct ReloadOutcome {
-  bool success = false;
-  std::string error;  // why the load failed; empty on success
-};
-
-class ConfigReloader {
+class ConfigReloader : public ReloadRequester {
  public:
   // Reads the config. Slow (file I/O, YAML), runs on the reload thread, and must
   // use nothing owned by the caller: it may outlive it (see Stop).
@@ -40,7 +36,7 @@ class ConfigReloader {
 
   ConfigReloader(Load load, Apply apply,
                  std::chrono::milliseconds min_spacing = kDefaultMinSpacing);
-  ~ConfigReloader();  // Stop(0)
+  ~ConfigReloader() override;  // Stop(0)
   ConfigReloader(const ConfigReloader&) = delete;
   ConfigReloader& operator=(const ConfigReloader&) = delete;
 
@@ -48,19 +44,17 @@ class ConfigReloader {
   void Start();
 
   // What Request did with a request.
-  struct Ticket {
-    std::uint64_t load = 0;  // the load that will serve it; 0: stopped, nothing queued
-    bool immediate = false;  // that load starts now (nothing running, pending or too recent)
-  };
+  using Ticket = ReloadTicket;
 
   // Asks for a reload and returns at once. A request made while a load is pending
   // joins that load; otherwise it queues a new one, which starts now or
   // `min_spacing` after the previous load started, whichever is later.
-  Ticket Request(const std::string& trigger);
+  Ticket Request(const std::string& trigger) override;
 
   // Waits up to `timeout` for load `load` (from a Ticket) to finish. Nothing when
   // it has not finished in time or the reloader stopped.
-  std::optional<ReloadOutcome> WaitFor(std::uint64_t load, std::chrono::milliseconds timeout);
+  std::optional<ReloadOutcome> WaitFor(std::uint64_t load,
+                                       std::chrono::milliseconds timeout) override;
 
   // Stops taking requests, wakes waiters, and waits up to `grace` for a load in
   // progress; a load still running then is abandoned (its result is never applied).

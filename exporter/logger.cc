@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "base/json_string.h"
 #include "base/utf8.h"
 
 namespace scx {
@@ -17,26 +18,6 @@ bool NeedsLogfmtQuoting(std::string_view value) {
     if (c <= ' ' || c == '"' || c == '=' || c == '\\' || c == 0x7f) return true;
   }
   return false;
-}
-
-// Appends `c` as a backslash escape when it has a short one, else as \u00XX.
-void AppendEscapedControl(unsigned char c, std::string* out) {
-  switch (c) {
-    case '\n':
-      *out += "\\n";
-      return;
-    case '\r':
-      *out += "\\r";
-      return;
-    case '\t':
-      *out += "\\t";
-      return;
-    default: {
-      char buffer[8];
-      std::snprintf(buffer, sizeof(buffer), "\\u%04x", c);
-      *out += buffer;
-    }
-  }
 }
 
 }  // namespace
@@ -82,28 +63,12 @@ std::string QuoteLogfmtValue(std::string_view value) {
       out += '\\';
       out += static_cast<char>(c);
     } else if (c < ' ' || c == 0x7f) {
-      AppendEscapedControl(c, &out);
+      AppendControlEscape(c, &out);
     } else {
       out += static_cast<char>(c);
     }
   }
   out += '"';
-  return out;
-}
-
-std::string EscapeJsonString(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : ToValidUtf8(text)) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < ' ') {
-      AppendEscapedControl(c, &out);
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
   return out;
 }
 

@@ -33,9 +33,6 @@ std::string FormatLogTimestamp(std::chrono::system_clock::time_point time);
 // escaped. Invalid UTF-8 becomes U+FFFD (here and in JSON).
 std::string QuoteLogfmtValue(std::string_view value);
 
-// `text` as the inside of a JSON string (without the surrounding quotes).
-std::string EscapeJsonString(std::string_view text);
-
 // Field values longer than this are cut (base/utf8.h, CapText): a value read from a
 // file (a skeleton id, a path) never turns into a megabyte log line.
 inline constexpr std::size_t kMaxLogValueBytes = 4096;

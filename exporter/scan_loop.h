@@ -32,6 +32,7 @@
 #include "exporter/render/metrics_renderer.h"
 #include "exporter/scan_log.h"
 #include "exporter/snapshot.h"
+#include "exporter/snapshot_source.h"
 
 namespace scx {
 
@@ -47,11 +48,11 @@ struct ScanSettings {
   bool exporter_metrics = true;
 };
 
-class ScanLoop {
+class ScanLoop : public SnapshotSource {
  public:
   // `logger` must outlive the loop. No thread runs before Start().
   ScanLoop(const ScanSettings& settings, const LandingPageInfo& page_info, Logger* logger);
-  ~ScanLoop();  // Stop()
+  ~ScanLoop() override;  // Stop()
   ScanLoop(const ScanLoop&) = delete;
   ScanLoop& operator=(const ScanLoop&) = delete;
 
@@ -87,7 +88,7 @@ class ScanLoop {
 
   // The latest snapshot; scan_number 0 (with only the landing page) before the
   // first scan completes. Never null.
-  std::shared_ptr<const Snapshot> snapshot() const SCX_EXCLUDES(snapshot_mutex_);
+  std::shared_ptr<const Snapshot> snapshot() const override SCX_EXCLUDES(snapshot_mutex_);
 
   // Waits up to `timeout` for a snapshot with scan_number > `scan_number`. Returns
   // the latest snapshot either way.

@@ -1,6 +1,7 @@
-// The long-running exporter: wires the scan loop to the HTTP endpoints and turns
-// signals into a clean stop (SIGTERM, SIGINT) or a config reload (SIGHUP). Reloads
-// run on the ConfigReloader's thread, never on an HTTP worker or the signal thread.
+// The long-running exporter: wires the scan loop, the change watcher and the reloads
+// to the HTTP endpoints (handlers.h) and turns signals into a clean stop (SIGTERM,
+// SIGINT) or a config reload (SIGHUP). Reloads run on the ConfigReloader's thread,
+// never on an HTTP worker or the signal thread.
 #include "exporter/service.h"
 
 #include <pthread.h>
@@ -12,23 +13,20 @@
 #include <cstdint>
 #include <ctime>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "base/strings.h"
 #include "exporter/build_info.h"
 #include "exporter/config_reloader.h"
 #include "exporter/duration.h"
+#include "exporter/handlers.h"
 #include "exporter/http/connection_table.h"
 #include "exporter/http/http_server.h"
 #include "exporter/http/listen_address.h"
 #include "exporter/http/tls_setup.h"
 #include "exporter/logger.h"
-#include "exporter/render/endpoints.h"
-#include "exporter/render/json_view.h"
 #include "exporter/scan_loop.h"
 #include "exporter/watched_sources.h"
 
@@ -42,20 +40,8 @@ namespace {
 // of connections never makes a scan's listing fail with EMFILE.
 constexpr int kDescriptorReserve = 128;
 
-constexpr char kMetricsContentType[] = "text/plain; version=0.0.4; charset=utf-8";
-constexpr char kHtmlContentType[] = "text/html; charset=utf-8";
-constexpr char kJsonContentType[] = "application/json";
-// How long POST /-/reload waits for the load it started before answering 202.
-constexpr std::chrono::milliseconds kReloadAnswerWait{1000};
 // How long a stop waits for a load in progress before abandoning it.
 constexpr std::chrono::milliseconds kReloadStopGrace{200};
-
-// One body of a snapshot, for a response: it keeps the snapshot alive while it is
-// sent, so every reader shares the one rendered copy.
-std::shared_ptr<const std::string> SharedPart(const std::shared_ptr<const Snapshot>& snapshot,
-                                              const std::string& part) {
-  return std::shared_ptr<const std::string>(snapshot, &part);
-}
 
 ScanSettings ScanSettingsFrom(const Flags& flags, const Config& config) {
   ScanSettings settings;
@@ -124,11 +110,12 @@ class Service {
             },
             [this](const std::string& trigger, const Config& config, const ReloadOutcome& outcome) {
               ApplyReload(trigger, config, outcome);
-            }) {}
+            }),
+        handlers_(&loop_, &reloader_, flags.enable_lifecycle) {}
 
   // Serves until SIGTERM or SIGINT. The signals must already be blocked.
   int Run() {
-    RegisterHandlers();
+    handlers_.Register(flags_.telemetry_path, &server_);
     HttpServerOptions options;
     options.listen_addresses = flags_.listen_addresses;
     options.web_config_file = flags_.web_config_file;
@@ -211,125 +198,6 @@ class Service {
                                   : static_cast<long long>(limit);
   }
 
-  void RegisterHandlers() {
-    server_.Handle(flags_.telemetry_path, [this](const HttpRequest& r) { return Metrics(r); });
-    server_.Handle(kLandingPagePath, [this](const HttpRequest&) { return LandingPage(); });
-    server_.Handle(kBrainsApiPath, [this](const HttpRequest&) { return Brains(); });
-    server_.HandlePrefix(std::string(kBrainsApiPath) + "/",
-                         [this](const HttpRequest& r) { return OneBrain(r); });
-    server_.Handle(kHealthyPath, [](const HttpRequest&) { return TextResponse(200, "Healthy"); });
-    server_.Handle(kReadyPath, [this](const HttpRequest&) {
-      return loop_.ready() ? TextResponse(200, "Ready") : TextResponse(503, "Not ready");
-    });
-    server_.Handle(
-        kReloadPath, [this](const HttpRequest& r) { return ReloadEndpoint(r); },
-        /*allow_post=*/true);
-  }
-
-  HttpResponse Metrics(const HttpRequest& request) const {
-    const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
-    if (snapshot->scan_number() == 0) {
-      return TextResponse(503, "The first scan has not completed yet.\n");
-    }
-    HttpResponse response;
-    response.content_type = kMetricsContentType;
-    response.headers["Vary"] = "Accept-Encoding";
-    if (request.accepts_gzip && !snapshot->metrics_gzip().empty()) {
-      response.content_encoding = "gzip";
-      response.shared_body = SharedPart(snapshot, snapshot->metrics_gzip());
-    } else {
-      // Inflated from the one compressed copy while it is sent: no per-request copy.
-      response.streamed_size = snapshot->metrics_size();
-      response.streamed_body = [snapshot](const BodyWriter& write) {
-        return snapshot->WriteMetricsText(write);
-      };
-    }
-    return response;
-  }
-
-  HttpResponse LandingPage() const {
-    HttpResponse response;
-    response.content_type = kHtmlContentType;
-    const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
-    response.shared_body = SharedPart(snapshot, snapshot->landing_page());
-    return response;
-  }
-
-  HttpResponse Brains() const {
-    const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
-    HttpResponse response;
-    response.content_type = kJsonContentType;
-    if (snapshot->scan_number() == 0) {
-      response.status = 503;
-      response.body = "{\"error\":\"the first scan has not completed yet\"}\n";
-    } else {
-      response.shared_body = SharedPart(snapshot, snapshot->brains_json());
-    }
-    return response;
-  }
-
-  // GET /api/v1/brains/{brain} and /api/v1/brains/{brain}/north. The name is matched
-  // exactly against the brains of the last scan (never used as a path); a brain
-  // literally named "x/north" wins over the north view of "x".
-  HttpResponse OneBrain(const HttpRequest& request) const {
-    static constexpr std::string_view kNorthSuffix = "/north";
-    const std::shared_ptr<const Snapshot> snapshot = loop_.snapshot();
-    HttpResponse response;
-    response.content_type = kJsonContentType;
-    if (snapshot->scan_number() == 0) {
-      response.status = 503;
-      response.body = JsonError("the first scan has not completed yet");
-      return response;
-    }
-    const std::string name = request.path.substr(std::string_view(kBrainsApiPath).size() + 1);
-    if (const BrainReport* brain = FindBrain(*snapshot, name)) {
-      response.body = BrainDetailView(*brain, snapshot->scanned_at());
-      return response;
-    }
-    if (name.size() > kNorthSuffix.size() &&
-        name.compare(name.size() - kNorthSuffix.size(), kNorthSuffix.size(), kNorthSuffix) == 0) {
-      const std::string base = name.substr(0, name.size() - kNorthSuffix.size());
-      if (const BrainReport* brain = FindBrain(*snapshot, base)) {
-        response.body = BrainNorthView(*brain);
-        return response;
-      }
-    }
-    response.status = 404;
-    response.body = JsonError("no brain named \"" + name + "\"");
-    return response;
-  }
-
-  static const BrainReport* FindBrain(const Snapshot& snapshot, const std::string& name) {
-    for (const BrainReport& brain : snapshot.brains()) {
-      if (brain.brain().name == name) return &brain;
-    }
-    return nullptr;
-  }
-
-  // Prometheus' rules: POST only, and only with --web.enable-lifecycle. The answer
-  // is the result of the load this request started (200 or 500 with the error); 202
-  // when the request joined a queued reload (reloads are at least a second apart) or
-  // the load took longer than kReloadAnswerWait.
-  HttpResponse ReloadEndpoint(const HttpRequest& request) {
-    if (request.method != "POST") {
-      HttpResponse response = TextResponse(405, "Only POST reloads the config.\n");
-      response.headers["Allow"] = "POST";
-      return response;
-    }
-    if (!flags_.enable_lifecycle) return TextResponse(403, "Lifecycle API is not enabled.\n");
-    const ConfigReloader::Ticket ticket = reloader_.Request("http");
-    if (ticket.load == 0) return TextResponse(503, "Shutting down.\n");
-    if (ticket.immediate) {
-      const std::optional<ReloadOutcome> outcome =
-          reloader_.WaitFor(ticket.load, kReloadAnswerWait);
-      if (outcome && outcome->success) return TextResponse(200, "Config reloaded.\n");
-      if (outcome) return TextResponse(500, "Reload failed: " + outcome->error + "\n");
-    }
-    return TextResponse(202,
-                        "Reload queued; its result shows in "
-                        "skeleton_coherence_exporter_config_last_reload_successful and the log.\n");
-  }
-
   // On the reloader's thread: a failed load keeps the running config.
   void ApplyReload(const std::string& trigger, const Config& config, const ReloadOutcome& outcome) {
     if (!outcome.success) {
@@ -396,6 +264,7 @@ class Service {
   ScanLoop loop_;
   ChangeWatcher watcher_;    // calls loop_: declared after it, stopped first
   ConfigReloader reloader_;  // applies to loop_: declared after it, stopped first
+  Handlers handlers_;        // reads loop_, asks reloader_: declared after both
   HttpServer server_;        // declared last: destroyed (stopped) first
 };
 

@@ -391,7 +391,9 @@ TEST_F(ExporterIntegrationTest, ReloadOverHttpIsRefusedWithoutEnableLifecycle) {
   RestartWith({});
   const HttpResult reload = PostReload();
   EXPECT_EQ(reload.status, 403);
-  EXPECT_EQ(reload.body, "Lifecycle API is not enabled.\n");
+  EXPECT_EQ(reload.body,
+            "{\"status\":\"error\",\"errorType\":\"forbidden\",\"error\":\"lifecycle API is "
+            "not enabled\"}\n");
   exporter_.Signal(SIGHUP);  // SIGHUP reloads either way
   const std::string text = ScrapeUntil([](const std::string& t) {
     return HasLine(t, "skeleton_coherence_exporter_config_reloads_total{result=\"success\"} 1");

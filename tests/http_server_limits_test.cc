@@ -99,7 +99,10 @@ TEST_F(HttpServerLimitsTest, OneBeyondTheLimitGets503AndOtherRoutesStillServe) {
   HoldScrapes(2);
   const HttpResult refused = HttpGet(server_.port(), "/metrics");
   EXPECT_EQ(refused.status, 503);
-  EXPECT_EQ(refused.body, "Limit of concurrent requests reached (2), try again later.\n");
+  EXPECT_EQ(refused.body,
+            "{\"status\":\"error\",\"errorType\":\"unavailable\",\"error\":\"limit of "
+            "concurrent requests reached (2), try again later\"}\n");
+  EXPECT_EQ(refused.Header("Content-Type"), "application/json");
   EXPECT_EQ(HttpGet(server_.port(), "/-/healthy").status, 200);
   EXPECT_EQ(gate_.inside(), 2);  // the refused scrape never reached the handler
 

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "exporter/http/http_error.h"
 #include "tests/http_client.h"
 #include "tests/test_support.h"
 
@@ -166,8 +167,9 @@ TEST_F(HttpServerTest, UnknownPathIs404) {
     HttpResult result = HttpGet(server_.port(), path);
     ASSERT_TRUE(result.ok) << result.error;
     EXPECT_EQ(result.status, 404) << path;
-    EXPECT_EQ(result.body, "Not Found\n");
-    EXPECT_EQ(result.Header("Content-Type"), "text/plain; charset=utf-8");
+    EXPECT_EQ(result.body,
+              "{\"status\":\"error\",\"errorType\":\"not_found\",\"error\":\"not found\"}\n");
+    EXPECT_EQ(result.Header("Content-Type"), "application/json");
   }
 }
 
@@ -191,6 +193,8 @@ TEST_F(HttpServerTest, OtherMethodsAre405WithAllow) {
     ASSERT_TRUE(result.ok) << result.error;
     EXPECT_EQ(result.status, 405) << method;
     EXPECT_EQ(result.Header("Allow"), "GET, HEAD");
+    EXPECT_EQ(result.body, ErrorBody(405, "method not allowed"));
+    EXPECT_EQ(result.Header("Content-Type"), "application/json");
   }
   HttpResult put = HttpGet(server_.port(), "/-/reload", {}, "PUT");
   EXPECT_EQ(put.status, 405);
@@ -221,7 +225,7 @@ TEST_F(HttpServerTest, APathWithAnEncodedNulIs400) {
     HttpResult result = HttpGet(server_.port(), path);
     ASSERT_TRUE(result.ok) << result.error;
     EXPECT_EQ(result.status, 400) << path << ": " << result.body;
-    EXPECT_EQ(result.body, "Bad Request: the path holds a NUL byte\n");
+    EXPECT_EQ(result.body, ErrorBody(400, "the path holds a NUL byte"));
   }
   EXPECT_EQ(calls.load(), 0);
   EXPECT_EQ(HttpGet(server_.port(), "/api/v1/brains/x%41").body, "brain /api/v1/brains/xA");
@@ -244,7 +248,7 @@ TEST_F(HttpServerTest, AMalformedPostBodyIs400AndReachesNoHandler) {
                                   std::string("5\r\nhelloXX3\r\nabc\r\n0\r\n\r\n")}) {
     const std::string raw = RawExchange(server_.port(), head + body);
     EXPECT_EQ(raw.rfind("HTTP/1.1 400", 0), 0u) << raw;
-    EXPECT_NE(raw.find("Bad Request: malformed request body"), std::string::npos) << raw;
+    EXPECT_NE(raw.find(ErrorBody(400, "malformed request body")), std::string::npos) << raw;
   }
   const std::string good = RawExchange(server_.port(), head + "5\r\nhello\r\n0\r\n\r\n");
   EXPECT_EQ(good.rfind("HTTP/1.1 200", 0), 0u) << good;
@@ -256,6 +260,7 @@ TEST_F(HttpServerTest, AMalformedPostBodyIs400AndReachesNoHandler) {
   HttpResult result = testing::HttpFetch(server_.port(), large);
   ASSERT_TRUE(result.ok) << result.error;
   EXPECT_EQ(result.status, 413);
+  EXPECT_EQ(result.body, ErrorBody(413, "request body too large: at most 65536 bytes"));
   EXPECT_EQ(calls.load(), 1);
 }
 
@@ -355,7 +360,9 @@ TEST_F(HttpServerTest, HandlerExceptionIs500) {
   server_.Handle("/boom",
                  [](const HttpRequest&) -> HttpResponse { throw std::runtime_error("boom"); });
   StartOrDie();
-  EXPECT_EQ(HttpGet(server_.port(), "/boom").status, 500);
+  const HttpResult boom = HttpGet(server_.port(), "/boom");
+  EXPECT_EQ(boom.status, 500);
+  EXPECT_EQ(boom.body, ErrorBody(500, "internal server error"));
   EXPECT_EQ(HttpGet(server_.port(), "/metrics").status, 200);  // still serving
 }
 
@@ -534,6 +541,7 @@ TEST_F(HttpServerAuthTest, BasicAuth) {
   HttpResult anonymous = HttpGet(server_.port(), "/metrics");
   EXPECT_EQ(anonymous.status, 401);
   EXPECT_EQ(anonymous.Header("WWW-Authenticate"), "Basic realm=\"skeleton-coherence-exporter\"");
+  EXPECT_EQ(anonymous.body, ErrorBody(401, "unauthorized"));
   EXPECT_EQ(HttpGet(server_.port(), "/metrics", {}, "HEAD").status, 401);
   EXPECT_EQ(Status("/nope", "alice", "wrong"), 401);  // auth before routing
 

@@ -20,6 +20,7 @@
 
 #include "exporter/http/basic_auth.h"
 #include "exporter/http/connection_guard.h"
+#include "exporter/http/http_error.h"
 #include "exporter/http/http_headers.h"
 #include "exporter/http/slot_gate.h"
 #include "exporter/http/tls_setup.h"
@@ -193,11 +194,11 @@ HttpResponse CallHandler(const HttpHandler& handler, const HttpRequest& request)
   try {
     HttpResponse response = handler(request);
     if (response.status < 100 || response.status > 599) {
-      return TextResponse(500, "Internal Server Error: invalid status\n");
+      return ErrorResponse(500, "internal server error: invalid status");
     }
     return response;
   } catch (...) {
-    return TextResponse(500, "Internal Server Error\n");
+    return ErrorResponse(500, "internal server error");
   }
 }
 
@@ -296,8 +297,8 @@ struct HttpServer::Impl {
 
   // As the Prometheus client libraries answer beyond MaxRequestsInFlight.
   static HttpResponse TooManyRequests(int limit) {
-    return TextResponse(503, "Limit of concurrent requests reached (" + std::to_string(limit) +
-                                 "), try again later.\n");
+    return ErrorResponse(503, "limit of concurrent requests reached (" + std::to_string(limit) +
+                                  "), try again later");
   }
 
   static int OnInitSsl(void* ssl_ctx, void* user_data) {
@@ -313,39 +314,39 @@ struct HttpServer::Impl {
                         : AuthResult::kAllowed;
     if (auth_result == AuthResult::kBusy) {
       // No bcrypt slot came free in time (a flood of wrong passwords, most likely).
-      HttpResponse response = TextResponse(429, "Too Many Requests: retry later\n");
+      HttpResponse response = ErrorResponse(429, "too many requests: retry later");
       response.headers["Retry-After"] = "1";
       return response;
     }
     if (auth_result == AuthResult::kDenied) {
-      HttpResponse response = TextResponse(401, "Unauthorized\n");
+      HttpResponse response = ErrorResponse(401, "unauthorized");
       response.headers["WWW-Authenticate"] = kAuthenticateHeader;
       return response;
     }
     HttpRequest request;
     if (!DecodePath(info.local_uri, &request.path)) {
-      return TextResponse(400, "Bad Request: the path holds a NUL byte\n");
+      return ErrorResponse(400, "the path holds a NUL byte");
     }
     request.method = info.request_method;
     request.query = info.query_string != nullptr ? info.query_string : "";
     request.accepts_gzip = AcceptsGzip(info);
     const Route* found = FindRoute(request.path);
-    if (found == nullptr) return TextResponse(404, "Not Found\n");
+    if (found == nullptr) return ErrorResponse(404, "not found");
     const Route& route = *found;
     if (request.method != "GET" && request.method != "HEAD" &&
         !(route.allow_post && request.method == "POST")) {
-      HttpResponse response = TextResponse(405, "Method Not Allowed\n");
+      HttpResponse response = ErrorResponse(405, "method not allowed");
       response.headers["Allow"] = route.allow_post ? "GET, HEAD, POST" : "GET, HEAD";
       return response;
     }
     if (request.method == "POST") {
       const BodyRead body = DrainBody(conn);
       if (body == BodyRead::kMalformed) {
-        return TextResponse(400, "Bad Request: malformed request body\n");
+        return ErrorResponse(400, "malformed request body");
       }
       if (body == BodyRead::kTooLarge) {
-        return TextResponse(
-            413, "Payload Too Large: at most " + std::to_string(kMaxRequestBodyBytes) + " bytes\n");
+        return ErrorResponse(413, "request body too large: at most " +
+                                      std::to_string(kMaxRequestBodyBytes) + " bytes");
       }
     }
     if (route.slots != nullptr) {

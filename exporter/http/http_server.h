@@ -1,6 +1,8 @@
 // A small HTTP server on civetweb: exact-path GET/HEAD (and POST where allowed)
 // handlers, several worker threads, request timeouts, optional TLS and basic auth
 // from a Prometheus-style web config file. Knows nothing about brains or metrics.
+// Its own refusals (400, 401, 404, 405, 413, 429, 503, 500) carry the JSON error body
+// of http_error.h, as the handlers' errors do.
 //
 // Thread-safety: Handle, Start and Stop are called from one thread (the owner).
 // Handlers run on civetweb's worker threads, several at once, and must be

@@ -323,8 +323,6 @@ std::string BrainNorthView(const BrainReport& brain) {
   return Dump(out);
 }
 
-std::string JsonError(const std::string& message) { return Dump(Json{{"error", message}}); }
-
 std::string BrainsView(const std::vector<BrainReport>& brains,
                        const std::vector<OrphanedFolder>& orphans) {
   // The served view stays on the request's thread, in one string.

@@ -45,9 +45,6 @@ std::string BrainDetailView(const BrainReport& brain, double scanned_at);
 // sickness sentence in honest_gaps. "coherence" is "ok", "mismatch" or null.
 std::string BrainNorthView(const BrainReport& brain);
 
-// {"error": message}, for 404 and 503 answers.
-std::string JsonError(const std::string& message);
-
 // {"brains":[BrainView...],"orphaned_folders":[...]} for every brain, orphaned folders
 // as in OnceReport.
 std::string BrainsView(const std::vector<BrainReport>& brains,

@@ -1,0 +1,148 @@
+// The HTTP endpoints, serving from the latest snapshot.
+#include "exporter/handlers.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "base/strings.h"
+#include "exporter/http/http_error.h"
+#include "exporter/render/endpoints.h"
+#include "exporter/render/json_view.h"
+#include "exporter/snapshot.h"
+
+namespace scx {
+
+namespace {
+
+constexpr char kMetricsContentType[] = "text/plain; version=0.0.4; charset=utf-8";
+constexpr char kHtmlContentType[] = "text/html; charset=utf-8";
+constexpr char kJsonContentType[] = "application/json";
+
+// Every endpoint that serves a scan answers this until the first one completes.
+HttpResponse FirstScanPending() { return ErrorResponse(503, kFirstScanPending); }
+
+bool FirstScanDone(const Snapshot& snapshot) { return snapshot.scan_number() > 0; }
+
+// One body of a snapshot, for a response: it keeps the snapshot alive while it is
+// sent, so every reader shares the one rendered copy.
+std::shared_ptr<const std::string> SharedPart(const std::shared_ptr<const Snapshot>& snapshot,
+                                              const std::string& part) {
+  return std::shared_ptr<const std::string>(snapshot, &part);
+}
+
+HttpResponse JsonResponse(std::string body) {
+  HttpResponse response;
+  response.content_type = kJsonContentType;
+  response.body = std::move(body);
+  return response;
+}
+
+const BrainReport* FindBrain(const Snapshot& snapshot, const std::string& name) {
+  for (const BrainReport& brain : snapshot.brains()) {
+    if (brain.brain().name == name) return &brain;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Handlers::Handlers(const SnapshotSource* snapshots, ReloadRequester* reloads, bool enable_lifecycle)
+    : snapshots_(snapshots), reloads_(reloads), enable_lifecycle_(enable_lifecycle) {}
+
+void Handlers::Register(const std::string& telemetry_path, HttpServer* server) {
+  server->Handle(telemetry_path, [this](const HttpRequest& r) { return Metrics(r); });
+  server->Handle(kLandingPagePath, [this](const HttpRequest&) { return LandingPage(); });
+  server->Handle(kBrainsApiPath, [this](const HttpRequest&) { return Brains(); });
+  server->HandlePrefix(std::string(kBrainsApiPath) + "/",
+                       [this](const HttpRequest& r) { return OneBrain(r); });
+  server->Handle(kHealthyPath, [this](const HttpRequest&) { return Healthy(); });
+  server->Handle(kReadyPath, [this](const HttpRequest&) { return Ready(); });
+  server->Handle(
+      kReloadPath, [this](const HttpRequest& r) { return Reload(r); }, /*allow_post=*/true);
+}
+
+HttpResponse Handlers::Metrics(const HttpRequest& request) const {
+  const std::shared_ptr<const Snapshot> snapshot = snapshots_->snapshot();
+  if (!FirstScanDone(*snapshot)) return FirstScanPending();
+  HttpResponse response;
+  response.content_type = kMetricsContentType;
+  response.headers["Vary"] = "Accept-Encoding";
+  if (request.accepts_gzip && !snapshot->metrics_gzip().empty()) {
+    response.content_encoding = "gzip";
+    response.shared_body = SharedPart(snapshot, snapshot->metrics_gzip());
+  } else {
+    // Inflated from the one compressed copy while it is sent: no per-request copy.
+    response.streamed_size = snapshot->metrics_size();
+    response.streamed_body = [snapshot](const BodyWriter& write) {
+      return snapshot->WriteMetricsText(write);
+    };
+  }
+  return response;
+}
+
+HttpResponse Handlers::LandingPage() const {
+  HttpResponse response;
+  response.content_type = kHtmlContentType;
+  const std::shared_ptr<const Snapshot> snapshot = snapshots_->snapshot();
+  response.shared_body = SharedPart(snapshot, snapshot->landing_page());
+  return response;
+}
+
+HttpResponse Handlers::Brains() const {
+  const std::shared_ptr<const Snapshot> snapshot = snapshots_->snapshot();
+  if (!FirstScanDone(*snapshot)) return FirstScanPending();
+  HttpResponse response;
+  response.content_type = kJsonContentType;
+  response.shared_body = SharedPart(snapshot, snapshot->brains_json());
+  return response;
+}
+
+// The name is matched exactly against the brains of the last scan (never used as a
+// path); a brain literally named "x/north" wins over the north view of "x".
+HttpResponse Handlers::OneBrain(const HttpRequest& request) const {
+  static constexpr std::string_view kNorthSuffix = "/north";
+  const std::shared_ptr<const Snapshot> snapshot = snapshots_->snapshot();
+  if (!FirstScanDone(*snapshot)) return FirstScanPending();
+  const std::string name = request.path.substr(std::string_view(kBrainsApiPath).size() + 1);
+  if (const BrainReport* brain = FindBrain(*snapshot, name)) {
+    return JsonResponse(BrainDetailView(*brain, snapshot->scanned_at()));
+  }
+  if (name.size() > kNorthSuffix.size() && EndsWith(name, kNorthSuffix)) {
+    const std::string base = name.substr(0, name.size() - kNorthSuffix.size());
+    if (const BrainReport* brain = FindBrain(*snapshot, base)) {
+      return JsonResponse(BrainNorthView(*brain));
+    }
+  }
+  return ErrorResponse(404, "no brain named \"" + name + "\"");
+}
+
+HttpResponse Handlers::Healthy() const { return TextResponse(200, "Healthy"); }
+
+HttpResponse Handlers::Ready() const {
+  return FirstScanDone(*snapshots_->snapshot()) ? TextResponse(200, "Ready") : FirstScanPending();
+}
+
+// Prometheus' rules: POST only, and only with --web.enable-lifecycle.
+HttpResponse Handlers::Reload(const HttpRequest& request) {
+  if (request.method != "POST") {
+    HttpResponse response = ErrorResponse(405, "only POST reloads the config");
+    response.headers["Allow"] = "POST";
+    return response;
+  }
+  if (!enable_lifecycle_) return ErrorResponse(403, "lifecycle API is not enabled");
+  const ReloadTicket ticket = reloads_->Request("http");
+  if (ticket.load == 0) return ErrorResponse(503, "shutting down");
+  if (ticket.immediate) {
+    const std::optional<ReloadOutcome> outcome = reloads_->WaitFor(ticket.load, kReloadAnswerWait);
+    if (outcome && outcome->success) return TextResponse(200, "Config reloaded.\n");
+    if (outcome) return ErrorResponse(500, "reload failed: " + outcome->error);
+  }
+  return TextResponse(202,
+                      "Reload queued; its result shows in "
+                      "skeleton_coherence_exporter_config_last_reload_successful and the log.\n");
+}
+
+}  // namespace scx

@@ -1,0 +1,64 @@
+// The exporter's HTTP endpoints: the metrics, the landing page, the JSON API,
+// /-/healthy, /-/ready and /-/reload. Each is a function of a request that reads the
+// scan loop's latest snapshot (SnapshotSource) or asks for a reload
+// (ReloadRequester): no file, socket or thread of its own, so tests call them with
+// fakes. Every error they give is the JSON body of exporter/http/http_error.h; the
+// endpoints that serve a scan give the same 503 until the first scan completes.
+//
+// Thread-safety: the handlers run on the HTTP workers, several at once; they only
+// read snapshots and ask the (thread-safe) reloads. Register is called by the owner
+// before the server starts.
+#ifndef SCX_EXPORTER_HANDLERS_H_
+#define SCX_EXPORTER_HANDLERS_H_
+
+#include <chrono>
+#include <string>
+
+#include "exporter/http/http_server.h"
+#include "exporter/reload_requester.h"
+#include "exporter/snapshot_source.h"
+
+namespace scx {
+
+inline constexpr char kFirstScanPending[] = "the first scan has not completed yet";
+
+class Handlers {
+ public:
+  // How long POST /-/reload waits for the load it started before answering 202.
+  static constexpr std::chrono::milliseconds kReloadAnswerWait{1000};
+
+  // Neither is owned; both must outlive the handlers and every server they are
+  // registered on. Without `enable_lifecycle`, POST /-/reload is refused (403).
+  Handlers(const SnapshotSource* snapshots, ReloadRequester* reloads, bool enable_lifecycle);
+  Handlers(const Handlers&) = delete;
+  Handlers& operator=(const Handlers&) = delete;
+
+  // Registers every endpoint on `server`, the metrics at `telemetry_path`, the rest at
+  // the paths of exporter/render/endpoints.h. Call before server->Start.
+  void Register(const std::string& telemetry_path, HttpServer* server);
+
+  // The metrics text, gzip when the request accepts it.
+  HttpResponse Metrics(const HttpRequest& request) const;
+  // The HTML landing page; before the first scan it says so (200, not an error).
+  HttpResponse LandingPage() const;
+  // GET /api/v1/brains: every brain.
+  HttpResponse Brains() const;
+  // GET /api/v1/brains/{brain} and /api/v1/brains/{brain}/north; 404 for no brain.
+  HttpResponse OneBrain(const HttpRequest& request) const;
+  // "Healthy", always.
+  HttpResponse Healthy() const;
+  // "Ready" once the first scan has completed.
+  HttpResponse Ready() const;
+  // POST /-/reload: 200 or 500 with the result of the load it started, 202 when the
+  // request joined a queued load or the load took longer than kReloadAnswerWait.
+  HttpResponse Reload(const HttpRequest& request);
+
+ private:
+  const SnapshotSource* const snapshots_;
+  ReloadRequester* const reloads_;
+  const bool enable_lifecycle_;
+};
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_HANDLERS_H_

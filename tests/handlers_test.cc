@@ -1,0 +1,399 @@
+// The HTTP endpoints (exporter/handlers.h) in-process, over a fake snapshot source and
+// a fake reloader: each handler called directly, then the routes Register sets up
+// through a real HttpServer on 127.0.0.1. Before the first scan every endpoint that
+// serves a scan gives the one JSON 503; after it, what each serves and every error.
+#include "exporter/handlers.h"
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "exporter/http/http_error.h"
+#include "exporter/render/gzip.h"
+#include "exporter/render/json_view.h"
+#include "exporter/snapshot.h"
+#include "tests/brain_reports.h"
+#include "tests/http_client.h"
+
+namespace scx {
+namespace {
+
+using testing::HttpGet;
+using testing::HttpResult;
+
+constexpr char kPendingBody[] =
+    "{\"status\":\"error\",\"errorType\":\"unavailable\",\"error\":\"the first scan has not "
+    "completed yet\"}\n";
+
+// The snapshot the handlers are given; changed by the test while a server may read it.
+class FakeSnapshots : public SnapshotSource {
+ public:
+  explicit FakeSnapshots(std::shared_ptr<const Snapshot> snapshot)
+      : snapshot_(std::move(snapshot)) {}
+
+  std::shared_ptr<const Snapshot> snapshot() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return snapshot_;
+  }
+
+  void Publish(std::shared_ptr<const Snapshot> snapshot) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    snapshot_ = std::move(snapshot);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const Snapshot> snapshot_;
+};
+
+// Answers every request with `ticket` and every wait with `outcome`, and remembers
+// what it was asked.
+class FakeReloads : public ReloadRequester {
+ public:
+  ReloadTicket Request(const std::string& trigger) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++requests;
+    last_trigger = trigger;
+    return ticket;
+  }
+
+  std::optional<ReloadOutcome> WaitFor(std::uint64_t load,
+                                       std::chrono::milliseconds timeout) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    waited_for = load;
+    wait = timeout;
+    return outcome;
+  }
+
+  ReloadTicket ticket{7, true};
+  std::optional<ReloadOutcome> outcome = ReloadOutcome{true, ""};
+  int requests = 0;
+  std::string last_trigger;
+  std::uint64_t waited_for = 0;
+  std::chrono::milliseconds wait{0};
+
+ private:
+  std::mutex mutex_;
+};
+
+BrainReport WithVerdict(const std::string& name, const std::string& found_slug) {
+  const bool ok = found_slug == name;
+  BrainReport report = testing::Report(name, ok ? BrainState::kOk : BrainState::kMismatch);
+  report.store = StorePresence::kPresent;
+  Coherence verdict;
+  verdict.expected_slug = name;
+  verdict.found_slug = found_slug;
+  verdict.status = ok ? CoherenceStatus::kOk : CoherenceStatus::kMismatch;
+  report.coherence = std::make_shared<const Coherence>(verdict);
+  return report;
+}
+
+// keyvault (ok), m1nd (serving keyvault's skeleton), a brain without a store, and a
+// brain literally named "keyvault/north".
+std::shared_ptr<const ScanResult> Scan() {
+  auto scan = std::make_shared<ScanResult>();
+  scan->brains.push_back(testing::Report("empty", BrainState::kAbsent));
+  scan->brains.push_back(WithVerdict("keyvault", "keyvault"));
+  scan->brains.push_back(WithVerdict("keyvault/north", "keyvault/north"));
+  scan->brains.push_back(WithVerdict("m1nd", "keyvault"));
+  return scan;
+}
+
+HttpRequest Get(const std::string& path) {
+  HttpRequest request;
+  request.method = "GET";
+  request.path = path;
+  return request;
+}
+
+HttpRequest Post(const std::string& path) {
+  HttpRequest request = Get(path);
+  request.method = "POST";
+  return request;
+}
+
+// The whole body of `response`, however it is held (streamed ones written out).
+std::string BodyOf(const HttpResponse& response) {
+  if (!response.streamed_body) return std::string(response.Body());
+  std::string body;
+  response.streamed_body([&body](std::string_view piece) {
+    body.append(piece);
+    return true;
+  });
+  return body;
+}
+
+// `response` is the JSON error of `status` with `message`.
+void ExpectError(const HttpResponse& response, int status, const std::string& message,
+                 const std::string& what = "") {
+  EXPECT_EQ(response.status, status) << what;
+  EXPECT_EQ(response.content_type, "application/json") << what;
+  EXPECT_TRUE(response.content_encoding.empty()) << what;
+  EXPECT_EQ(BodyOf(response), ErrorBody(status, message)) << what;
+}
+
+void ExpectFirstScanPending(const HttpResponse& response, const std::string& what) {
+  ExpectError(response, 503, kFirstScanPending, what);
+  EXPECT_EQ(BodyOf(response), kPendingBody) << what;
+}
+
+class HandlersTest : public ::testing::Test {
+ protected:
+  HandlersTest()
+      : null_(std::fopen("/dev/null", "w")),
+        logger_(LogLevel::kError, LogFormat::kLogfmt, null_),
+        snapshots_(InitialSnapshot(LandingPageInfo(), &logger_)),
+        handlers_(&snapshots_, &reloads_, /*enable_lifecycle=*/true) {}
+  ~HandlersTest() override {
+    server_.Stop();
+    std::fclose(null_);
+  }
+
+  // Publishes a completed scan (scan number 3) and returns its snapshot.
+  std::shared_ptr<const Snapshot> CompleteScan() {
+    ExporterStats stats;
+    stats.scans_total = 3;
+    stats.last_scan_timestamp_seconds = 1767225600.5;
+    std::shared_ptr<const Snapshot> snapshot =
+        RenderSnapshot(Scan(), stats, LandingPageInfo(), &logger_);
+    snapshots_.Publish(snapshot);
+    return snapshot;
+  }
+
+  // Serves the handlers, metrics at `telemetry_path`, on 127.0.0.1.
+  int Serve(const std::string& telemetry_path = "/metrics") {
+    handlers_.Register(telemetry_path, &server_);
+    HttpServerOptions options;
+    options.listen_addresses = {"127.0.0.1:0"};
+    options.num_threads = 4;
+    std::string error;
+    EXPECT_TRUE(server_.Start(options, &error)) << error;
+    return server_.port();
+  }
+
+  std::FILE* null_;
+  Logger logger_;
+  FakeSnapshots snapshots_;
+  FakeReloads reloads_;
+  Handlers handlers_;
+  HttpServer server_;  // last: stopped before the handlers go
+};
+
+TEST_F(HandlersTest, BeforeTheFirstScanEveryScanEndpointGivesTheOneJson503) {
+  ExpectFirstScanPending(handlers_.Metrics(Get("/metrics")), "metrics");
+  HttpRequest gzip = Get("/metrics");
+  gzip.accepts_gzip = true;
+  ExpectFirstScanPending(handlers_.Metrics(gzip), "metrics, gzip");
+  ExpectFirstScanPending(handlers_.Brains(), "brains");
+  ExpectFirstScanPending(handlers_.OneBrain(Get("/api/v1/brains/m1nd")), "one brain");
+  ExpectFirstScanPending(handlers_.OneBrain(Get("/api/v1/brains/m1nd/north")), "north");
+  ExpectFirstScanPending(handlers_.Ready(), "ready");
+}
+
+TEST_F(HandlersTest, BeforeTheFirstScanTheLandingPageWaitsAndHealthIsFine) {
+  const HttpResponse page = handlers_.LandingPage();
+  EXPECT_EQ(page.status, 200);
+  EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
+  EXPECT_NE(BodyOf(page).find("first scan has not completed"), std::string::npos);
+  const HttpResponse healthy = handlers_.Healthy();
+  EXPECT_EQ(healthy.status, 200);
+  EXPECT_EQ(healthy.content_type, "text/plain; charset=utf-8");
+  EXPECT_EQ(BodyOf(healthy), "Healthy");
+}
+
+TEST_F(HandlersTest, MetricsAreStreamedPlainOrSentAsTheSharedGzipCopy) {
+  const std::shared_ptr<const Snapshot> snapshot = CompleteScan();
+  const HttpResponse plain = handlers_.Metrics(Get("/metrics"));
+  EXPECT_EQ(plain.status, 200);
+  EXPECT_EQ(plain.content_type, "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_EQ(plain.headers.at("Vary"), "Accept-Encoding");
+  EXPECT_TRUE(plain.content_encoding.empty());
+  EXPECT_EQ(plain.streamed_size, snapshot->metrics_size());
+  EXPECT_EQ(BodyOf(plain), snapshot->MetricsText());
+  EXPECT_NE(BodyOf(plain).find("skeleton_coherence{brain=\"m1nd\""), std::string::npos);
+
+  HttpRequest request = Get("/metrics");
+  request.accepts_gzip = true;
+  const HttpResponse zipped = handlers_.Metrics(request);
+  EXPECT_EQ(zipped.status, 200);
+  EXPECT_EQ(zipped.content_encoding, "gzip");
+  EXPECT_EQ(zipped.headers.at("Vary"), "Accept-Encoding");
+  ASSERT_NE(zipped.shared_body, nullptr);
+  EXPECT_EQ(zipped.shared_body.get(), &snapshot->metrics_gzip());  // shared, not copied
+  std::string unzipped;
+  ASSERT_TRUE(GzipDecompress(*zipped.shared_body, &unzipped));
+  EXPECT_EQ(unzipped, snapshot->MetricsText());
+}
+
+TEST_F(HandlersTest, BrainsAndLandingPageAreTheSnapshotsOwnCopies) {
+  const std::shared_ptr<const Snapshot> snapshot = CompleteScan();
+  const HttpResponse brains = handlers_.Brains();
+  EXPECT_EQ(brains.status, 200);
+  EXPECT_EQ(brains.content_type, "application/json");
+  EXPECT_EQ(brains.shared_body.get(), &snapshot->brains_json());
+  EXPECT_EQ(BodyOf(brains), BrainsView(snapshot->brains()));
+
+  const HttpResponse page = handlers_.LandingPage();
+  EXPECT_EQ(page.status, 200);
+  EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
+  EXPECT_EQ(page.shared_body.get(), &snapshot->landing_page());
+  EXPECT_EQ(BodyOf(page).find("first scan has not completed"), std::string::npos);
+}
+
+TEST_F(HandlersTest, OneBrainServesItsViewsAndA404JsonForNoBrain) {
+  const std::shared_ptr<const Snapshot> snapshot = CompleteScan();
+  const std::vector<BrainReport>& brains = snapshot->brains();
+  const auto brain = [&brains](const std::string& name) -> const BrainReport& {
+    for (const BrainReport& report : brains) {
+      if (report.brain().name == name) return report;
+    }
+    ADD_FAILURE() << "no " << name;
+    return brains.front();
+  };
+
+  const HttpResponse m1nd = handlers_.OneBrain(Get("/api/v1/brains/m1nd"));
+  EXPECT_EQ(m1nd.status, 200);
+  EXPECT_EQ(m1nd.content_type, "application/json");
+  EXPECT_EQ(BodyOf(m1nd), BrainDetailView(brain("m1nd"), snapshot->scanned_at()));
+
+  const HttpResponse north = handlers_.OneBrain(Get("/api/v1/brains/m1nd/north"));
+  EXPECT_EQ(north.status, 200);
+  EXPECT_EQ(BodyOf(north), BrainNorthView(brain("m1nd")));
+
+  // A brain named "keyvault/north" is served as itself, not as keyvault's north view.
+  const HttpResponse literal = handlers_.OneBrain(Get("/api/v1/brains/keyvault/north"));
+  EXPECT_EQ(BodyOf(literal), BrainDetailView(brain("keyvault/north"), snapshot->scanned_at()));
+
+  for (const char* name : {"nope", "nope/north", "/north", "M1ND", "m1nd/", ""}) {
+    ExpectError(handlers_.OneBrain(Get(std::string("/api/v1/brains/") + name)), 404,
+                std::string("no brain named \"") + name + "\"", name);
+  }
+  EXPECT_EQ(BodyOf(handlers_.OneBrain(Get("/api/v1/brains/a\"b"))),
+            "{\"status\":\"error\",\"errorType\":\"not_found\",\"error\":\"no brain named "
+            "\\\"a\\\"b\\\"\"}\n");
+}
+
+TEST_F(HandlersTest, ReadyOnceTheFirstScanHasCompleted) {
+  CompleteScan();
+  const HttpResponse ready = handlers_.Ready();
+  EXPECT_EQ(ready.status, 200);
+  EXPECT_EQ(ready.content_type, "text/plain; charset=utf-8");
+  EXPECT_EQ(BodyOf(ready), "Ready");
+}
+
+TEST_F(HandlersTest, ReloadAnswersWithTheResultOfTheLoadItStarted) {
+  const HttpResponse done = handlers_.Reload(Post("/-/reload"));
+  EXPECT_EQ(done.status, 200);
+  EXPECT_EQ(BodyOf(done), "Config reloaded.\n");
+  EXPECT_EQ(reloads_.last_trigger, "http");
+  EXPECT_EQ(reloads_.waited_for, 7u);
+  EXPECT_EQ(reloads_.wait, Handlers::kReloadAnswerWait);
+
+  reloads_.outcome = ReloadOutcome{false, "/etc/scx/config.yml: line 3: bad \"key\""};
+  ExpectError(handlers_.Reload(Post("/-/reload")), 500,
+              "reload failed: /etc/scx/config.yml: line 3: bad \"key\"");
+}
+
+TEST_F(HandlersTest, ReloadIs202WhenItJoinsAQueuedLoadOrTheLoadIsSlow) {
+  const std::string queued =
+      "Reload queued; its result shows in "
+      "skeleton_coherence_exporter_config_last_reload_successful and the log.\n";
+  reloads_.ticket = ReloadTicket{8, /*immediate=*/false};
+  const HttpResponse joined = handlers_.Reload(Post("/-/reload"));
+  EXPECT_EQ(joined.status, 202);
+  EXPECT_EQ(BodyOf(joined), queued);
+  EXPECT_EQ(reloads_.waited_for, 0u);  // nothing of its own to wait for
+
+  reloads_.ticket = ReloadTicket{9, /*immediate=*/true};
+  reloads_.outcome.reset();  // not finished in time
+  const HttpResponse slow = handlers_.Reload(Post("/-/reload"));
+  EXPECT_EQ(slow.status, 202);
+  EXPECT_EQ(BodyOf(slow), queued);
+  EXPECT_EQ(reloads_.waited_for, 9u);
+}
+
+TEST_F(HandlersTest, ReloadRefusals) {
+  const HttpResponse get = handlers_.Reload(Get("/-/reload"));
+  ExpectError(get, 405, "only POST reloads the config");
+  EXPECT_EQ(get.headers.at("Allow"), "POST");
+  EXPECT_EQ(reloads_.requests, 0);
+
+  reloads_.ticket = ReloadTicket{0, false};  // the reloader has stopped
+  ExpectError(handlers_.Reload(Post("/-/reload")), 503, "shutting down");
+
+  Handlers without_lifecycle(&snapshots_, &reloads_, /*enable_lifecycle=*/false);
+  ExpectError(without_lifecycle.Reload(Post("/-/reload")), 403, "lifecycle API is not enabled");
+  EXPECT_EQ(reloads_.requests, 1);  // only the one that reached the reloader
+}
+
+TEST_F(HandlersTest, OverHttpEveryPendingAnswerIsTheSameBytes) {
+  const int port = Serve();
+  for (const char* path : {"/metrics", "/api/v1/brains", "/api/v1/brains/m1nd", "/-/ready"}) {
+    const HttpResult result = HttpGet(port, path, {{"Accept-Encoding", "gzip"}});
+    ASSERT_TRUE(result.ok) << path << ": " << result.error;
+    EXPECT_EQ(result.status, 503) << path;
+    EXPECT_EQ(result.Header("Content-Type"), "application/json") << path;
+    EXPECT_EQ(result.Header("Content-Encoding"), "") << path;
+    EXPECT_EQ(result.body, kPendingBody) << path;
+  }
+  const HttpResult head = HttpGet(port, "/metrics", {}, "HEAD");
+  EXPECT_EQ(head.status, 503);
+  EXPECT_EQ(head.Header("Content-Length"), std::to_string(std::string(kPendingBody).size()));
+  EXPECT_EQ(head.body, "");
+  EXPECT_EQ(HttpGet(port, "/-/healthy").body, "Healthy");
+  EXPECT_EQ(HttpGet(port, "/").status, 200);
+}
+
+TEST_F(HandlersTest, OverHttpRoutesAndErrorsAfterTheFirstScan) {
+  const std::shared_ptr<const Snapshot> snapshot = CompleteScan();
+  const int port = Serve("/custom/metrics");
+
+  const HttpResult plain = HttpGet(port, "/custom/metrics");
+  EXPECT_EQ(plain.status, 200);
+  EXPECT_EQ(plain.body, snapshot->MetricsText());
+  EXPECT_EQ(plain.Header("Vary"), "Accept-Encoding");
+  const HttpResult zipped = HttpGet(port, "/custom/metrics", {{"Accept-Encoding", "gzip"}});
+  EXPECT_EQ(zipped.Header("Content-Encoding"), "gzip");
+  EXPECT_EQ(zipped.body, snapshot->metrics_gzip());
+  EXPECT_EQ(HttpGet(port, "/metrics").status, 404);  // only the telemetry path given
+
+  EXPECT_EQ(HttpGet(port, "/api/v1/brains").body, snapshot->brains_json());
+  EXPECT_EQ(HttpGet(port, "/api/v1/brains/m1nd/north").status, 200);
+  const HttpResult missing = HttpGet(port, "/api/v1/brains/nope");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.Header("Content-Type"), "application/json");
+  EXPECT_EQ(missing.body, ErrorBody(404, "no brain named \"nope\""));
+  EXPECT_EQ(HttpGet(port, "/-/ready").body, "Ready");
+  EXPECT_EQ(HttpGet(port, "/").body, snapshot->landing_page());
+
+  // /-/reload: GET reaches the handler (405, Allow: POST), PUT is refused by the server.
+  const HttpResult get = HttpGet(port, "/-/reload");
+  EXPECT_EQ(get.status, 405);
+  EXPECT_EQ(get.Header("Allow"), "POST");
+  EXPECT_EQ(get.body, ErrorBody(405, "only POST reloads the config"));
+  const HttpResult put = HttpGet(port, "/-/reload", {}, "PUT");
+  EXPECT_EQ(put.status, 405);
+  EXPECT_EQ(put.Header("Allow"), "GET, HEAD, POST");
+  EXPECT_EQ(put.body, ErrorBody(405, "method not allowed"));
+  const HttpResult post = HttpGet(port, "/-/reload", {}, "POST");
+  EXPECT_EQ(post.status, 200);
+  EXPECT_EQ(post.body, "Config reloaded.\n");
+
+  // The server's own refusals have the handlers' shape.
+  const HttpResult unknown = HttpGet(port, "/nope");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(unknown.Header("Content-Type"), "application/json");
+  EXPECT_EQ(unknown.body, ErrorBody(404, "not found"));
+}
+
+}  // namespace
+}  // namespace scx
