@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/brain_reports.h"
+
 namespace scx {
 namespace {
 
@@ -362,6 +364,44 @@ TEST(BrainsViewTest, ExactBytes) {
             "    }\n"
             "  ]\n"
             "}\n");
+}
+
+// The reserve of the list views (EstimateBrainListBytes) covers the text of brains with
+// every field, in each state, and is at most 1/16 above it (1/32 of slack, as much
+// again for the rounding of its constants). The count without its slack must cover the
+// text too, and exceed it by less than a string a brain: a field left out of the count
+// (carrying a string of kLongString bytes) makes the text larger than the count.
+TEST(JsonViewTest, EstimateCoversEveryField) {
+  constexpr int kBrains = 200;
+  std::vector<OrphanedFolder> orphans;
+  for (int i = 0; i < 10; ++i) {
+    const std::string tag = std::to_string(i) + "-";
+    orphans.push_back({testing::LongString("/rt/orphan-" + tag),
+                       testing::LongString("/home/dev/orphan-" + tag),
+                       testing::LongString("/rt/served-" + tag)});
+  }
+  for (const Term<BrainState>& state : kBrainStates) {
+    SCOPED_TRACE(state.name);
+    std::vector<BrainReport> brains;
+    for (int i = 0; i < kBrains; ++i) {
+      BrainReport brain = testing::EveryFact(i, state.value);
+      // "identity_note" in any state, and "allowed" in "prefix_ambiguous".
+      brain.mutable_brain()->identity_source = IdentitySource::kUnknown;
+      SkeletonProvenance provenance = brain.provenance();
+      provenance.ambiguity_allowed = true;
+      brain.skeleton_provenance = std::make_shared<const SkeletonProvenance>(provenance);
+      brains.push_back(brain);
+    }
+    for (const BrainListView view : {BrainListView::kBrains, BrainListView::kOnce}) {
+      const std::string text = view == BrainListView::kBrains ? BrainsView(brains, orphans)
+                                                              : OnceReport(brains, orphans);
+      const std::size_t count = EstimateBrainListBytes(brains, orphans, view, /*with_slack=*/false);
+      const std::size_t estimate = EstimateBrainListBytes(brains, orphans, view);
+      ASSERT_LE(text.size(), count);
+      EXPECT_LT(count - text.size(), kBrains * testing::kLongString);
+      EXPECT_LE(estimate, text.size() + text.size() / 16);
+    }
+  }
 }
 
 }  // namespace

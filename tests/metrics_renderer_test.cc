@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/brain_reports.h"
 #include "tests/test_process.h"
 
 namespace scx {
@@ -692,6 +693,30 @@ TEST(MetricsRendererTest, DisabledExporterMetricsLeaveOnlyTheBrainSeries) {
   }
   EXPECT_TRUE(HasLine(
       text, "skeleton_coherence{brain=\"m1nd\",expected_slug=\"m1nd\",found_slug=\"keyvault\"} 0"));
+}
+
+// RenderMetrics' reserve (EstimateMetricsBytes) covers the text of brains with a sample
+// in every per-brain family, in each state, and is at most 1/16 above it (1/32 of
+// slack, as much again for the rounding of its constants). The count without its slack
+// must cover the text too, and exceed it by less than a string a brain: a per-brain
+// family left out of the count (a line carrying the brain's name, kLongString bytes)
+// makes the text larger than the count.
+TEST(MetricsRendererTest, EstimateCoversEveryFamily) {
+  ExporterStats stats = SampleStats();
+  stats.tls_certificate_not_after_seconds = 1798761600;
+  stats.process = SampleProcess();
+  constexpr int kBrains = 200;
+  for (const Term<BrainState>& state : kBrainStates) {
+    SCOPED_TRACE(state.name);
+    ScanResult scan;
+    for (int i = 0; i < kBrains; ++i) scan.brains.push_back(testing::EveryFact(i, state.value));
+    const std::size_t text = Render(scan, stats).size();
+    const std::size_t count = EstimateMetricsBytes(scan, /*with_slack=*/false);
+    const std::size_t estimate = EstimateMetricsBytes(scan);
+    ASSERT_LE(text, count);
+    EXPECT_LT(count - text, kBrains * testing::kLongString);
+    EXPECT_LE(estimate, text + text / 16);
+  }
 }
 
 // `promtool check metrics` prints nothing for a clean exposition.

@@ -61,14 +61,17 @@ void AddProvenance(const BrainReport& brain, Json* out) {
   }
 }
 
+// Whether the brain's identity is unknown, and so its "identity_note" shown.
+bool ShowsIdentityNote(const BrainReport& brain) {
+  return brain.brain().identity_source == IdentitySource::kUnknown ||
+         brain.state == BrainState::kIdentityUnknown;
+}
+
 // m1nd's own name for the brain, why its identity is unknown (only then) and whether
 // it was carried over from the previous scan (always a bool).
 void AddIdentity(const BrainReport& brain, Json* out) {
   (*out)["m1nd_name"] = brain.brain().m1nd_name;
-  if (brain.brain().identity_source == IdentitySource::kUnknown ||
-      brain.state == BrainState::kIdentityUnknown) {
-    (*out)["identity_note"] = brain.brain().identity_note;
-  }
+  if (ShowsIdentityNote(brain)) (*out)["identity_note"] = brain.brain().identity_note;
   (*out)["carried_over"] = brain.brain().carried_over;
 }
 
@@ -153,45 +156,6 @@ std::string DumpCapped(Json json) {
 
 std::string Dump(Json json) { return DumpCapped(std::move(json)) + "\n"; }
 
-// The JSON text's size for a list of brains, estimated a little above so that the
-// string is not grown (and copied) while written: each brain's keys and fixed values,
-// plus its strings (escapes not counted).
-std::size_t EstimateListBytes(const std::vector<BrainReport>& brains) {
-  const auto size = [](const std::string& text) {
-    return std::min(text.size(), kMaxJsonStringBytes + 32);
-  };
-  std::size_t bytes = 64;
-  for (const BrainReport& brain : brains) {
-    // "m1nd_name", "carried_over" and the --once "state" included.
-    bytes += 340 + size(brain.brain().name) + size(brain.brain().project_root) +
-             size(brain.brain().display_name) + size(brain.brain().runtime_dir) +
-             size(brain.brain().m1nd_name);
-    if (!brain.brain().identity_note.empty()) bytes += 30 + size(brain.brain().identity_note);
-    if (brain.has_store_facts) bytes += 60;
-    if (brain.coherence) {
-      bytes += 90 + size(brain.coherence->expected_slug) + size(brain.coherence->found_slug);
-      if (brain.coherence->status == CoherenceStatus::kMismatch) {
-        // Reason, north (advice, the slugs again).
-        bytes += 300 + size(brain.coherence->expected_slug) + size(brain.coherence->found_slug) +
-                 size(brain.coherence->reason);
-      }
-    }
-    if (brain.mismatch_since) bytes += 40;
-    if (brain.state == BrainState::kUnreadable) bytes += 80 + size(brain.read_error_message);
-    const SkeletonProvenance& provenance = brain.provenance();
-    if (!provenance.owner_brain.empty()) bytes += 30 + size(provenance.owner_brain);
-    if (!provenance.shared_with.empty()) bytes += 40;
-    for (const std::string& other : provenance.shared_with) bytes += 12 + size(other);
-    if (provenance.shared_count > provenance.shared_with.size()) bytes += 40;
-    if (provenance.prefix_ambiguous) {
-      bytes += 80 + size(provenance.ambiguous_slug) + size(provenance.ambiguous_with);
-    }
-  }
-  // Longer numbers and escapes.
-  bytes += bytes / 32;
-  return bytes;
-}
-
 // Appends brains [begin, end) as DumpBrainList writes them: each brain's object
 // dumped on its own and indented two levels, after a comma unless it is the first.
 template <typename ToJson>
@@ -242,26 +206,21 @@ void AppendOrphans(const std::vector<OrphanedFolder>& orphans, std::string* out)
 }
 
 // Dump(Json{{"brains", [to_json(brain)...]}, {"orphaned_folders", [...]}}), byte for
-// byte, without building the whole list. With `parallelism` allowing more than one
-// thread, pieces of the list are dumped on several (each into a string of its own,
-// joined in order afterwards: twice the memory for a moment, for half the time on two
-// cores).
+// byte, without building the whole list; `view` names to_json's objects, for the
+// reserve. With `parallelism` allowing more than one thread, pieces of the list are
+// dumped on several (each into a string of its own, joined in order afterwards: twice
+// the memory for a moment, for half the time on two cores).
 template <typename ToJson>
 std::string DumpBrainList(const std::vector<BrainReport>& brains,
-                          const std::vector<OrphanedFolder>& orphans, ToJson to_json,
-                          const Parallelism& parallelism) {
+                          const std::vector<OrphanedFolder>& orphans, BrainListView view,
+                          ToJson to_json, const Parallelism& parallelism) {
   if (brains.empty()) {
     std::string out = "{\n  \"brains\": []";
     AppendOrphans(orphans, &out);
     return out + "\n}\n";
   }
   std::string out;
-  std::size_t orphan_bytes = 64;
-  for (const OrphanedFolder& orphan : orphans) {
-    orphan_bytes += 120 + orphan.runtime_dir.size() + orphan.project_root.size() +
-                    orphan.served_runtime_dir.size();
-  }
-  out.reserve(EstimateListBytes(brains) + orphan_bytes);
+  out.reserve(EstimateBrainListBytes(brains, orphans, view));
   out += "{\n  \"brains\": [";
   const std::size_t pieces = (brains.size() + kBrainsPerPiece - 1) / kBrainsPerPiece;
   if (ThreadsFor(parallelism, pieces) <= 1) {
@@ -286,12 +245,66 @@ std::string DumpBrainList(const std::vector<BrainReport>& brains,
 
 }  // namespace
 
+std::size_t EstimateBrainListBytes(const std::vector<BrainReport>& brains,
+                                   const std::vector<OrphanedFolder>& orphans, BrainListView view,
+                                   bool with_slack) {
+  const auto size = [](const std::string& text) {
+    return std::min(text.size(), kMaxJsonStringBytes + 32);
+  };
+  const auto name = [](const char* value) { return std::string_view(value).size(); };
+  const bool brains_view = view == BrainListView::kBrains;
+  std::size_t bytes = 64;
+  for (const BrainReport& report : brains) {
+    const Brain& brain = report.brain();
+    // Both views' "brain", "project_root", "runtime_dir", "source", "identity_source",
+    // "m1nd_name", "carried_over", "state" and "skeleton_coherence", and the braces.
+    bytes += 240 + size(brain.name) + size(brain.project_root) + size(brain.runtime_dir) +
+             size(brain.m1nd_name) + name(BrainSourceName(brain.source)) +
+             name(IdentitySourceName(brain.identity_source)) + name(BrainStateName(report.state));
+    if (brains_view) {
+      bytes += 48;  // "present", "stale"
+      if (!brain.display_name.empty()) bytes += 28 + size(brain.display_name);
+      if (report.has_store_facts) bytes += 60;
+    } else {
+      bytes += 20 + name(StorePresenceName(report.store));  // "store"
+    }
+    if (ShowsIdentityNote(report)) bytes += 28 + size(brain.identity_note);
+    if (report.coherence) {
+      const Coherence& verdict = *report.coherence;
+      bytes += 90 + size(verdict.expected_slug) + size(verdict.found_slug);
+      if (verdict.status == CoherenceStatus::kMismatch) {
+        bytes += 30 + size(verdict.reason);
+        // "north": the slugs again and the advice.
+        if (brains_view) bytes += 270 + size(verdict.expected_slug) + size(verdict.found_slug);
+      }
+    }
+    if (report.mismatch_since) bytes += 45;
+    if (report.state == BrainState::kUnreadable) {
+      bytes += 80 + name(StoreErrorName(report.read_error)) + size(report.read_error_message);
+    }
+    const SkeletonProvenance& provenance = report.provenance();
+    if (!provenance.owner_brain.empty()) bytes += 30 + size(provenance.owner_brain);
+    if (!provenance.shared_with.empty()) bytes += 35;
+    for (const std::string& other : provenance.shared_with) bytes += 12 + size(other);
+    if (provenance.shared_count > provenance.shared_with.size()) bytes += 35;
+    if (provenance.prefix_ambiguous) {
+      bytes += 110 + size(provenance.ambiguous_slug) + size(provenance.ambiguous_with);
+    }
+  }
+  for (const OrphanedFolder& orphan : orphans) {
+    bytes += 100 + size(orphan.runtime_dir) + size(orphan.project_root) +
+             size(orphan.served_runtime_dir);
+  }
+  if (with_slack) bytes += bytes / 32;  // longer numbers and escapes
+  return bytes;
+}
+
 std::string OnceReport(const std::vector<BrainReport>& brains,
                        const std::vector<OrphanedFolder>& orphans) {
   // --once prints and exits: its report is dumped on every core (pieces of 512 brains).
   Parallelism parallelism;
   parallelism.min_items = 2;
-  return DumpBrainList(brains, orphans, OnceBrain, parallelism);
+  return DumpBrainList(brains, orphans, BrainListView::kOnce, OnceBrain, parallelism);
 }
 
 std::string BrainView(const BrainReport& brain) { return Dump(BrainJson(brain)); }
@@ -328,7 +341,7 @@ std::string BrainsView(const std::vector<BrainReport>& brains,
   // The served view stays on the request's thread, in one string.
   Parallelism one_thread;
   one_thread.threads = 1;
-  return DumpBrainList(brains, orphans, BrainJson, one_thread);
+  return DumpBrainList(brains, orphans, BrainListView::kBrains, BrainJson, one_thread);
 }
 
 }  // namespace scx

@@ -50,6 +50,20 @@ std::string BrainNorthView(const BrainReport& brain);
 std::string BrainsView(const std::vector<BrainReport>& brains,
                        const std::vector<OrphanedFolder>& orphans = {});
 
+// The list views: OnceReport's brain objects, or BrainsView's (BrainView).
+enum class BrainListView { kOnce, kBrains };
+
+// The reserve OnceReport and BrainsView make for their text, so that the string is not
+// grown (and copied) while written: each brain's keys and fixed values in `view`, its
+// strings (capped as written, not escaped; numbers of a usual width) and the orphaned
+// folders, plus, `with_slack`, 1/32 for longer numbers and escapes. Kept by hand beside
+// the brain objects: tests/json_view_test.cc checks, without the slack, that it covers
+// every field of both views for brains with every fact (testing::EveryFact,
+// tests/brain_reports.h).
+std::size_t EstimateBrainListBytes(const std::vector<BrainReport>& brains,
+                                   const std::vector<OrphanedFolder>& orphans, BrainListView view,
+                                   bool with_slack = true);
+
 }  // namespace scx
 
 #endif  // SCX_EXPORTER_RENDER_JSON_VIEW_H_

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <iterator>
 #include <numeric>
 #include <string_view>
 
@@ -52,37 +53,6 @@ std::vector<bool> BrainsSharingALabel(const std::vector<BrainReport>& brains) {
     if (keys[index(i)] == keys[index(i - 1)]) shared[index(i)] = shared[index(i - 1)] = true;
   }
   return shared;
-}
-
-// The text's size, estimated a little above so that the string is not grown (and
-// copied) while written: the bytes of each line a brain gets, without its strings, and
-// each string times the lines that carry it (label values over the cap count as capped;
-// escapes are not counted).
-std::size_t EstimateBytes(const ScanResult& scan) {
-  const auto size = [](const std::string& text) {
-    return std::min(text.size(), kMaxLabelValueBytes + 32);
-  };
-  constexpr std::size_t kFixedBytes = 8 * 1024;  // HELP/TYPE lines, exporter and process
-  std::size_t bytes = kFixedBytes;
-  for (const BrainReport& report : scan.brains) {
-    const std::size_t name = size(report.brain().name);
-    // State (one line per state), info, read errors (5 lines).
-    bytes += 840 + 11 * name + size(report.brain().project_root) +
-             size(report.brain().runtime_dir) + size(report.brain().m1nd_name);
-    if (report.has_store_facts) bytes += 100 + 2 * name;
-    if (report.coherence) {
-      bytes += 100 + 2 * name + size(report.coherence->expected_slug) +
-               size(report.coherence->found_slug);
-    }
-    if (report.mismatch_since) bytes += 80 + name;
-    const SkeletonProvenance& provenance = report.provenance();
-    if (!provenance.owner_brain.empty()) bytes += 60 + name + size(provenance.owner_brain);
-    if (provenance.shared_count > 0) bytes += 60 + name;
-    if (provenance.prefix_ambiguous) bytes += 70 + name + size(provenance.ambiguous_slug);
-  }
-  // Longer numbers and escapes.
-  bytes += bytes / 32;
-  return bytes;
 }
 
 // Writes families in order into one string.
@@ -372,10 +342,44 @@ void WriteAllFamilies(const ScanResult& scan, const ExporterStats& stats, Render
 
 }  // namespace
 
+std::size_t EstimateMetricsBytes(const ScanResult& scan, bool with_slack) {
+  const auto size = [](const std::string& text) {
+    return std::min(text.size(), kMaxLabelValueBytes + 32);
+  };
+  // Every per-brain family's HELP and TYPE lines, the exporter's and the process's.
+  constexpr std::size_t kFixedBytes = 8 * 1024;
+  // The lines every brain gets whatever it holds: one per state and one per read error
+  // reason (WriteBrainFamilies), the brain's name and about 68 bytes each.
+  constexpr std::size_t kEveryBrainLines = std::size(kBrainStates) + CountReadErrors();
+  std::size_t bytes = kFixedBytes;
+  for (const BrainReport& report : scan.brains) {
+    const Brain& brain = report.brain();
+    const std::size_t name = size(brain.name);
+    bytes += kEveryBrainLines * (68 + name);
+    // The info line, the store facts (version, blocks), the verdict and whether stale.
+    bytes +=
+        155 + name + size(brain.project_root) + size(brain.runtime_dir) + size(brain.m1nd_name);
+    if (report.has_store_facts) bytes += 100 + 2 * name;
+    if (report.coherence) {
+      bytes += 100 + 2 * name + size(report.coherence->expected_slug) +
+               size(report.coherence->found_slug);
+    }
+    if (report.mismatch_since) bytes += 80 + name;
+    const SkeletonProvenance& provenance = report.provenance();
+    if (!provenance.owner_brain.empty()) bytes += 60 + name + size(provenance.owner_brain);
+    if (provenance.shared_count > 0) bytes += 60 + name;
+    if (provenance.prefix_ambiguous && !provenance.ambiguity_allowed) {
+      bytes += 70 + name + size(provenance.ambiguous_slug);
+    }
+  }
+  if (with_slack) bytes += bytes / 32;  // longer numbers and escapes
+  return bytes;
+}
+
 std::string RenderMetrics(const ScanResult& scan, const ExporterStats& stats,
                           std::vector<std::string>* dropped) {
   std::string text;
-  text.reserve(EstimateBytes(scan));
+  text.reserve(EstimateMetricsBytes(scan));
   Renderer renderer(scan, dropped, &text);
   WriteAllFamilies(scan, stats, &renderer);
   return text;

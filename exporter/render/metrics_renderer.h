@@ -59,6 +59,15 @@ struct ExporterStats {
 std::string RenderMetrics(const ScanResult& scan, const ExporterStats& stats,
                           std::vector<std::string>* dropped);
 
+// The reserve RenderMetrics makes for its text, so that the string is not grown (and
+// copied) while written: the bytes of each line a brain gets (label values capped as
+// written, not escaped; numbers of a usual width) and a fixed size for the HELP and
+// TYPE lines and the exporter's and process's families, plus, `with_slack`, 1/32 for
+// longer numbers and escapes. Kept by hand beside the families:
+// tests/metrics_renderer_test.cc checks, without the slack, that it covers every family
+// of brains with every fact (testing::EveryFact, tests/brain_reports.h).
+std::size_t EstimateMetricsBytes(const ScanResult& scan, bool with_slack = true);
+
 // The same text, handed to `sink` in order in pieces of about `piece_bytes` (a piece
 // ends after a brain's samples or a family once it holds that many bytes, so the
 // whole text is never in memory at once; the last piece may be shorter).
