@@ -22,23 +22,23 @@
 
 namespace scx {
 
-Manifest ReadManifest(const std::string& dir, const DiscoveryCache::Impl* cache, int dir_fd,
+Manifest ReadManifest(const std::string& dir, const DiscoveryCache* cache, int dir_fd,
                       const std::string& dir_name) {
   Manifest manifest;
   manifest.path = JoinPath(dir, kProjectBrainManifest);
   const std::string name_at =
       dir_fd == AT_FDCWD ? manifest.path : JoinPath(dir_name, kProjectBrainManifest);
-  manifest.file = LoadSmallFile(manifest.path, cache ? &cache->manifests : nullptr, ReaderOf(cache),
-                                ParseProjectBrainManifest, dir_fd, &name_at);
+  manifest.file = LoadSmallFile(manifest.path, cache ? cache->FindManifest(manifest.path) : nullptr,
+                                ReaderOf(cache), ParseProjectBrainManifest, dir_fd, &name_at);
   return manifest;
 }
 
-IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache::Impl* cache,
-                                  int dir_fd, const std::string& dir_name,
-                                  const FileStamp* dir_stamp, const std::string* absent_key) {
+IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache* cache, int dir_fd,
+                                  const std::string& dir_name, const FileStamp* dir_stamp,
+                                  const std::string* absent_key) {
   IngestRootsFile ingest;
   if (cache != nullptr && dir_stamp != nullptr && absent_key != nullptr) {
-    const StampCache<bool>::Entry* absent = cache->ingest_roots_absent.Find(*absent_key);
+    const KeptParse<bool>* absent = cache->FindIngestRootsAbsence(*absent_key);
     if (absent != nullptr && CanReuseParse(absent->stamp, *dir_stamp)) {
       ingest.file.status = ReadStatus::kMissing;
       ingest.kept_absent = absent;
@@ -51,15 +51,16 @@ IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache::
   // Most project brains have none: a stat from the listed folder (a walk of two names)
   // tells so more cheaply than an open of the whole path. A file the cache knows is
   // stat'ed by LoadSmallFile instead.
-  const bool known = cache != nullptr && cache->ingest_roots.Find(ingest.path) != nullptr;
+  const KeptParse<IngestRootsParse>* known =
+      cache != nullptr ? cache->FindIngestRoots(ingest.path) : nullptr;
   struct stat info;
-  if (dir_fd != AT_FDCWD && !known && fstatat(dir_fd, name_at.c_str(), &info, 0) != 0 &&
+  if (dir_fd != AT_FDCWD && known == nullptr && fstatat(dir_fd, name_at.c_str(), &info, 0) != 0 &&
       errno == ENOENT) {
     ingest.file.status = ReadStatus::kMissing;
     return ingest;
   }
-  ingest.file = LoadSmallFile(ingest.path, cache ? &cache->ingest_roots : nullptr, ReaderOf(cache),
-                              ParseIngestRootsAsM1nd, dir_fd, &name_at);
+  ingest.file =
+      LoadSmallFile(ingest.path, known, ReaderOf(cache), ParseIngestRootsAsM1nd, dir_fd, &name_at);
   return ingest;
 }
 
@@ -75,7 +76,7 @@ OwnerIdentity IdentityOf(const IngestRootsFile& ingest, const std::string& works
   return ResolveOwnerIdentity(roots, workspace_root, ProbeRoot, workspace_source);
 }
 
-void LookIntoFolder(const DiscoveryCache::Impl* cache, BrainFolder* folder, int dir_fd,
+void LookIntoFolder(const DiscoveryCache* cache, BrainFolder* folder, int dir_fd,
                     const std::string& dir_name) {
   folder->manifest = ReadManifest(folder->dir, cache, dir_fd, dir_name);
   const Loaded<ManifestParse>& file = folder->manifest.file;
@@ -87,6 +88,24 @@ void LookIntoFolder(const DiscoveryCache::Impl* cache, BrainFolder* folder, int 
   // first, its manifest's project_root at rule 2.
   folder->identity =
       IdentityOf(folder->ingest, file.parsed().project_root, IdentitySource::kManifest);
+}
+
+void RememberFolder(const BrainFolder& folder, DiscoveryCache* cache) {
+  if (!folder.manifest.path.empty()) {
+    cache->RememberManifest(folder.manifest.path, folder.manifest.file);
+  }
+  if (folder.ingest.kept_absent != nullptr) {
+    cache->KeepIngestRootsAbsence(*folder.ingest.kept_absent);
+    return;
+  }
+  if (folder.ingest.path.empty()) return;  // not looked for: no brain's manifest
+  cache->RememberIngestRoots(folder.ingest.path, folder.ingest.file);
+  // Known by the folder's manifest path, which a brain folder always has.
+  if (folder.ingest.file.status == ReadStatus::kMissing && folder.has_stamp) {
+    cache->RememberIngestRootsAbsent(folder.manifest.path, folder.stamp);
+  } else {
+    cache->ForgetIngestRootsAbsence(folder.manifest.path);
+  }
 }
 
 std::int64_t StoreMtimeNs(const std::string& dir) {

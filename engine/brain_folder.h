@@ -1,7 +1,8 @@
 // Reading one brain folder: its project_brain.json, the ingest_roots.json of its own
-// session state and the identity they give, through the discovery cache when there is
-// one; and the mtime of its store. Changes nothing, so that several threads may read
-// different folders at once. Internal to engine/.
+// session state and the identity they give, through the DiscoveryCache when there is
+// one; and the mtime of its store. Reading changes nothing, so that several threads
+// may read different folders at once; RememberFolder then records in the cache, on one
+// thread, what was read. Internal to engine/.
 #ifndef SCX_ENGINE_BRAIN_FOLDER_H_
 #define SCX_ENGINE_BRAIN_FOLDER_H_
 
@@ -11,7 +12,6 @@
 #include <string>
 
 #include "base/brain_file.h"
-#include "base/stamp_cache.h"
 #include "engine/discovery_cache.h"
 #include "engine/discovery_reads.h"
 #include "engine/m1nd_files.h"
@@ -29,22 +29,22 @@ struct Manifest {
 // AT_FDCWD, `dir` is `dir_name` in that folder, and the stat that tells an unchanged
 // manifest is made from there (a shorter path walk). Changes nothing, so that several
 // threads may load manifests of different folders at once.
-Manifest ReadManifest(const std::string& dir, const DiscoveryCache::Impl* cache,
-                      int dir_fd = AT_FDCWD, const std::string& dir_name = std::string());
+Manifest ReadManifest(const std::string& dir, const DiscoveryCache* cache, int dir_fd = AT_FDCWD,
+                      const std::string& dir_name = std::string());
 
 // A folder's ingest_roots.json as loaded.
 struct IngestRootsFile {
   std::string path;
   Loaded<IngestRootsParse> file;
   // When known absent from its folder as that folder still is (file.status kMissing).
-  const StampCache<bool>::Entry* kept_absent = nullptr;
+  const KeptParse<bool>* kept_absent = nullptr;
 };
 
 // Loads `dir`'s ingest_roots.json through `cache` (may be null), as ReadManifest does
 // its manifest. With `dir_stamp` (the folder's stamp now) and `absent_key` (how the
 // cache knows the folder: its manifest's path), a file the cache knows absent from the
 // folder as it still is is not looked for (then `path` stays empty). Changes nothing.
-IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache::Impl* cache,
+IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache* cache,
                                   int dir_fd = AT_FDCWD,
                                   const std::string& dir_name = std::string(),
                                   const FileStamp* dir_stamp = nullptr,
@@ -70,8 +70,12 @@ struct BrainFolder {
 
 // Reads the manifest of the folder `dir` (RuntimeKey `key`) and, when it is a brain's,
 // its ingest roots, and resolves its identity; `dir_fd`/`dir_name` as ReadManifest.
-void LookIntoFolder(const DiscoveryCache::Impl* cache, BrainFolder* folder, int dir_fd = AT_FDCWD,
+void LookIntoFolder(const DiscoveryCache* cache, BrainFolder* folder, int dir_fd = AT_FDCWD,
                     const std::string& dir_name = std::string());
+
+// Records in `cache` what LookIntoFolder read of `folder`: its manifest, and its
+// ingest_roots.json or that the folder has none.
+void RememberFolder(const BrainFolder& folder, DiscoveryCache* cache);
 
 // The mtime of the store in `dir`, or the smallest value without one.
 std::int64_t StoreMtimeNs(const std::string& dir);

@@ -35,9 +35,8 @@ std::string ExpandHome(const std::string& path) {
 Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous,
                          const std::atomic<bool>* stop, const Parallelism& parallelism,
                          DiscoveryCache* cache) {
-  DiscoveryCache::Impl* kept = cache != nullptr ? &cache->impl() : nullptr;
-  if (kept) kept->BeginWalk();
-  Walk walk(previous, stop, parallelism, kept);
+  if (cache) cache->BeginWalk();
+  Walk walk(previous, stop, parallelism, cache);
   for (const StaticBrain& brain : config.static_brains) walk.AddStatic(brain);
   for (const std::string& registry : config.registries) {
     if (walk.Stopped()) break;
@@ -51,7 +50,7 @@ Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>
   }
   Discovery discovery = walk.Finish(previous);
   // A stopped walk did not meet every file: nothing is dropped for it.
-  if (kept && !discovery.stopped) kept->DropUnseen();
+  if (cache && !discovery.stopped) cache->DropUnseen();
   return discovery;
 }
 

@@ -28,17 +28,8 @@ std::string DirKey(const std::string& path);
 // checkout, like examples/registry, works wherever the checkout lives).
 std::string ResolveInRegistry(const std::string& registry, const std::string& path);
 
-// The real path of a runtime dir: symlinks and ".." resolved, so that aliases of one
-// folder get one name. A folder that cannot be resolved (not there yet) keeps its
-// lexically normal form.
-std::string RealDir(const std::string& path);
-
 // The RuntimeKey of a folder stat'ed as `info`.
 std::string InodeKey(const struct stat& info);
-
-// What makes two runtime dirs one: the folder's device and inode (symlinks, ".."
-// paths and bind mounts of one folder agree), else the lexically normal path.
-std::string RuntimeKey(const std::string& path);
 
 // `dir` + "/" + `name`, without a second '/' when `dir` ends in one.
 std::string JoinPath(const std::string& dir, const std::string& name);
@@ -49,6 +40,17 @@ std::string JoinPath(const std::string& dir, const std::string& name);
 // is spared them), else into the normal copy appended to `normalized` (whose elements
 // never move).
 std::string_view RootKeyView(const std::string& root, std::deque<std::string>* normalized);
+
+// ---- Rules that ask the disk
+
+// The real path of a runtime dir: symlinks and ".." resolved, so that aliases of one
+// folder get one name. A folder that cannot be resolved (not there yet) keeps its
+// lexically normal form.
+std::string RealDir(const std::string& path);
+
+// What makes two runtime dirs one: the folder's device and inode (symlinks, ".."
+// paths and bind mounts of one folder agree), else the lexically normal path.
+std::string RuntimeKey(const std::string& path);
 
 }  // namespace scx
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/brain_file.h"
@@ -26,6 +27,8 @@ inline constexpr std::int64_t kMaxSmallFileBytes = std::int64_t{1} << 20;
 // strerror(error).
 std::string ErrnoText(int error);
 
+// What a listing or a read found: kMissing when nothing is there, kError for any
+// other failure (with a message).
 enum class ReadStatus { kOk, kMissing, kError };
 
 // Lists the entry names of `dir` (without "." and ".."), sorted. kMissing when the
@@ -49,6 +52,8 @@ class FolderFd {
   const int fd_;
 };
 
+// How a small file is read (DiscoveryCache::Options::read_file): ReadBrainFile's
+// signature; an empty function stands for ReadBrainFile itself.
 using ReadFileFunction =
     std::function<BrainFileResult(const std::string&, std::int64_t, std::string*)>;
 
@@ -58,13 +63,17 @@ using ReadFileFunction =
 ReadStatus ReadSmallFile(const std::string& path, const ReadFileFunction& read_file,
                          std::string* contents, FileStamp* stamp, std::string* error);
 
+// A parse kept for a file by the DiscoveryCache, with the stamp it was read at.
+template <typename Parsed>
+using KeptParse = typename StampCache<Parsed>::Entry;
+
 // A small file's parse: read now, or kept from a read of the file as it still is.
 template <typename Parsed>
 struct Loaded {
   ReadStatus status = ReadStatus::kOk;
   std::string error;  // when status is kError
   // From the cache (the file was only stat'ed); null when read now.
-  const typename StampCache<Parsed>::Entry* kept = nullptr;
+  const KeptParse<Parsed>* kept = nullptr;
   Parsed read;      // the parse of the read, when read now with status kOk
   FileStamp stamp;  // of the read, when read now with status kOk
 
@@ -72,17 +81,17 @@ struct Loaded {
   const Parsed& parsed() const { return kept != nullptr ? kept->parsed : read; }
 };
 
-// Reads and parses `path`, unless `cache` (may be null) holds the parse of the file
-// as a stat finds it now; the stat is of `name` in the folder `dir_fd` (AT_FDCWD:
-// of `path`). Changes nothing, so that several threads may load different files at
-// once; Remember then records the outcome.
-template <typename Parsed, typename Parse>
-Loaded<Parsed> LoadSmallFile(const std::string& path, const StampCache<Parsed>* cache,
-                             const ReadFileFunction& read_file, Parse parse, int dir_fd = AT_FDCWD,
-                             const std::string* name = nullptr) {
+// Reads and parses `path` with `parse`, unless `entry` (what the cache keeps for
+// `path`; may be null) holds the parse of the file as a stat finds it now; the stat is
+// of `name` in the folder `dir_fd` (AT_FDCWD: of `path`). Changes nothing, so that
+// several threads may load different files at once; the cache's Remember* then
+// record the outcome.
+template <typename Parsed>
+Loaded<Parsed> LoadSmallFile(const std::string& path, const KeptParse<Parsed>* entry,
+                             const ReadFileFunction& read_file, Parsed (*parse)(std::string_view),
+                             int dir_fd = AT_FDCWD, const std::string* name = nullptr) {
   Loaded<Parsed> loaded;
   // Without an entry there is nothing to compare: the file is read at once.
-  const auto* entry = cache != nullptr ? cache->Find(path) : nullptr;
   if (entry != nullptr) {
     struct stat info;
     const char* at = name != nullptr ? name->c_str() : path.c_str();
@@ -96,21 +105,6 @@ Loaded<Parsed> LoadSmallFile(const std::string& path, const StampCache<Parsed>* 
   loaded.status = ReadSmallFile(path, read_file, &text, &loaded.stamp, &loaded.error);
   if (loaded.status == ReadStatus::kOk) loaded.read = parse(text);
   return loaded;
-}
-
-// Records in `cache` (may be null) what LoadSmallFile found at `path` during a walk
-// that began at `walk_started_ns`: a parse is kept with its stamp, a read error never.
-template <typename Parsed>
-void Remember(const std::string& path, const Loaded<Parsed>& loaded, std::int64_t walk_started_ns,
-              StampCache<Parsed>* cache) {
-  if (cache == nullptr) return;
-  if (loaded.kept != nullptr) {
-    cache->MarkSeen(*loaded.kept);
-  } else if (loaded.status == ReadStatus::kOk) {
-    cache->Keep(path, loaded.stamp, walk_started_ns, loaded.read);
-  } else {
-    cache->Forget(path);
-  }
 }
 
 // Now, in CLOCK_REALTIME nanoseconds (the clock of file times).

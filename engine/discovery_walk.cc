@@ -22,7 +22,6 @@
 
 #include "base/bounded_glob.h"
 #include "base/parallel_for.h"
-#include "base/stamp_cache.h"
 #include "base/strings.h"
 #include "engine/brain_folder.h"
 #include "engine/brain_names.h"
@@ -35,7 +34,7 @@ namespace scx {
 
 namespace {
 
-// ---- m1nd's small files, as this exporter uses them ---------------------------------
+// ---- Instance records, as the walk reads them --------------------------------------
 
 enum class InstanceKind { kOwner, kProject };
 
@@ -182,10 +181,9 @@ void Walk::ScanRegistry(const std::string& registry, bool is_default) {
 
 void Walk::ReadInstance(const std::string& registry, const std::string& name) {
   std::string path = JoinPath(JoinPath(registry, kInstancesDir), name);
-  StampCache<InstanceRecordParse>* cache = cache_ ? &cache_->instances : nullptr;
-  const Loaded<InstanceRecordParse> file =
-      LoadSmallFile(path, cache, ReaderOf(cache_), ParseInstanceRecord);
-  if (cache_) Remember(path, file, cache_->walk_started_ns, cache);
+  const Loaded<InstanceRecordParse> file = LoadSmallFile(
+      path, cache_ ? cache_->FindInstance(path) : nullptr, ReaderOf(cache_), ParseInstanceRecord);
+  if (cache_) cache_->RememberInstance(path, file);
   if (file.status == ReadStatus::kMissing) return;  // removed since the listing
   if (file.status == ReadStatus::kError) {
     return Problem(DiscoveryProblemSource::kInstance, path, file.error);
@@ -234,7 +232,7 @@ void Walk::AddOwner(const OwnerCandidate& owner) {
   const std::string& key = owner.key;
   if (claimed_.count(key)) return;  // a static brain, or an entry that names it first
   const IngestRootsFile ingest = ReadIngestRootsIn(owner.ingest_dir, cache_);
-  if (cache_) Remember(ingest.path, ingest.file, cache_->walk_started_ns, &cache_->ingest_roots);
+  if (cache_) cache_->RememberIngestRoots(ingest.path, ingest.file);
   if (ingest.file.status == ReadStatus::kError) {
     Problem(DiscoveryProblemSource::kIngestRoots, ingest.path, ingest.file.error);
     // Named after its workspace_root instead, it could page on a healthy brain: the
@@ -281,7 +279,7 @@ void Walk::AddProjectBrains() {
     folder.key = RuntimeKey(entry.dir);
     if (claimed_.count(folder.key)) continue;  // found (or tried) by a stronger source
     LookIntoFolder(cache_, &folder);
-    RememberFolder(folder);
+    if (cache_) RememberFolder(folder, cache_);
     AddFolderBrain(folder, BrainSource::kRegistryProject, MissingManifest::kQuiet, entry.registry);
   }
 }
@@ -307,7 +305,7 @@ void Walk::AddProjectBrainsIn(const std::string& folder,
   // Each folder is looked at and its files read on a few threads (this is most of a
   // cold discovery); what they found is then added here, in name order.
   std::vector<BrainFolder> found(names.size());
-  const DiscoveryCache::Impl* cache = cache_;  // only read on the threads
+  const DiscoveryCache* cache = cache_;  // only read on the threads
   // Folders and their files are stat'ed from the listed folder: a path walk of one or
   // two names instead of the whole path.
   const FolderFd listed(folder);
@@ -348,7 +346,7 @@ void Walk::AddProjectBrainsIn(const std::string& folder,
   for (std::size_t i = 0; i < found.size(); ++i) {
     const BrainFolder& entry = found[i];
     if (entry.key.empty()) continue;
-    RememberFolder(entry);
+    if (cache_) RememberFolder(entry, cache_);
     const Loaded<ManifestParse>& file = entry.manifest.file;
     if (claimed_.count(entry.key) || file.status != ReadStatus::kOk || !file.parsed().ok) continue;
     const auto [first, inserted] =
@@ -443,30 +441,9 @@ void Walk::ScanGlob(const std::string& pattern) {
       folder.key = InodeKey(info);
       if (claimed_.count(folder.key)) continue;  // found (or tried) by a stronger source
       LookIntoFolder(cache_, &folder);
-      RememberFolder(folder);
+      if (cache_) RememberFolder(folder, cache_);
       AddFolderBrain(folder, BrainSource::kGlob, MissingManifest::kProblem, nullptr);
     }
-  }
-}
-
-void Walk::RememberFolder(const BrainFolder& folder) {
-  if (!cache_) return;
-  if (!folder.manifest.path.empty()) {
-    Remember(folder.manifest.path, folder.manifest.file, cache_->walk_started_ns,
-             &cache_->manifests);
-  }
-  if (folder.ingest.kept_absent != nullptr) {
-    cache_->ingest_roots_absent.MarkSeen(*folder.ingest.kept_absent);
-    return;
-  }
-  if (folder.ingest.path.empty()) return;  // not looked for: no brain's manifest
-  Remember(folder.ingest.path, folder.ingest.file, cache_->walk_started_ns, &cache_->ingest_roots);
-  // Known by the folder's manifest path, which a brain folder always has.
-  if (folder.ingest.file.status == ReadStatus::kMissing && folder.has_stamp) {
-    cache_->ingest_roots_absent.Keep(folder.manifest.path, folder.stamp, cache_->walk_started_ns,
-                                     true);
-  } else {
-    cache_->ingest_roots_absent.Forget(folder.manifest.path);
   }
 }
 

@@ -50,12 +50,12 @@ enum class MissingManifest { kQuiet, kProblem };
 class Walk {
  public:
   Walk(const std::vector<Brain>& previous, const std::atomic<bool>* stop,
-       const Parallelism& parallelism, DiscoveryCache::Impl* cache)
+       const Parallelism& parallelism, DiscoveryCache* cache)
       : stop_(stop),
         parallelism_(parallelism),
         previous_brains_(previous),
         cache_(cache),
-        walk_started_ns_(cache != nullptr ? cache->walk_started_ns : RealtimeNowNs()) {}
+        walk_started_ns_(cache != nullptr ? cache->walk_started_ns() : RealtimeNowNs()) {}
 
   // True once a stop was requested; checked between steps.
   bool Stopped() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
@@ -78,8 +78,6 @@ class Walk {
   // folder they were found in cannot be listed now.
   template <typename Predicate>
   void CarryOverAll(Predicate came_from);
-  // Records in the cache what LookIntoFolder read.
-  void RememberFolder(const BrainFolder& folder);
   // Adds the brain of a folder looked into by LookIntoFolder (or carries the previous
   // one over, or records why it is not a brain).
   void AddFolderBrain(const BrainFolder& folder, BrainSource source, MissingManifest missing,
@@ -104,7 +102,7 @@ class Walk {
   const std::atomic<bool>* const stop_;  // may be null
   const Parallelism parallelism_;        // for the folders under project-brains/
   const std::vector<Brain>& previous_brains_;
-  DiscoveryCache::Impl* const cache_;             // may be null
+  DiscoveryCache* const cache_;                   // may be null
   const std::int64_t walk_started_ns_;            // CLOCK_REALTIME
   std::map<std::string, const Brain*> previous_;  // by RuntimeKey, built on first use
   bool previous_indexed_ = false;
