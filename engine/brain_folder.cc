@@ -22,9 +22,9 @@
 
 namespace scx {
 
-Manifest ReadManifest(const std::string& dir, const DiscoveryCache* cache, int dir_fd,
-                      const std::string& dir_name) {
-  Manifest manifest;
+ManifestFile ReadManifest(const std::string& dir, const DiscoveryCache* cache, int dir_fd,
+                          const std::string& dir_name) {
+  ManifestFile manifest;
   manifest.path = JoinPath(dir, kProjectBrainManifest);
   const std::string name_at =
       dir_fd == AT_FDCWD ? manifest.path : JoinPath(dir_name, kProjectBrainManifest);

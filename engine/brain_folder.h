@@ -20,7 +20,7 @@
 namespace scx {
 
 // A brain folder's project_brain.json as loaded.
-struct Manifest {
+struct ManifestFile {
   std::string path;
   Loaded<ManifestParse> file;
 };
@@ -29,8 +29,8 @@ struct Manifest {
 // AT_FDCWD, `dir` is `dir_name` in that folder, and the stat that tells an unchanged
 // manifest is made from there (a shorter path walk). Changes nothing, so that several
 // threads may load manifests of different folders at once.
-Manifest ReadManifest(const std::string& dir, const DiscoveryCache* cache, int dir_fd = AT_FDCWD,
-                      const std::string& dir_name = std::string());
+ManifestFile ReadManifest(const std::string& dir, const DiscoveryCache* cache,
+                          int dir_fd = AT_FDCWD, const std::string& dir_name = std::string());
 
 // A folder's ingest_roots.json as loaded.
 struct IngestRootsFile {
@@ -63,7 +63,7 @@ struct BrainFolder {
   std::string key;  // its RuntimeKey; empty: not a folder
   bool has_stamp = false;
   FileStamp stamp;  // of the folder itself, when has_stamp
-  Manifest manifest;
+  ManifestFile manifest;
   IngestRootsFile ingest;  // read when the manifest parsed
   OwnerIdentity identity;  // when the manifest parsed
 };

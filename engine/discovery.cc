@@ -1,5 +1,5 @@
 // Discovery of brains: static brains, m1nd instance registries and runtime globs
-// (discovery.h); the walk itself is in discovery_walk.h.
+// (discovery.h); the walk itself is DiscoveryWalk's (discovery_walk.h).
 #include "engine/discovery.h"
 
 #include <stdlib.h>
@@ -36,7 +36,7 @@ Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>
                          const std::atomic<bool>* stop, const Parallelism& parallelism,
                          DiscoveryCache* cache) {
   if (cache) cache->BeginWalk();
-  Walk walk(previous, stop, parallelism, cache);
+  DiscoveryWalk walk(previous, stop, parallelism, cache);
   for (const StaticBrain& brain : config.static_brains) walk.AddStatic(brain);
   for (const std::string& registry : config.registries) {
     if (walk.Stopped()) break;

@@ -64,16 +64,16 @@ bool NamesBrainFirst(const OwnerCandidate& a, const OwnerCandidate& b) {
 
 }  // namespace
 
-void Walk::Problem(DiscoveryProblemSource source, const std::string& path,
-                   const std::string& message, bool transient) {
+void DiscoveryWalk::Problem(DiscoveryProblemSource source, const std::string& path,
+                            const std::string& message, bool transient) {
   problems_.push_back(DiscoveryProblem{source, path, message, transient});
 }
 
-void Walk::Debug(const std::string& path, const std::string& message) {
+void DiscoveryWalk::Debug(const std::string& path, const std::string& message) {
   debug_notes_.push_back(DiscoveryNotice{path, message});
 }
 
-bool Walk::IgnoredIngestRoots(const IngestRootsFile& ingest, const std::string& key) {
+bool DiscoveryWalk::IgnoredIngestRoots(const IngestRootsFile& ingest, const std::string& key) {
   if (ingest.file.status != ReadStatus::kOk) return false;
   const IngestRootsParse& parse = ingest.file.parsed();
   if (parse.ignored_because.empty()) return false;
@@ -90,11 +90,11 @@ bool Walk::IgnoredIngestRoots(const IngestRootsFile& ingest, const std::string& 
   return false;
 }
 
-void Walk::AddBrain(Brain brain, const std::string& key) {
+void DiscoveryWalk::AddBrain(Brain brain, const std::string& key) {
   if (claimed_.insert(key).second) brains_.push_back(std::move(brain));
 }
 
-bool Walk::CarryOver(const std::string& key) {
+bool DiscoveryWalk::CarryOver(const std::string& key) {
   claimed_.insert(key);
   if (!previous_indexed_) {
     for (const Brain& brain : previous_brains_) {
@@ -112,7 +112,7 @@ bool Walk::CarryOver(const std::string& key) {
 }
 
 template <typename Predicate>
-void Walk::CarryOverAll(Predicate came_from) {
+void DiscoveryWalk::CarryOverAll(Predicate came_from) {
   for (const Brain& brain : previous_brains_) {
     if (!came_from(brain)) continue;
     if (!claimed_.insert(RuntimeKey(brain.runtime_dir)).second) continue;
@@ -123,7 +123,7 @@ void Walk::CarryOverAll(Predicate came_from) {
   }
 }
 
-void Walk::AddStatic(const StaticBrain& config) {
+void DiscoveryWalk::AddStatic(const StaticBrain& config) {
   Brain brain;
   brain.name = config.name;
   brain.project_root = config.project_root;
@@ -136,7 +136,7 @@ void Walk::AddStatic(const StaticBrain& config) {
   AddBrain(std::move(brain), key);
 }
 
-void Walk::ScanRegistry(const std::string& registry, bool is_default) {
+void DiscoveryWalk::ScanRegistry(const std::string& registry, bool is_default) {
   const std::string folder = CleanDir(registry);
   auto from_this_registry = [&folder](const Brain& brain) {
     return brain.origin != nullptr && *brain.origin == folder;
@@ -179,7 +179,7 @@ void Walk::ScanRegistry(const std::string& registry, bool is_default) {
   }
 }
 
-void Walk::ReadInstance(const std::string& registry, const std::string& name) {
+void DiscoveryWalk::ReadInstance(const std::string& registry, const std::string& name) {
   std::string path = JoinPath(JoinPath(registry, kInstancesDir), name);
   const Loaded<InstanceRecordParse> file = LoadSmallFile(
       path, cache_ ? cache_->FindInstance(path) : nullptr, ReaderOf(cache_), ParseInstanceRecord);
@@ -228,7 +228,7 @@ void Walk::ReadInstance(const std::string& registry, const std::string& name) {
   owners_.push_back(std::move(owner));
 }
 
-void Walk::AddOwner(const OwnerCandidate& owner) {
+void DiscoveryWalk::AddOwner(const OwnerCandidate& owner) {
   const std::string& key = owner.key;
   if (claimed_.count(key)) return;  // a static brain, or an entry that names it first
   const IngestRootsFile ingest = ReadIngestRootsIn(owner.ingest_dir, cache_);
@@ -255,7 +255,7 @@ void Walk::AddOwner(const OwnerCandidate& owner) {
   AddBrain(std::move(brain), key);
 }
 
-void Walk::AddOwners() {
+void DiscoveryWalk::AddOwners() {
   std::vector<OwnerCandidate> sorted = owners_;
   std::stable_sort(sorted.begin(), sorted.end(), NamesBrainFirst);
   for (const OwnerCandidate& owner : sorted) {
@@ -264,7 +264,7 @@ void Walk::AddOwners() {
   }
 }
 
-void Walk::AddProjectBrains() {
+void DiscoveryWalk::AddProjectBrains() {
   std::set<std::string> roots_seen;
   for (const OwnerCandidate& owner : owners_) {
     if (Stopped()) return;
@@ -284,8 +284,8 @@ void Walk::AddProjectBrains() {
   }
 }
 
-void Walk::AddProjectBrainsIn(const std::string& folder,
-                              const std::shared_ptr<const std::string>& registry) {
+void DiscoveryWalk::AddProjectBrainsIn(const std::string& folder,
+                                       const std::shared_ptr<const std::string>& registry) {
   std::vector<std::string> names;
   std::string error;
   ReadStatus status = ListDir(folder, &names, &error);
@@ -379,8 +379,8 @@ void Walk::AddProjectBrainsIn(const std::string& folder,
   }
 }
 
-std::size_t Walk::ServedFolder(const std::vector<BrainFolder>& found,
-                               const std::vector<std::size_t>& folders) {
+std::size_t DiscoveryWalk::ServedFolder(const std::vector<BrainFolder>& found,
+                                        const std::vector<std::size_t>& folders) {
   if (!served_by_entry_indexed_) {
     for (const ProjectEntry& entry : project_entries_) {
       std::uint64_t& heartbeat = served_by_entry_[RuntimeKey(entry.dir)];
@@ -414,7 +414,7 @@ std::size_t Walk::ServedFolder(const std::vector<BrainFolder>& found,
   return best;
 }
 
-void Walk::ScanGlob(const std::string& pattern) {
+void DiscoveryWalk::ScanGlob(const std::string& pattern) {
   if (pattern.empty()) return Problem(DiscoveryProblemSource::kGlob, pattern, "empty pattern");
   const GlobResult result = BoundedGlob(pattern, GLOB_TILDE | GLOB_ONLYDIR, kMaxGlobEntries, stop_);
   switch (result.status) {
@@ -447,8 +447,9 @@ void Walk::ScanGlob(const std::string& pattern) {
   }
 }
 
-void Walk::AddFolderBrain(const BrainFolder& folder, BrainSource source, MissingManifest missing,
-                          const std::shared_ptr<const std::string>& origin) {
+void DiscoveryWalk::AddFolderBrain(const BrainFolder& folder, BrainSource source,
+                                   MissingManifest missing,
+                                   const std::shared_ptr<const std::string>& origin) {
   const std::string& key = folder.key;
   const std::string& path = folder.manifest.path;
   const Loaded<ManifestParse>& file = folder.manifest.file;
@@ -501,7 +502,7 @@ void Walk::AddFolderBrain(const BrainFolder& folder, BrainSource source, Missing
   AddBrain(std::move(brain), key);
 }
 
-Discovery Walk::Finish(const std::vector<Brain>& previous) {
+Discovery DiscoveryWalk::Finish(const std::vector<Brain>& previous) {
   Discovery discovery;
   if (Stopped()) {
     discovery.stopped = true;  // incomplete: not worth naming

@@ -46,11 +46,12 @@ struct ProjectEntry {
 // What to do when a project-brains/ folder (or a glob match) is not a brain's.
 enum class MissingManifest { kQuiet, kProblem };
 
-// Collects brains in source priority order, keeping the first per runtime dir.
-class Walk {
+// Collects brains in source priority order, keeping the first per runtime dir. One
+// walk per discovery: DiscoverBrains adds each source in turn, then calls Finish.
+class DiscoveryWalk {
  public:
-  Walk(const std::vector<Brain>& previous, const std::atomic<bool>* stop,
-       const Parallelism& parallelism, DiscoveryCache* cache)
+  DiscoveryWalk(const std::vector<Brain>& previous, const std::atomic<bool>* stop,
+                const Parallelism& parallelism, DiscoveryCache* cache)
       : stop_(stop),
         parallelism_(parallelism),
         previous_brains_(previous),
