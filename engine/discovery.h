@@ -2,21 +2,19 @@
 // m1nd instance registries (each owner's bound brain, named as m1nd names it, and
 // every project brain under its runtime root, dormant ones included) and glob
 // patterns of runtime dirs. It only lists and reads; it never writes, and holds
-// nothing open but the folder it is listing. With a DiscoveryCache it opens only the
-// small files that changed.
+// nothing open but the folder it is listing. With a DiscoveryCache (discovery_cache.h)
+// it opens only the small files that changed.
 #ifndef SCX_ENGINE_DISCOVERY_H_
 #define SCX_ENGINE_DISCOVERY_H_
 
 #include <atomic>
-#include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "base/brain_file.h"
 #include "base/parallel_for.h"
+#include "engine/discovery_cache.h"  // DiscoveryCache, for callers of DiscoverBrains
 #include "engine/m1nd_files.h"
 #include "engine/owner_identity.h"
 #include "engine/vocabulary.h"
@@ -141,43 +139,6 @@ struct Discovery {
   std::vector<OrphanedFolder> orphans;       // sorted by runtime_dir
   std::vector<std::string> name_collisions;  // one log-ready line per renamed brain
   bool stopped = false;  // `stop` was set: the walk ended early and is incomplete
-};
-
-// What discovery keeps between scans: every registry instance file, ingest_roots.json
-// and project_brain.json it parsed, with the stamp it was read at (device, inode,
-// size, mtime and ctime, see stamp_cache.h). A file whose stamp is unchanged is not
-// opened: its parse stands, a failed one included (a torn manifest is reported, and
-// its brain carried over, as if read again). A changed or new file is read; a file
-// changed less than kStampSettleNs before the discovery began is read again next
-// time. Files a complete discovery did not meet are forgotten. Read errors (no file,
-// not a regular file, too large, I/O) are never kept: such a file is tried every time.
-// Owned by the caller (the Scanner); used by one discovery at a time.
-class DiscoveryCache {
- public:
-  // Seams for tests. Empty members take the defaults.
-  struct Options {
-    // How a small file is read: ReadBrainFile. Called from several threads at once.
-    std::function<BrainFileResult(const std::string& path, std::int64_t max_bytes,
-                                  std::string* contents)>
-        read_file;
-    // Now, in CLOCK_REALTIME nanoseconds (the clock of file times).
-    std::function<std::int64_t()> now_ns;
-  };
-
-  DiscoveryCache();
-  explicit DiscoveryCache(Options options);
-  ~DiscoveryCache();
-  DiscoveryCache(const DiscoveryCache&) = delete;
-  DiscoveryCache& operator=(const DiscoveryCache&) = delete;
-
-  // How many files' parses are kept.
-  std::size_t size() const;
-
-  struct Impl;  // defined in discovery.cc
-  Impl& impl() { return *impl_; }
-
- private:
-  std::unique_ptr<Impl> impl_;
 };
 
 // Discovers every brain. A runtime dir found by more than one source is kept once

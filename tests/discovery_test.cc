@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,6 +22,7 @@
 
 #include "base/brain_file.h"
 #include "base/stamp_cache.h"
+#include "tests/counted_reads.h"
 #include "tests/test_support.h"
 
 namespace scx {
@@ -1134,37 +1134,20 @@ class CachedDiscoveryTest : public DiscoveryTest {
  protected:
   DiscoveryCache::Options CountingOptions() {
     DiscoveryCache::Options options;
-    options.read_file = [this](const std::string& path, std::int64_t max_bytes,
-                               std::string* contents) {
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        ++reads_[path];
-      }
-      return ReadBrainFile(path, max_bytes, contents);
-    };
+    options.read_file = reads_.Reader();
     options.now_ns = [this] { return now_ns_; };
     return options;
   }
 
   Discovery Discover(DiscoveryCache* cache, const std::vector<Brain>& previous = {},
                      const Parallelism& parallelism = Parallelism{1, 1}) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      reads_.clear();
-    }
+    reads_.Clear();
     return DiscoverBrains(RegistryConfig(Registry()), previous, nullptr, parallelism, cache);
   }
 
   // How often the last Discover opened `path`.
-  int Reads(const std::string& path) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = reads_.find(path);
-    return it == reads_.end() ? 0 : it->second;
-  }
-  std::map<std::string, int> AllReads() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return reads_;
-  }
+  int Reads(const std::string& path) { return reads_.Of(path); }
+  std::map<std::string, int> AllReads() { return reads_.All(); }
 
   std::string Manifest(const std::string& hex) const {
     return ProjectBrain(hex) + "/project_brain.json";
@@ -1172,8 +1155,7 @@ class CachedDiscoveryTest : public DiscoveryTest {
 
   // Long after every file of the test changed: their stamps are settled.
   std::int64_t now_ns_ = RealtimeNs() + std::int64_t{3600} * 1000000000;
-  std::mutex mutex_;
-  std::map<std::string, int> reads_;
+  testing::CountedReads reads_;
 };
 
 TEST_F(CachedDiscoveryTest, UnchangedFilesAreNotOpenedAndFindTheSame) {

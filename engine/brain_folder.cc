@@ -1,0 +1,119 @@
+// Reading one brain folder (brain_folder.h).
+#include "engine/brain_folder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "base/brain_file.h"
+#include "base/stamp_cache.h"
+#include "engine/discovery_cache.h"
+#include "engine/discovery_paths.h"
+#include "engine/discovery_reads.h"
+#include "engine/m1nd_files.h"
+#include "engine/owner_identity.h"
+#include "engine/root_visibility.h"
+#include "engine/store_reader.h"
+
+namespace scx {
+
+ManifestFile ReadManifest(const std::string& dir, const DiscoveryCache* cache, int dir_fd,
+                          const std::string& dir_name) {
+  ManifestFile manifest;
+  manifest.path = JoinPath(dir, kProjectBrainManifest);
+  const std::string name_at =
+      dir_fd == AT_FDCWD ? manifest.path : JoinPath(dir_name, kProjectBrainManifest);
+  manifest.file = LoadSmallFile(manifest.path, cache ? cache->FindManifest(manifest.path) : nullptr,
+                                ReaderOf(cache), ParseProjectBrainManifest, dir_fd, &name_at);
+  return manifest;
+}
+
+IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache* cache, int dir_fd,
+                                  const std::string& dir_name, const FileStamp* dir_stamp,
+                                  const std::string* absent_key) {
+  IngestRootsFile ingest;
+  if (cache != nullptr && dir_stamp != nullptr && absent_key != nullptr) {
+    const KeptParse<bool>* absent = cache->FindIngestRootsAbsence(*absent_key);
+    if (absent != nullptr && CanReuseParse(absent->stamp, *dir_stamp)) {
+      ingest.file.status = ReadStatus::kMissing;
+      ingest.kept_absent = absent;
+      return ingest;
+    }
+  }
+  ingest.path = JoinPath(dir, kIngestRootsFileName);
+  const std::string name_at =
+      dir_fd == AT_FDCWD ? ingest.path : JoinPath(dir_name, kIngestRootsFileName);
+  // Most project brains have none: a stat from the listed folder (a walk of two names)
+  // tells so more cheaply than an open of the whole path. A file the cache knows is
+  // stat'ed by LoadSmallFile instead.
+  const KeptParse<IngestRootsParse>* known =
+      cache != nullptr ? cache->FindIngestRoots(ingest.path) : nullptr;
+  struct stat info;
+  if (dir_fd != AT_FDCWD && known == nullptr && fstatat(dir_fd, name_at.c_str(), &info, 0) != 0 &&
+      errno == ENOENT) {
+    ingest.file.status = ReadStatus::kMissing;
+    return ingest;
+  }
+  ingest.file =
+      LoadSmallFile(ingest.path, known, ReaderOf(cache), ParseIngestRootsAsM1nd, dir_fd, &name_at);
+  return ingest;
+}
+
+OwnerIdentity IdentityOf(const IngestRootsFile& ingest, const std::string& workspace_root,
+                         IdentitySource workspace_source) {
+  if (ingest.file.status == ReadStatus::kError) {
+    return {std::string(), IdentitySource::kUnknown,
+            ingest.path + " cannot be read: " + ingest.file.error};
+  }
+  static const std::vector<std::string> kNone;
+  const std::vector<std::string>& roots =
+      ingest.file.status == ReadStatus::kOk ? ingest.file.parsed().roots : kNone;
+  return ResolveOwnerIdentity(roots, workspace_root, ProbeRoot, workspace_source);
+}
+
+void LookIntoFolder(const DiscoveryCache* cache, BrainFolder* folder, int dir_fd,
+                    const std::string& dir_name) {
+  folder->manifest = ReadManifest(folder->dir, cache, dir_fd, dir_name);
+  const Loaded<ManifestParse>& file = folder->manifest.file;
+  if (file.status != ReadStatus::kOk || !file.parsed().ok) return;
+  folder->ingest =
+      ReadIngestRootsIn(folder->dir, cache, dir_fd, dir_name,
+                        folder->has_stamp ? &folder->stamp : nullptr, &folder->manifest.path);
+  // A hosted project brain is named by its own session state: its ingest roots
+  // first, its manifest's project_root at rule 2.
+  folder->identity =
+      IdentityOf(folder->ingest, file.parsed().project_root, IdentitySource::kManifest);
+}
+
+void RememberFolder(const BrainFolder& folder, DiscoveryCache* cache) {
+  if (!folder.manifest.path.empty()) {
+    cache->RememberManifest(folder.manifest.path, folder.manifest.file);
+  }
+  if (folder.ingest.kept_absent != nullptr) {
+    cache->KeepIngestRootsAbsence(*folder.ingest.kept_absent);
+    return;
+  }
+  if (folder.ingest.path.empty()) return;  // not looked for: no brain's manifest
+  cache->RememberIngestRoots(folder.ingest.path, folder.ingest.file);
+  // Known by the folder's manifest path, which a brain folder always has.
+  if (folder.ingest.file.status == ReadStatus::kMissing && folder.has_stamp) {
+    cache->RememberIngestRootsAbsent(folder.manifest.path, folder.stamp);
+  } else {
+    cache->ForgetIngestRootsAbsence(folder.manifest.path);
+  }
+}
+
+std::int64_t StoreMtimeNs(const std::string& dir) {
+  struct stat info;
+  if (stat(JoinPath(dir, kStoreFileName).c_str(), &info) != 0) {
+    return std::numeric_limits<std::int64_t>::min();
+  }
+  return StampOfStat(info).mtime_ns;
+}
+
+}  // namespace scx

@@ -1,0 +1,74 @@
+// Discovery's rules for paths (discovery_paths.h).
+#include "engine/discovery_paths.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "engine/discovery.h"
+
+namespace scx {
+
+std::string StripTrailingSlashes(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+std::string CleanDir(const std::string& path) { return StripTrailingSlashes(ExpandHome(path)); }
+
+std::string DirKey(const std::string& path) {
+  std::string expanded = ExpandHome(path);
+  if (expanded.empty()) return expanded;
+  return StripTrailingSlashes(std::filesystem::path(expanded).lexically_normal().string());
+}
+
+std::string ResolveInRegistry(const std::string& registry, const std::string& path) {
+  std::string expanded = ExpandHome(path);
+  if (expanded.empty() || expanded.front() == '/') return CleanDir(expanded);
+  std::filesystem::path joined = std::filesystem::path(registry) / expanded;
+  return StripTrailingSlashes(joined.lexically_normal().string());
+}
+
+std::string RealDir(const std::string& path) {
+  const std::string clean = DirKey(path);
+  char* real = realpath(clean.c_str(), nullptr);
+  if (real == nullptr) return clean;
+  std::string resolved = real;
+  free(real);
+  return resolved;
+}
+
+std::string InodeKey(const struct stat& info) {
+  return "inode " + std::to_string(static_cast<std::uint64_t>(info.st_dev)) + ":" +
+         std::to_string(static_cast<std::uint64_t>(info.st_ino));
+}
+
+std::string RuntimeKey(const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0) return InodeKey(info);
+  return "path " + DirKey(path);
+}
+
+std::string JoinPath(const std::string& dir, const std::string& name) {
+  if (!dir.empty() && dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+std::string_view RootKeyView(const std::string& root, std::deque<std::string>* normalized) {
+  std::string_view view = root;
+  if (root.find("/.") == std::string::npos && root.find("//") == std::string::npos &&
+      (root.empty() || root.front() != '.')) {
+    while (view.size() > 1 && view.back() == '/') view.remove_suffix(1);
+    return view;
+  }
+  normalized->push_back(
+      StripTrailingSlashes(std::filesystem::path(root).lexically_normal().string()));
+  return normalized->back();
+}
+
+}  // namespace scx

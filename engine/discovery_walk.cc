@@ -1,0 +1,524 @@
+// The walk behind DiscoverBrains (discovery_walk.h).
+#include "engine/discovery_walk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "base/bounded_glob.h"
+#include "base/parallel_for.h"
+#include "base/strings.h"
+#include "engine/brain_folder.h"
+#include "engine/brain_names.h"
+#include "engine/discovery_cache.h"
+#include "engine/discovery_paths.h"
+#include "engine/discovery_reads.h"
+#include "engine/m1nd_files.h"
+
+namespace scx {
+
+namespace {
+
+// ---- Instance records, as the walk reads them --------------------------------------
+
+enum class InstanceKind { kOwner, kProject };
+
+constexpr char kProjectKind[] = "project";
+constexpr char kMedullaKind[] = "medulla";
+constexpr char kReadOnlyMode[] = "read_only";
+// m1nd's brain list calls the owner it serves over HTTP this.
+constexpr char kMedullaName[] = "medulla";
+
+InstanceKind KindOf(const InstanceRecord& record) {
+  return record.has_brain_kind && record.brain_kind == kProjectKind ? InstanceKind::kProject
+                                                                    : InstanceKind::kOwner;
+}
+
+// A brain_kind m1nd does not write ("medulla", "project" or null), for a notice.
+bool IsUnknownKind(const InstanceRecord& record) {
+  return record.has_brain_kind && record.brain_kind != kProjectKind &&
+         record.brain_kind != kMedullaKind;
+}
+
+// The order in which entries on one runtime root may name its brain: owners before
+// read_only attachers, then the freshest heartbeat, then the smallest file name.
+bool NamesBrainFirst(const OwnerCandidate& a, const OwnerCandidate& b) {
+  return std::tie(a.key, a.read_only, b.last_heartbeat_ms, a.instance_file) <
+         std::tie(b.key, b.read_only, a.last_heartbeat_ms, b.instance_file);
+}
+
+}  // namespace
+
+void DiscoveryWalk::Problem(DiscoveryProblemSource source, const std::string& path,
+                            const std::string& message, bool transient) {
+  problems_.push_back(DiscoveryProblem{source, path, message, transient});
+}
+
+void DiscoveryWalk::Debug(const std::string& path, const std::string& message) {
+  debug_notes_.push_back(DiscoveryNotice{path, message});
+}
+
+bool DiscoveryWalk::IgnoredIngestRoots(const IngestRootsFile& ingest, const std::string& key) {
+  if (ingest.file.status != ReadStatus::kOk) return false;
+  const IngestRootsParse& parse = ingest.file.parsed();
+  if (parse.ignored_because.empty()) return false;
+  const FileStamp& stamp =
+      ingest.file.kept != nullptr ? ingest.file.kept->stamp : ingest.file.stamp;
+  const bool just_written = walk_started_ns_ - stamp.mtime_ns < kStampSettleNs;
+  if (parse.torn && just_written) {
+    Problem(DiscoveryProblemSource::kIngestRoots, ingest.path, parse.ignored_because,
+            /*transient=*/true);
+    if (CarryOver(key)) return true;
+    claimed_.erase(key);
+  }
+  Debug(ingest.path, "read as an empty list, as m1nd reads it: " + parse.ignored_because);
+  return false;
+}
+
+void DiscoveryWalk::AddBrain(Brain brain, const std::string& key) {
+  if (claimed_.insert(key).second) brains_.push_back(std::move(brain));
+}
+
+bool DiscoveryWalk::CarryOver(const std::string& key) {
+  claimed_.insert(key);
+  if (!previous_indexed_) {
+    for (const Brain& brain : previous_brains_) {
+      previous_.emplace(RuntimeKey(brain.runtime_dir), &brain);
+    }
+    previous_indexed_ = true;
+  }
+  auto previous = previous_.find(key);
+  if (previous == previous_.end()) return false;
+  Brain carried = *previous->second;
+  carried.name.clear();  // names are assigned afresh; only static names are explicit
+  carried.carried_over = true;
+  brains_.push_back(std::move(carried));
+  return true;
+}
+
+template <typename Predicate>
+void DiscoveryWalk::CarryOverAll(Predicate came_from) {
+  for (const Brain& brain : previous_brains_) {
+    if (!came_from(brain)) continue;
+    if (!claimed_.insert(RuntimeKey(brain.runtime_dir)).second) continue;
+    Brain carried = brain;
+    carried.name.clear();
+    carried.carried_over = true;
+    brains_.push_back(std::move(carried));
+  }
+}
+
+void DiscoveryWalk::AddStatic(const StaticBrain& config) {
+  Brain brain;
+  brain.name = config.name;
+  brain.project_root = config.project_root;
+  brain.display_name = config.display_name;
+  brain.runtime_dir = RealDir(config.runtime_dir);
+  brain.source = BrainSource::kStatic;
+  brain.identity_source = config.display_name.empty() ? IdentitySource::kConfigProjectRoot
+                                                      : IdentitySource::kConfigDisplayName;
+  const std::string key = RuntimeKey(brain.runtime_dir);
+  AddBrain(std::move(brain), key);
+}
+
+void DiscoveryWalk::ScanRegistry(const std::string& registry, bool is_default) {
+  const std::string folder = CleanDir(registry);
+  auto from_this_registry = [&folder](const Brain& brain) {
+    return brain.origin != nullptr && *brain.origin == folder;
+  };
+  // The default registry need not exist (m1nd never ran here); a named one must.
+  struct stat info;
+  if (stat(folder.c_str(), &info) != 0) {
+    if (errno == ENOENT) {
+      if (!is_default) Problem(DiscoveryProblemSource::kRegistry, folder, "no such folder");
+      return;
+    }
+    Problem(DiscoveryProblemSource::kRegistry, folder, "cannot stat folder: " + ErrnoText(errno));
+    return CarryOverAll(from_this_registry);
+  }
+  if (!S_ISDIR(info.st_mode))
+    return Problem(DiscoveryProblemSource::kRegistry, folder, "not a folder");
+  const std::string instances = JoinPath(folder, kInstancesDir);
+  std::vector<std::string> names;
+  std::string error;
+  const ReadStatus status = ListDir(instances, &names, &error);
+  if (status == ReadStatus::kError) {
+    // Its brains did not go away: what the last scan knew of them stands.
+    Problem(DiscoveryProblemSource::kRegistry, instances, error);
+    return CarryOverAll(from_this_registry);
+  }
+  if (status == ReadStatus::kMissing) {
+    // m1nd makes instances/ when it starts: a registry named in the config without one
+    // is not the folder it should be.
+    if (!is_default) {
+      Problem(DiscoveryProblemSource::kRegistry, instances,
+              "no instances/ folder (m1nd makes it when it starts)");
+    }
+    return;
+  }
+  listed_registry_ = std::make_shared<const std::string>(folder);
+  for (const std::string& name : names) {
+    if (Stopped()) return;
+    // m1nd replaces entries through "<id>.tmp"; only finished entries count.
+    if (IsInstanceFileName(name)) ReadInstance(folder, name);
+  }
+}
+
+void DiscoveryWalk::ReadInstance(const std::string& registry, const std::string& name) {
+  std::string path = JoinPath(JoinPath(registry, kInstancesDir), name);
+  const Loaded<InstanceRecordParse> file = LoadSmallFile(
+      path, cache_ ? cache_->FindInstance(path) : nullptr, ReaderOf(cache_), ParseInstanceRecord);
+  if (cache_) cache_->RememberInstance(path, file);
+  if (file.status == ReadStatus::kMissing) return;  // removed since the listing
+  if (file.status == ReadStatus::kError) {
+    return Problem(DiscoveryProblemSource::kInstance, path, file.error);
+  }
+  const InstanceRecordParse& parse = file.parsed();
+  if (!parse.ok) {
+    // m1nd's list_instances skips an entry that is not a whole record: so do we.
+    return Debug(path, "not an m1nd instance record, skipped as m1nd skips it: " + parse.error);
+  }
+  const InstanceRecord& record = parse.record;
+  if (KindOf(record) == InstanceKind::kProject) {
+    // The workspace root of a project entry is its project-brains/<hex> folder.
+    project_entries_.push_back(
+        ProjectEntry{listed_registry_, RealDir(ResolveInRegistry(registry, record.workspace_root)),
+                     record.last_heartbeat_ms});
+    return;
+  }
+  if (IsUnknownKind(record)) {
+    notices_.push_back(DiscoveryNotice{
+        path, "unknown brain_kind \"" + record.brain_kind + "\": watched as an owner"});
+  }
+  if (record.runtime_root.empty()) {
+    return Debug(path, "empty \"runtime_root\": no brain folder to watch");
+  }
+  OwnerCandidate owner;
+  owner.registry = listed_registry_;
+  owner.runtime_dir = RealDir(ResolveInRegistry(registry, record.runtime_root));
+  owner.key = RuntimeKey(owner.runtime_dir);
+  owner.workspace_root = ResolveInRegistry(registry, record.workspace_root);
+  // ingest_roots.json sits beside the graph snapshot (by default in the runtime root).
+  owner.ingest_dir = record.graph_source.empty()
+                         ? owner.runtime_dir
+                         : std::filesystem::path(ResolveInRegistry(registry, record.graph_source))
+                               .parent_path()
+                               .string();
+  owner.m1nd_name = record.has_brain_kind && record.brain_kind == kMedullaKind
+                        ? std::string(kMedullaName)
+                        : std::string(FileNameOf(record.workspace_root));
+  owner.read_only = record.mode == kReadOnlyMode;
+  owner.last_heartbeat_ms = record.last_heartbeat_ms;
+  owner.instance_file = name;
+  owners_.push_back(std::move(owner));
+}
+
+void DiscoveryWalk::AddOwner(const OwnerCandidate& owner) {
+  const std::string& key = owner.key;
+  if (claimed_.count(key)) return;  // a static brain, or an entry that names it first
+  const IngestRootsFile ingest = ReadIngestRootsIn(owner.ingest_dir, cache_);
+  if (cache_) cache_->RememberIngestRoots(ingest.path, ingest.file);
+  if (ingest.file.status == ReadStatus::kError) {
+    Problem(DiscoveryProblemSource::kIngestRoots, ingest.path, ingest.file.error);
+    // Named after its workspace_root instead, it could page on a healthy brain: the
+    // last scan's identity stands, or none is decided.
+    if (CarryOver(key)) return;
+  } else if (IgnoredIngestRoots(ingest, key)) {
+    return;
+  }
+  const OwnerIdentity identity =
+      IdentityOf(ingest, owner.workspace_root, IdentitySource::kWorkspaceRoot);
+  Brain brain;
+  brain.project_root = identity.root;
+  brain.runtime_dir = owner.runtime_dir;
+  brain.source = BrainSource::kRegistryOwner;
+  brain.identity_source = identity.source;
+  brain.identity_note = identity.undecided_because;
+  brain.m1nd_name = owner.m1nd_name;
+  brain.origin = owner.registry;
+  claimed_.erase(key);  // a failed CarryOver claimed it
+  AddBrain(std::move(brain), key);
+}
+
+void DiscoveryWalk::AddOwners() {
+  std::vector<OwnerCandidate> sorted = owners_;
+  std::stable_sort(sorted.begin(), sorted.end(), NamesBrainFirst);
+  for (const OwnerCandidate& owner : sorted) {
+    if (Stopped()) return;
+    AddOwner(owner);
+  }
+}
+
+void DiscoveryWalk::AddProjectBrains() {
+  std::set<std::string> roots_seen;
+  for (const OwnerCandidate& owner : owners_) {
+    if (Stopped()) return;
+    if (!roots_seen.insert(owner.key).second) continue;
+    AddProjectBrainsIn(RealDir(JoinPath(owner.runtime_dir, kProjectBrainsDir)), owner.registry);
+  }
+  // Entries whose folder no owner's project-brains/ holds.
+  for (const ProjectEntry& entry : project_entries_) {
+    if (Stopped()) return;
+    BrainFolder folder;
+    folder.dir = entry.dir;
+    folder.key = RuntimeKey(entry.dir);
+    if (claimed_.count(folder.key)) continue;  // found (or tried) by a stronger source
+    LookIntoFolder(cache_, &folder);
+    if (cache_) RememberFolder(folder, cache_);
+    AddFolderBrain(folder, BrainSource::kRegistryProject, MissingManifest::kQuiet, entry.registry);
+  }
+}
+
+void DiscoveryWalk::AddProjectBrainsIn(const std::string& folder,
+                                       const std::shared_ptr<const std::string>& registry) {
+  std::vector<std::string> names;
+  std::string error;
+  ReadStatus status = ListDir(folder, &names, &error);
+  if (status == ReadStatus::kError) {
+    Problem(DiscoveryProblemSource::kRegistry, folder, error);
+    // Its brains did not go away: what the last scan knew of them stands.
+    return CarryOverAll([&folder](const Brain& brain) {
+      return brain.source == BrainSource::kRegistryProject &&
+             ParentFolder(brain.runtime_dir) == folder;
+    });
+  }
+  if (status != ReadStatus::kOk) return;
+  // Dot-folders are brains being born (.birth-staging-*), committed by rename.
+  names.erase(std::remove_if(names.begin(), names.end(),
+                             [](const std::string& name) { return name.front() == '.'; }),
+              names.end());
+  // Each folder is looked at and its files read on a few threads (this is most of a
+  // cold discovery); what they found is then added here, in name order.
+  std::vector<BrainFolder> found(names.size());
+  const DiscoveryCache* cache = cache_;  // only read on the threads
+  // Folders and their files are stat'ed from the listed folder: a path walk of one or
+  // two names instead of the whole path.
+  const FolderFd listed(folder);
+  const int at = listed.get();
+  auto look = [this, cache, at, &folder, &names, &found](std::size_t i) {
+    BrainFolder& entry = found[i];
+    entry.dir = JoinPath(folder, names[i]);
+    // One lstat per folder: it tells a folder and gives its key. A symlinked brain
+    // folder is named (and keyed) by where it points.
+    struct stat info;
+    const std::string& name_at = at == AT_FDCWD ? entry.dir : names[i];
+    if (fstatat(at, name_at.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) return;
+    const bool symlink = S_ISLNK(info.st_mode);
+    if (symlink) {
+      entry.dir = RealDir(entry.dir);
+      if (stat(entry.dir.c_str(), &info) != 0) return;
+    }
+    if (!S_ISDIR(info.st_mode)) return;
+    entry.key = InodeKey(info);
+    entry.has_stamp = true;
+    entry.stamp = StampOfStat(info);
+    // Claimed before this folder was listed: not read (claimed_ does not change now).
+    if (claimed_.count(entry.key) != 0) return;
+    if (symlink) {
+      LookIntoFolder(cache, &entry);
+    } else {
+      LookIntoFolder(cache, &entry, at, names[i]);
+    }
+  };
+  if (!ParallelFor(names.size(), parallelism_, look, stop_)) return;
+  // Folders that claim one project root: m1nd serves one, the others are orphans.
+  // Roots are compared as views into the parses (stable for the walk), and a group is
+  // made only for a root claimed twice: nearly every root is claimed once.
+  std::unordered_map<std::string_view, std::size_t> first_of_root;  // root -> folder
+  std::map<std::size_t, std::vector<std::size_t>> groups;  // first folder -> all of its root
+  std::deque<std::string> normalized;                      // roots RootKeyView rewrote
+  first_of_root.reserve(found.size());
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    const BrainFolder& entry = found[i];
+    if (entry.key.empty()) continue;
+    if (cache_) RememberFolder(entry, cache_);
+    const Loaded<ManifestParse>& file = entry.manifest.file;
+    if (claimed_.count(entry.key) || file.status != ReadStatus::kOk || !file.parsed().ok) continue;
+    const auto [first, inserted] =
+        first_of_root.emplace(RootKeyView(file.parsed().project_root, &normalized), i);
+    if (inserted) continue;
+    std::vector<std::size_t>& group = groups[first->second];
+    if (group.empty()) group.push_back(first->second);
+    group.push_back(i);
+  }
+  std::vector<bool> orphaned(found.size(), false);
+  for (const auto& [first, folders] : groups) {
+    const std::size_t served = ServedFolder(found, folders);
+    for (std::size_t i : folders) {
+      if (i == served) continue;
+      orphaned[i] = true;
+      orphans_.push_back(OrphanedFolder{found[i].dir, found[i].manifest.file.parsed().project_root,
+                                        found[served].dir});
+    }
+  }
+  brains_.reserve(brains_.size() + found.size());
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    const BrainFolder& entry = found[i];
+    if (entry.key.empty()) continue;
+    if (orphaned[i]) {
+      claimed_.insert(entry.key);
+      continue;
+    }
+    if (claimed_.count(entry.key)) continue;
+    AddFolderBrain(entry, BrainSource::kRegistryProject, MissingManifest::kQuiet, registry);
+  }
+}
+
+std::size_t DiscoveryWalk::ServedFolder(const std::vector<BrainFolder>& found,
+                                        const std::vector<std::size_t>& folders) {
+  if (!served_by_entry_indexed_) {
+    for (const ProjectEntry& entry : project_entries_) {
+      std::uint64_t& heartbeat = served_by_entry_[RuntimeKey(entry.dir)];
+      heartbeat = std::max(heartbeat, entry.last_heartbeat_ms);
+    }
+    served_by_entry_indexed_ = true;
+  }
+  // 1. The folder a "project" registry entry says m1nd serves (the freshest).
+  std::size_t best = folders.front();
+  bool best_has_entry = false;
+  std::uint64_t best_heartbeat = 0;
+  for (std::size_t i : folders) {
+    auto entry = served_by_entry_.find(found[i].key);
+    if (entry == served_by_entry_.end()) continue;
+    if (!best_has_entry || entry->second > best_heartbeat) {
+      best = i;
+      best_has_entry = true;
+      best_heartbeat = entry->second;
+    }
+  }
+  if (best_has_entry) return best;
+  // 2. Else the most recently written store; then the first folder by name.
+  std::int64_t best_mtime = std::numeric_limits<std::int64_t>::min();
+  for (std::size_t i : folders) {
+    const std::int64_t mtime = StoreMtimeNs(found[i].dir);
+    if (mtime > best_mtime) {
+      best = i;
+      best_mtime = mtime;
+    }
+  }
+  return best;
+}
+
+void DiscoveryWalk::ScanGlob(const std::string& pattern) {
+  if (pattern.empty()) return Problem(DiscoveryProblemSource::kGlob, pattern, "empty pattern");
+  const GlobResult result = BoundedGlob(pattern, GLOB_TILDE | GLOB_ONLYDIR, kMaxGlobEntries, stop_);
+  switch (result.status) {
+    case GlobStatus::kOk:
+      break;
+    case GlobStatus::kNoMatch:
+    case GlobStatus::kStopped:  // Finish marks the walk stopped
+      return;
+    case GlobStatus::kTooMany:
+      return Problem(DiscoveryProblemSource::kGlob, pattern,
+                     "expands through more than " + std::to_string(kMaxGlobEntries) +
+                         " directory entries (a symlink loop?); none of its matches is watched");
+    case GlobStatus::kNoMemory:
+      return Problem(DiscoveryProblemSource::kGlob, pattern, "out of memory");
+    case GlobStatus::kReadError:
+      return Problem(DiscoveryProblemSource::kGlob, pattern, "read error");
+  }
+  for (size_t i = 0; i < result.paths.size() && !Stopped(); ++i) {
+    BrainFolder folder;
+    folder.dir = RealDir(result.paths[i]);
+    // GLOB_ONLYDIR is only a hint to glob(3).
+    struct stat info;
+    if (stat(folder.dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+      folder.key = InodeKey(info);
+      if (claimed_.count(folder.key)) continue;  // found (or tried) by a stronger source
+      LookIntoFolder(cache_, &folder);
+      if (cache_) RememberFolder(folder, cache_);
+      AddFolderBrain(folder, BrainSource::kGlob, MissingManifest::kProblem, nullptr);
+    }
+  }
+}
+
+void DiscoveryWalk::AddFolderBrain(const BrainFolder& folder, BrainSource source,
+                                   MissingManifest missing,
+                                   const std::shared_ptr<const std::string>& origin) {
+  const std::string& key = folder.key;
+  const std::string& path = folder.manifest.path;
+  const Loaded<ManifestParse>& file = folder.manifest.file;
+  if (file.status == ReadStatus::kMissing) {
+    // Not a brain folder (runtime-jobs/, a brain being born): nothing to watch.
+    claimed_.insert(key);
+    if (missing == MissingManifest::kProblem) {
+      Problem(DiscoveryProblemSource::kManifest, path, std::string("no ") + kProjectBrainManifest);
+    }
+    return;
+  }
+  if (file.status == ReadStatus::kError) {
+    // Unreadable now (no permission, a FIFO, an I/O error): the brain it was keeps
+    // last scan's series, marked stale, as a brain whose store is unreadable does.
+    Problem(DiscoveryProblemSource::kManifest, path, file.error);
+    CarryOver(key);
+    return;
+  }
+  const ManifestParse& parse = file.parsed();
+  if (!parse.ok) {
+    if (parse.torn) {
+      // Possibly caught half written: keep last scan's brain until the next scan.
+      Problem(DiscoveryProblemSource::kManifest, path, parse.error, /*transient=*/true);
+      CarryOver(key);
+      return;
+    }
+    // JSON, but not a project brain's manifest: m1nd does not serve it either.
+    claimed_.insert(key);
+    if (missing == MissingManifest::kProblem) {
+      return Problem(DiscoveryProblemSource::kManifest, path, parse.error);
+    }
+    return Debug(path, "not a project brain's manifest: " + parse.error);
+  }
+  const Loaded<IngestRootsParse>& ingest = folder.ingest.file;
+  if (ingest.status == ReadStatus::kError) {
+    Problem(DiscoveryProblemSource::kIngestRoots, folder.ingest.path, ingest.error);
+    if (CarryOver(key)) return;
+    claimed_.erase(key);
+  } else if (IgnoredIngestRoots(folder.ingest, key)) {
+    return;
+  }
+  Brain brain;
+  brain.project_root = folder.identity.root;
+  brain.runtime_dir = folder.dir;
+  brain.source = source;
+  brain.identity_source = folder.identity.source;
+  brain.identity_note = folder.identity.undecided_because;
+  brain.m1nd_name = std::string(FileNameOf(parse.project_root));
+  brain.origin = origin;
+  AddBrain(std::move(brain), key);
+}
+
+Discovery DiscoveryWalk::Finish(const std::vector<Brain>& previous) {
+  Discovery discovery;
+  if (Stopped()) {
+    discovery.stopped = true;  // incomplete: not worth naming
+    return discovery;
+  }
+  discovery.brains = std::move(brains_);
+  discovery.problems = std::move(problems_);
+  discovery.notices = std::move(notices_);
+  discovery.debug_notes = std::move(debug_notes_);
+  discovery.orphans = std::move(orphans_);
+  std::sort(discovery.orphans.begin(), discovery.orphans.end(),
+            [](const OrphanedFolder& a, const OrphanedFolder& b) {
+              return a.runtime_dir < b.runtime_dir;
+            });
+  AssignBrainNames(&discovery.brains, previous, &discovery.name_collisions);
+  return discovery;
+}
+
+}  // namespace scx

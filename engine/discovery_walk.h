@@ -1,0 +1,127 @@
+// The walk behind DiscoverBrains (discovery.h): it collects the brains of every source
+// in priority order (static, registry owners, project brains, globs), keeping the first
+// per runtime dir, carries over what cannot be read now, and finishes a Discovery.
+// Internal to engine/.
+#ifndef SCX_ENGINE_DISCOVERY_WALK_H_
+#define SCX_ENGINE_DISCOVERY_WALK_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "base/parallel_for.h"
+#include "engine/brain_folder.h"
+#include "engine/discovery.h"
+#include "engine/discovery_cache.h"
+#include "engine/discovery_reads.h"
+
+namespace scx {
+
+// A registry entry that may name the brain of its runtime root.
+struct OwnerCandidate {
+  std::shared_ptr<const std::string> registry;  // the registry folder it is listed in
+  std::string runtime_dir;                      // RealDir
+  std::string key;                              // RuntimeKey of runtime_dir
+  std::string workspace_root;
+  std::string ingest_dir;  // the folder holding ingest_roots.json
+  std::string m1nd_name;   // what m1nd's brain list calls it
+  bool read_only = false;
+  std::uint64_t last_heartbeat_ms = 0;
+  std::string instance_file;  // file name, for a deterministic tie break
+};
+
+// A "project" registry entry: a live hosted project brain, serving its folder.
+struct ProjectEntry {
+  std::shared_ptr<const std::string> registry;
+  std::string dir;  // RealDir of its workspace_root: the folder it serves
+  std::uint64_t last_heartbeat_ms = 0;
+};
+
+// What to do when a project-brains/ folder (or a glob match) is not a brain's.
+enum class MissingManifest { kQuiet, kProblem };
+
+// Collects brains in source priority order, keeping the first per runtime dir. One
+// walk per discovery: DiscoverBrains adds each source in turn, then calls Finish.
+class DiscoveryWalk {
+ public:
+  DiscoveryWalk(const std::vector<Brain>& previous, const std::atomic<bool>* stop,
+                const Parallelism& parallelism, DiscoveryCache* cache)
+      : stop_(stop),
+        parallelism_(parallelism),
+        previous_brains_(previous),
+        cache_(cache),
+        walk_started_ns_(cache != nullptr ? cache->walk_started_ns() : RealtimeNowNs()) {}
+
+  // True once a stop was requested; checked between steps.
+  bool Stopped() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
+
+  void AddStatic(const StaticBrain& config);
+  void ScanRegistry(const std::string& registry, bool is_default);
+  void AddOwners();
+  void AddProjectBrains();
+  void ScanGlob(const std::string& pattern);
+
+  Discovery Finish(const std::vector<Brain>& previous);
+
+ private:
+  // Adds `brain` unless a runtime dir with the same RuntimeKey `key` was claimed.
+  void AddBrain(Brain brain, const std::string& key);
+  // Keeps last scan's brain for `key` (if any) when its files could not be read now;
+  // false when there was none.
+  bool CarryOver(const std::string& key);
+  // Keeps every brain of the previous scan for which `came_from` is true, when the
+  // folder they were found in cannot be listed now.
+  template <typename Predicate>
+  void CarryOverAll(Predicate came_from);
+  // Adds the brain of a folder looked into by LookIntoFolder (or carries the previous
+  // one over, or records why it is not a brain).
+  void AddFolderBrain(const BrainFolder& folder, BrainSource source, MissingManifest missing,
+                      const std::shared_ptr<const std::string>& origin);
+  // Lists one project-brains/ folder of `registry`'s owner and adds the brain of every
+  // folder in it; of several folders claiming one project root, the one m1nd serves.
+  void AddProjectBrainsIn(const std::string& folder,
+                          const std::shared_ptr<const std::string>& registry);
+  // Of `folders` (indices into `found`) claiming one project root, the one m1nd serves.
+  std::size_t ServedFolder(const std::vector<BrainFolder>& found,
+                           const std::vector<std::size_t>& folders);
+  void AddOwner(const OwnerCandidate& owner);
+  void ReadInstance(const std::string& registry, const std::string& name);
+  void Problem(DiscoveryProblemSource source, const std::string& path, const std::string& message,
+               bool transient = false);
+  void Debug(const std::string& path, const std::string& message);
+  // Deals with an ingest_roots.json that m1nd would read as an empty list. True when
+  // the brain of `key` was carried over instead: text that is not JSON at all, written
+  // in the last kStampSettleNs, is likely caught mid-write (a transient problem).
+  bool IgnoredIngestRoots(const IngestRootsFile& ingest, const std::string& key);
+
+  const std::atomic<bool>* const stop_;  // may be null
+  const Parallelism parallelism_;        // for the folders under project-brains/
+  const std::vector<Brain>& previous_brains_;
+  DiscoveryCache* const cache_;                   // may be null
+  const std::int64_t walk_started_ns_;            // CLOCK_REALTIME
+  std::map<std::string, const Brain*> previous_;  // by RuntimeKey, built on first use
+  bool previous_indexed_ = false;
+  std::unordered_set<std::string> claimed_;  // keys of runtime dirs already tried
+  std::vector<Brain> brains_;
+  std::vector<DiscoveryProblem> problems_;
+  std::vector<DiscoveryNotice> notices_;
+  std::vector<DiscoveryNotice> debug_notes_;
+  std::vector<OrphanedFolder> orphans_;
+  std::vector<OwnerCandidate> owners_;
+  std::vector<ProjectEntry> project_entries_;
+  std::shared_ptr<const std::string> listed_registry_;  // the one ScanRegistry is listing
+  // RuntimeKey of each project entry's folder -> its freshest heartbeat; built on
+  // first use, after every registry was read.
+  std::unordered_map<std::string, std::uint64_t> served_by_entry_;
+  bool served_by_entry_indexed_ = false;
+};
+
+}  // namespace scx
+
+#endif  // SCX_ENGINE_DISCOVERY_WALK_H_
