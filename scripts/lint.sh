@@ -28,7 +28,7 @@ for file in "${files[@]}"; do
   IFS= read -r first_line <"$file" 2>/dev/null || true
   case "$first_line" in
     '#!'*python*) python_files+=("$file") ;;
-    '#!'*/sh | '#!'*/sh\ * | '#!'*bash*) shell_files+=("$file") ;;
+    '#!'*[/\ ]sh | '#!'*[/\ ]sh\ * | '#!'*bash*) shell_files+=("$file") ;;
   esac
 done
 
