@@ -515,7 +515,7 @@ def store_reader_bench(args, quick, out):
         argv += ["--files=20", "--blocks=3"]
     result = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             timeout=300, text=True)
-    lines = [l.strip() for l in result.stdout.splitlines() if l.startswith("ratio")]
+    lines = [line.strip() for line in result.stdout.splitlines() if line.startswith("ratio")]
     summary = " | ".join(lines) or "no ratio printed"
     out("store_reader_bench (C++ floor, ReadStore vs open/read/close): " + summary)
     return summary
@@ -576,7 +576,7 @@ def serve_and_measure(args, fleet, workdir, latency_plan, scans, out):
         result["body_text"] = len(plain)
         result["body_gzip"] = len(get(port, "/metrics", gzip_ok=True))
         result["samples"] = sum(
-            1 for l in plain.decode().splitlines() if l and not l.startswith("#")
+            1 for line in plain.decode().splitlines() if line and not line.startswith("#")
         )
         result["rss_idle_kib"] = steady_rss_kib(pid, samples=12)
         if latency_plan:
@@ -660,11 +660,11 @@ def verdict(ok):
 def render_doc(report):
     lines = [DOC_SECTION, ""]
     lines += [
-        "Measured %s on %s, exporter `%s`. Command: `%s`. Fleets: project brains under one runtime root with "
-        "one registry instance, about 2 KB of JSON a block, 1 brain in 20 a mismatch, 1 in 20 "
-        "without a store, 1 in 50 with zero blocks. Ratios are against a baseline measured in "
-        "the same run; one run, not a guarantee." % (report["date"], report["machine"],
-                                                    report["version"], report["command"]),
+        "Measured %s on %s, exporter `%s`. Command: `%s`. Fleets: project brains under one "
+        "runtime root with one registry instance, about 2 KB of JSON a block, 1 brain in 20 a "
+        "mismatch, 1 in 20 without a store, 1 in 50 with zero blocks. Ratios are against a "
+        "baseline measured in the same run; one run, not a guarantee."
+        % (report["date"], report["machine"], report["version"], report["command"]),
         "",
         "### Cold scan (`--once`, wall time) against the floor",
         "",
@@ -684,7 +684,8 @@ def render_doc(report):
         "one jq process running bench/verdicts.jq over every manifest and store: a "
         "competent script, as a speed ratio to `--once`.",
         "",
-        "| fleet (brains x blocks) | stores | floor | `--once` | ratio (target <= %.1f) | jq | jq / `--once` | read back from disk: floor, `--once`, ratio |"
+        "| fleet (brains x blocks) | stores | floor | `--once` | ratio (target <= %.1f) | jq "
+        "| jq / `--once` | read back from disk: floor, `--once`, ratio |"
         % TARGET_COLD_RATIO,
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -692,7 +693,8 @@ def render_doc(report):
         jq = ("%.3f s | %.1fx" % (r["jq_s"], r["jq_s"] / r["once_s"]) if r.get("jq_s")
               else "not run | ")
         lines.append(
-            "| %s | %.0f MB | %.3f s, %.0f MB/s | %.3f s, %.0f MB/s | %.2fx %s | %s | %.3f s, %.3f s, %.2fx |"
+            "| %s | %.0f MB | %.3f s, %.0f MB/s | %.3f s, %.0f MB/s | %.2fx %s | %s "
+            "| %.3f s, %.3f s, %.2fx |"
             % (r["fleet"], r["mb"], r["floor_s"], r["floor_mbps"], r["once_s"], r["once_mbps"],
                r["ratio"], verdict(r["ratio"] <= TARGET_COLD_RATIO), jq, r["reread_floor_s"],
                r["reread_once_s"], r["reread_once_s"] / r["reread_floor_s"])
@@ -719,21 +721,25 @@ def render_doc(report):
         "| peak RSS (VmHWM) after 1 and 8 concurrent scrapers (target < %d MiB) | %.1f MiB %s |"
         % (TARGET_PEAK_RSS_MIB, mib(main["rss_peak_kib"]),
            verdict(mib(main["rss_peak_kib"]) < TARGET_PEAK_RSS_MIB)),
-        "| steady RSS (median of VmRSS sampled 20 times over 5 s, three scans after the scrapers stop; target < %d MiB) | %.1f MiB %s |"
+        "| steady RSS (median of VmRSS sampled 20 times over 5 s, three scans after the "
+        "scrapers stop; target < %d MiB) | %.1f MiB %s |"
         % (TARGET_STEADY_RSS_MIB, mib(main["rss_steady_kib"]),
            verdict(mib(main["rss_steady_kib"]) < TARGET_STEADY_RSS_MIB)),
-        "| peak RSS once `/api/v1/brains` and `/` are requested too (rendered at first request) | %.1f MiB |"
+        "| peak RSS once `/api/v1/brains` and `/` are requested too (rendered at first "
+        "request) | %.1f MiB |"
         % mib(main["rss_views_peak_kib"]),
     ]
     if "node_hwm_kib" in main:
         lines.append(
-            "| prometheus-node-exporter serving the same text: peak / last RSS | %.0f MiB / %.0f MiB |"
+            "| prometheus-node-exporter serving the same text: peak / last RSS "
+            "| %.0f MiB / %.0f MiB |"
             % (mib(main["node_hwm_kib"]), mib(main["node_rss_kib"])))
     lines += [
         "",
         "`/metrics` latency (each request on a new connection, whole body read):",
         "",
-        "| clients | encoding | p50 | p99 | requests | node_exporter textfile p50 | p99 | exporter p99 / node_exporter p99 |",
+        "| clients | encoding | p50 | p99 | requests | node_exporter textfile p50 | p99 "
+        "| exporter p99 / node_exporter p99 |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in main["latency"]:
@@ -746,7 +752,9 @@ def render_doc(report):
         "",
         "### Growth (10 blocks a brain)",
         "",
-        "| brains | stores | cold `--once` | warm scan | RSS after one scrape (median of 12 samples over 3 s; peak so far) | `/metrics` text | added per brain since the row above: cold, warm scan, RSS, text |",
+        "| brains | stores | cold `--once` | warm scan "
+        "| RSS after one scrape (median of 12 samples over 3 s; peak so far) | `/metrics` text "
+        "| added per brain since the row above: cold, warm scan, RSS, text |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     previous = None

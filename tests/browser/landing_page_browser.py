@@ -48,7 +48,8 @@ def store_json(slug):
     blocks = ",".join('{"block_id": "sb_%s_part%d_0a1b2c3d"}' % (slug, i) for i in range(2))
     return ('{"schema": "m1nd-system-block-store-v0", "store_version": 3, '
             '"skeleton": {"skeleton_id": "sk_%s_candidate"}, "blocks": [%s], '
-            '"unmapped_policy": {"visible": true, "default_action": "leave_unmapped_until_ratified"}}'
+            '"unmapped_policy": {"visible": true, '
+            '"default_action": "leave_unmapped_until_ratified"}}'
             % (slug, blocks))
 
 

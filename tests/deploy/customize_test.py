@@ -71,8 +71,9 @@ def main(source_dir):
             fail("dashboard-configmap.yml does not carry the site's job regex")
         promtool = shutil.which("promtool")
         if promtool:
-            check = subprocess.run([promtool, "check", "rules", str(out / "skeleton-coherence.rules.yml")],
-                                   capture_output=True, text=True, timeout=60)
+            check = subprocess.run(
+                [promtool, "check", "rules", str(out / "skeleton-coherence.rules.yml")],
+                capture_output=True, text=True, timeout=60)
             if check.returncode != 0:
                 fail("promtool refuses the site's rules: " + check.stdout + check.stderr)
         for bad in (["--job-regex", "a(b"], ["--runbook-url", "wiki/runbook.md"],
@@ -86,8 +87,8 @@ def main(source_dir):
     if run(generate, "--check").returncode != 0:
         fail("deploy/kubernetes/ is not what generate.py writes")
     print("customize_test: PASS: rules, dashboard and both Kubernetes files carry the "
-          "site's job regex and runbook address%s" % ("" if promtool else
-                                                     " (promtool not installed)"))
+          "site's job regex and runbook address%s"
+          % ("" if promtool else " (promtool not installed)"))
 
 
 if __name__ == "__main__":

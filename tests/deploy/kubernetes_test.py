@@ -58,7 +58,8 @@ def main(source_dir, exporter, version):
             check(isinstance(doc, dict) and doc.get("apiVersion") and doc.get("kind"),
                   f"{path.name}: a document without apiVersion or kind")
             if doc.get("kind") != "Kustomization":
-                check(doc.get("metadata", {}).get("name"), f"{path.name}: a document without a name")
+                check(doc.get("metadata", {}).get("name"),
+                      f"{path.name}: a document without a name")
                 documents.setdefault(doc["kind"], []).append(doc)
     print(f"parsed {len(manifests)} files: " +
           ", ".join(f"{kind} x{len(docs)}" for kind, docs in sorted(documents.items())))
@@ -111,8 +112,10 @@ def check_daemonset(documents, exporter, version):
         name = container["name"]
         security = container.get("securityContext", {})
         check(security.get("readOnlyRootFilesystem") is True, f"{name}: readOnlyRootFilesystem")
-        check(security.get("allowPrivilegeEscalation") is False, f"{name}: allowPrivilegeEscalation")
-        check(security.get("capabilities", {}).get("drop") == ["ALL"], f"{name}: capabilities not dropped")
+        check(security.get("allowPrivilegeEscalation") is False,
+              f"{name}: allowPrivilegeEscalation")
+        check(security.get("capabilities", {}).get("drop") == ["ALL"],
+              f"{name}: capabilities not dropped")
         check(not security.get("capabilities", {}).get("add"), f"{name}: capabilities added")
         resources = container.get("resources", {})
         for kind in ("requests", "limits"):
@@ -121,11 +124,13 @@ def check_daemonset(documents, exporter, version):
               f"{name}: image {container['image']} is not version {version} (project(VERSION))")
         for mount in container.get("volumeMounts", []):
             check(mount.get("readOnly") is True, f"{name}: mount {mount['name']} is writable")
-        host_mounts = [m for m in container.get("volumeMounts", []) if "hostPath" in volumes.get(m["name"], {})]
+        host_mounts = [m for m in container.get("volumeMounts", [])
+                       if "hostPath" in volumes.get(m["name"], {})]
         check(host_mounts, f"{name}: mounts no m1nd folder from the node")
         for mount in host_mounts:
             check(mount["mountPath"] == volumes[mount["name"]]["hostPath"]["path"],
-                  f"{name}: {mount['name']} is not mounted at its node path (registry paths would not resolve)")
+                  f"{name}: {mount['name']} is not mounted at its node path "
+                  "(registry paths would not resolve)")
             check(mount.get("mountPropagation", "None") != "Bidirectional",
                   f"{name}: {mount['name']} has mountPropagation Bidirectional")
         check(any(mount["mountPath"] == "/home" for mount in host_mounts),
@@ -134,7 +139,8 @@ def check_daemonset(documents, exporter, version):
     config_maps = {doc["metadata"]["name"]: doc for doc in documents.get("ConfigMap", [])}
     for volume in volumes.values():
         if "configMap" in volume:
-            config = config_maps.get(volume["configMap"]["name"], {}).get("data", {}).get("config.yml")
+            config = (config_maps.get(volume["configMap"]["name"], {})
+                      .get("data", {}).get("config.yml"))
             check(config, f"volume {volume['name']}: no ConfigMap with config.yml")
             if config:
                 check_config_accepted(config, exporter)
@@ -146,7 +152,8 @@ def check_config_accepted(config, exporter):
         path.write_text(config)
         run = subprocess.run([exporter, f"--config.file={path}", "--once"],
                              capture_output=True, text=True, timeout=60)
-        check(run.returncode == 0, f"the exporter refuses the DaemonSet's config: {run.stderr.strip()}")
+        check(run.returncode == 0,
+              f"the exporter refuses the DaemonSet's config: {run.stderr.strip()}")
 
 
 def check_selectors(documents):
@@ -156,17 +163,21 @@ def check_selectors(documents):
     template = daemonsets[0]["spec"]["template"]
     labels = template["metadata"]["labels"]
     ports = {port["name"] for c in template["spec"]["containers"] for port in c.get("ports", [])}
-    selects = lambda selector: all(labels.get(k) == v for k, v in selector.items())
+
+    def selects(selector):
+        return all(labels.get(k) == v for k, v in selector.items())
+
     check(selects(daemonsets[0]["spec"]["selector"]["matchLabels"]), "DaemonSet selector")
     for service in documents.get("Service", []):
         check(selects(service["spec"]["selector"]), "Service selects other pods")
         for port in service["spec"]["ports"]:
-            check(port.get("targetPort") in ports, f"Service port {port.get('targetPort')} is not a pod port")
+            check(port.get("targetPort") in ports,
+                  f"Service port {port.get('targetPort')} is not a pod port")
     for monitor in documents.get("PodMonitor", []):
         check(selects(monitor["spec"]["selector"]["matchLabels"]), "PodMonitor selects other pods")
         for endpoint in monitor["spec"]["podMetricsEndpoints"]:
-            check(endpoint.get("port") in ports, f"PodMonitor port {endpoint.get('port')} is not a pod port")
-
+            check(endpoint.get("port") in ports,
+                  f"PodMonitor port {endpoint.get('port')} is not a pod port")
 
 
 # --- relabelling, as Prometheus applies it (enough of it for these configs) ----------
@@ -298,10 +309,13 @@ def check_pod_monitor_relabelling(documents):
                                                                    spec.get("jobLabel", ""))
                 operator = [
                     {"source_labels": ["__meta_kubernetes_namespace"], "target_label": "namespace"},
-                    {"source_labels": ["__meta_kubernetes_pod_container_name"], "target_label": "container"},
+                    {"source_labels": ["__meta_kubernetes_pod_container_name"],
+                     "target_label": "container"},
                     {"source_labels": ["__meta_kubernetes_pod_name"], "target_label": "pod"},
-                    {"target_label": "job", "replacement": f"podMonitor/{NAMESPACE}/{monitor['metadata']['name']}/0"},
-                    {"source_labels": [job_from], "target_label": "job", "regex": "(.+)", "replacement": "${1}"},
+                    {"target_label": "job",
+                     "replacement": f"podMonitor/{NAMESPACE}/{monitor['metadata']['name']}/0"},
+                    {"source_labels": [job_from], "target_label": "job", "regex": "(.+)",
+                     "replacement": "${1}"},
                     {"target_label": "endpoint", "replacement": endpoint.get("port", "")},
                 ]
                 targets.append(target_labels(relabel(meta, operator + user), ""))

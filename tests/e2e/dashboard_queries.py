@@ -359,8 +359,8 @@ def lint_dashboard(path):
         if panel.get("type") == "row":
             continue
         if panel.get("datasource") != DATASOURCE:
-            problems.append("%s: datasource %s, want %s" % (name, panel.get("datasource"),
-                                                           DATASOURCE))
+            problems.append("%s: datasource %s, want %s"
+                            % (name, panel.get("datasource"), DATASOURCE))
         targets = panel.get("targets", [])
         if not targets:
             problems.append("%s: no targets" % name)
@@ -369,8 +369,8 @@ def lint_dashboard(path):
             problems.append("%s: duplicate refIds %s" % (name, refs))
         for target in targets:
             if target.get("datasource") != DATASOURCE:
-                problems.append("%s target %s: datasource %s" % (name, target.get("refId"),
-                                                                target.get("datasource")))
+                problems.append("%s target %s: datasource %s"
+                                % (name, target.get("refId"), target.get("datasource")))
             if not str(target.get("expr", "")).strip():
                 problems.append("%s target %s: no expr" % (name, target.get("refId")))
     return problems

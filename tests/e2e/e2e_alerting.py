@@ -440,8 +440,8 @@ def query(prometheus_url, expr):
     """The result list of an instant query; raises Failure when it does not run."""
     answer = prometheus_api(prometheus_url, "/api/v1/query", {"query": expr})
     if answer.get("status") != "success":
-        raise Failure("query failed (%s: %s): %s" % (answer.get("errorType"),
-                                                      answer.get("error"), expr))
+        raise Failure("query failed (%s: %s): %s"
+                      % (answer.get("errorType"), answer.get("error"), expr))
     return answer["data"]["result"]
 
 
