@@ -43,9 +43,10 @@ packages=(
 )
 if $with_tests; then
   packages+=(
-    # GoogleTest, Google Benchmark; clang-format (scripts/test.sh checks the style).
-    libgtest-dev libgmock-dev libbenchmark-dev clang-format
-    # clang for the -Wthread-safety build and the libFuzzer targets (scripts/fuzz.sh).
+    # GoogleTest, Google Benchmark; clang-format and clang-tidy (scripts/test.sh checks
+    # the style and runs scripts/tidy.sh); shellcheck and flake8 (scripts/lint.sh).
+    libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy shellcheck flake8
+    # clang for the ASan build (with -Wthread-safety) and the libFuzzer targets.
     clang libclang-rt-14-dev
     # Test scripts (python3-yaml: the Kubernetes manifest tests), the TLS and flood
     # tests' certificates (openssl) and HTTP client (curl).

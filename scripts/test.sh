@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh --test  # --test: also GoogleTest, clang, Prometheus, Chromium, ...
 
 echo "== clang-format =="
-mapfile -t sources < <(git ls-files '*.h' '*.cc' 2>/dev/null || find engine exporter tests bench -name '*.h' -o -name '*.cc')
+mapfile -t sources < <(git ls-files '*.h' '*.cc' 2>/dev/null || find base engine exporter tests bench fuzz -name '*.h' -o -name '*.cc')
 clang-format --dry-run -Werror "${sources[@]}"
 
 echo "== build (RelWithDebInfo) =="
