@@ -114,7 +114,7 @@ BrainFileError ReadAll(int fd, std::int64_t max_bytes, BrainFileBuffer* buffer,
                        BrainFileResult* result) {
   // Reads never go past one byte over the cap: that byte proves the file too large.
   const std::size_t limit = static_cast<std::size_t>(max_bytes) + 1;
-  const std::size_t stat_size = static_cast<std::size_t>(result->info.st_size);
+  const auto stat_size = static_cast<std::size_t>(result->info.st_size);
   // One byte more than the stat'ed size: a read that fills it shows the file grew.
   if (!buffer->Reserve(stat_size + 1, 0)) return OutOfMemory(result);
   std::size_t used = 0;

@@ -35,7 +35,7 @@ bool ParallelFor(std::size_t count, const Parallelism& parallelism,
       body(i);
     }
   };
-  const std::size_t threads = static_cast<std::size_t>(ThreadsFor(parallelism, count));
+  const auto threads = static_cast<std::size_t>(ThreadsFor(parallelism, count));
   std::vector<std::exception_ptr> failures(threads);
   // Runs `run` on thread `t`, keeping what it throws; the others stop at their next index.
   auto guarded = [&run, &next, &failures, count](std::size_t t) {

@@ -74,7 +74,7 @@ std::optional<std::vector<std::string>> CgroupDirs(const std::string& root,
 }
 
 // The most read of /proc/self/cgroup or a cpu.max file; either holds a few lines.
-constexpr std::int64_t kMaxControlFileBytes = 64 * 1024;
+constexpr std::int64_t kMaxControlFileBytes = std::int64_t{64} * 1024;
 
 // A whole small file of /proc or /sys, read as the stores are (brain_file); empty when
 // it cannot be read.

@@ -21,7 +21,8 @@ std::size_t Utf8SequenceLength(std::string_view text, std::size_t pos) {
   const unsigned char lead = byte(0);
   if (lead < 0x80) return 1;
   // The second byte's range depends on the lead byte (RFC 3629, section 4).
-  unsigned char low = 0x80, high = 0xBF;
+  unsigned char low = 0x80;
+  unsigned char high = 0xBF;
   std::size_t length = 0;
   if (InRange(lead, 0xC2, 0xDF)) {
     length = 2;
@@ -46,7 +47,7 @@ std::size_t Utf8SequenceLength(std::string_view text, std::size_t pos) {
 std::size_t DecodeUtf8At(std::string_view text, std::size_t pos, std::uint32_t* code_point) {
   const std::size_t length = Utf8SequenceLength(text, pos);
   if (length == 0) return 0;
-  const unsigned char lead = static_cast<unsigned char>(text[pos]);
+  const auto lead = static_cast<unsigned char>(text[pos]);
   std::uint32_t value = length == 1 ? lead : lead & (0x7F >> length);
   for (std::size_t i = 1; i < length; ++i) {
     value = (value << 6) | (static_cast<unsigned char>(text[pos + i]) & 0x3F);

@@ -132,10 +132,9 @@ int YamlNestingBound(const std::string& text, int* deepest_line) {
     for (; pos < end; ++pos) {
       const char c = text[pos];
       if (quote != 0) {
-        if (quote == '"' && c == '\\') {
-          ++pos;  // an escaped character
-        } else if (c == quote && quote == '\'' && pos + 1 < end && text[pos + 1] == '\'') {
-          ++pos;  // '' inside single quotes
+        if ((quote == '"' && c == '\\') ||
+            (c == quote && quote == '\'' && pos + 1 < end && text[pos + 1] == '\'')) {
+          ++pos;  // skip an escaped character, or the second ' of '' in single quotes
         } else if (c == quote) {
           quote = 0;
         }

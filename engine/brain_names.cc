@@ -10,6 +10,7 @@
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "base/strings.h"
@@ -144,14 +145,16 @@ void AssignBrainNames(std::vector<Brain>* brains, const std::vector<Brain>& prev
     if (collisions == nullptr) continue;
     const std::string& dir = claim.brain->runtime_dir;
     auto owner = owners.find(claim.wanted);
+    std::string message = "brain name \"";
+    message.append(claim.wanted).append("\" wanted by ");
     if (owner != owners.end()) {
-      collisions->push_back("brain name \"" + claim.wanted + "\" wanted by " +
-                            owner->second->brain->runtime_dir + " and " + dir + ": " + dir +
-                            " is named \"" + names[i] + "\"");
+      message.append(owner->second->brain->runtime_dir).append(" and ").append(dir);
+      message.append(": ").append(dir).append(" is named \"").append(names[i]).append("\"");
     } else {
-      collisions->push_back("brain name \"" + claim.wanted + "\" wanted by " + dir + ": " + dir +
-                            " keeps the name \"" + names[i] + "\" it already has");
+      message.append(dir).append(": ").append(dir);
+      message.append(" keeps the name \"").append(names[i]).append("\" it already has");
     }
+    collisions->push_back(std::move(message));
   }
   for (size_t i = 0; i < claims.size(); ++i) claims[i].brain->name = names[i];
   // Sorted by name through their indices, then each brain moved once: a Brain holds

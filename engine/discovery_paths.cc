@@ -35,7 +35,7 @@ std::string ResolveInRegistry(const std::string& registry, const std::string& pa
 }
 
 std::string RealDir(const std::string& path) {
-  const std::string clean = DirKey(path);
+  std::string clean = DirKey(path);
   char* real = realpath(clean.c_str(), nullptr);
   if (real == nullptr) return clean;
   std::string resolved = real;

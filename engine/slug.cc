@@ -88,7 +88,7 @@ std::string SanitizeSlug(std::string_view text) {
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::string_view rest = text.substr(pos);
-    unsigned char c = static_cast<unsigned char>(text[pos]);
+    auto c = static_cast<unsigned char>(text[pos]);
     if (rest.substr(0, kCapitalIWithDotAbove.size()) == kCapitalIWithDotAbove) {
       AppendKept('i', &out, &in_other_run);
       AppendOther(&out, &in_other_run);  // U+0307 COMBINING DOT ABOVE
