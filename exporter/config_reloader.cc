@@ -103,7 +103,7 @@ std::uint64_t ConfigReloader::loads_started() const {
   return state_->loads_started;
 }
 
-void ConfigReloader::Run(std::shared_ptr<State> shared) {
+void ConfigReloader::Run(const std::shared_ptr<State>& shared) {
   State& state = *shared;
   state.mutex.lock();
   while (!state.stopped) {

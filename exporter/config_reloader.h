@@ -66,7 +66,9 @@ class ConfigReloader : public ReloadRequester {
 
  private:
   struct State;
-  static void Run(std::shared_ptr<State> state);
+  // The thread's body: `shared` is the std::thread's own copy of state_, which keeps
+  // the state alive until Run returns, even after this object is gone.
+  static void Run(const std::shared_ptr<State>& shared);
 
   std::shared_ptr<State> state_;  // shared with the thread, which may outlive this
 };

@@ -15,8 +15,8 @@ struct Unit {
 };
 
 // Longest suffix first so that "ms" is not read as "m" + "s".
-constexpr Unit kUnits[] = {{"ms", 1},      {"s", 1000},     {"m", 60 * 1000},
-                           {"h", 3600000}, {"d", 86400000}, {"w", 7 * 86400000}};
+constexpr Unit kUnits[] = {{"ms", 1},      {"s", 1000},     {"m", std::int64_t{60} * 1000},
+                           {"h", 3600000}, {"d", 86400000}, {"w", std::int64_t{7} * 86400000}};
 
 // Reads the unit at `pos`; returns its length, or 0.
 std::size_t ReadUnit(const std::string& text, std::size_t pos, std::int64_t* milliseconds) {

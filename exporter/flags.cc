@@ -80,7 +80,7 @@ bool SetRunbookUrl(const std::string& value, Flags* flags, std::string* error) {
 }
 
 // The first --web.listen-address replaces the default; each further one adds a listener.
-bool AddListenAddress(const std::string& value, Flags* flags, std::string*) {
+bool AddListenAddress(const std::string& value, Flags* flags, std::string* /*error*/) {
   if (!flags->listen_address_given) flags->listen_addresses.clear();
   flags->listen_address_given = true;
   flags->listen_addresses.push_back(value);

@@ -119,7 +119,7 @@ HttpResponse Handlers::OneBrain(const HttpRequest& request) const {
   return ErrorResponse(404, "no brain named \"" + name + "\"");
 }
 
-HttpResponse Handlers::Healthy() const { return TextResponse(200, "Healthy"); }
+HttpResponse Handlers::Healthy() { return TextResponse(200, "Healthy"); }
 
 HttpResponse Handlers::Ready() const {
   return FirstScanDone(*snapshots_->snapshot()) ? TextResponse(200, "Ready") : FirstScanPending();

@@ -46,7 +46,7 @@ class Handlers {
   // GET /api/v1/brains/{brain} and /api/v1/brains/{brain}/north; 404 for no brain.
   HttpResponse OneBrain(const HttpRequest& request) const;
   // "Healthy", always.
-  HttpResponse Healthy() const;
+  static HttpResponse Healthy();
   // "Ready" once the first scan has completed.
   HttpResponse Ready() const;
   // POST /-/reload: 200 or 500 with the result of the load it started, 202 when the

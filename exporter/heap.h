@@ -10,7 +10,7 @@ namespace scx {
 
 // Allocations of at least this size get their own mapping, returned to the system
 // as soon as they are freed.
-inline constexpr std::size_t kMmapThresholdBytes = 256 * 1024;
+inline constexpr std::size_t kMmapThresholdBytes = std::size_t{256} * 1024;
 
 // Call once, before any thread starts:
 // - at most two malloc arenas. glibc otherwise gives up to eight per core to threads

@@ -40,8 +40,8 @@ std::string FormatLogTimestamp(std::chrono::system_clock::time_point time) {
   using std::chrono::duration_cast;
   using std::chrono::milliseconds;
   const auto since_epoch = duration_cast<milliseconds>(time.time_since_epoch()).count();
-  time_t seconds = static_cast<time_t>(since_epoch / 1000);
-  long millis = static_cast<long>(since_epoch % 1000);
+  auto seconds = static_cast<time_t>(since_epoch / 1000);
+  auto millis = static_cast<long>(since_epoch % 1000);
   if (millis < 0) {  // before 1970: keep the fraction positive
     millis += 1000;
     seconds -= 1;
@@ -55,7 +55,7 @@ std::string FormatLogTimestamp(std::chrono::system_clock::time_point time) {
 }
 
 std::string QuoteLogfmtValue(std::string_view value) {
-  const std::string valid = ToValidUtf8(value);
+  std::string valid = ToValidUtf8(value);
   if (!NeedsLogfmtQuoting(valid)) return valid;
   std::string out = "\"";
   for (unsigned char c : valid) {

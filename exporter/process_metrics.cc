@@ -151,7 +151,9 @@ ProcessStats ComputeProcessStats(const ProcSelfStat& stat, std::int64_t boot_tim
 }
 
 bool ReadProcessStats(ProcessStats* stats, std::string* error) {
-  std::string self_stat, system_stat, limits;
+  std::string self_stat;
+  std::string system_stat;
+  std::string limits;
   if (!ReadWholeFile("/proc/self/stat", &self_stat, error) ||
       !ReadWholeFile("/proc/stat", &system_stat, error) ||
       !ReadWholeFile("/proc/self/limits", &limits, error)) {

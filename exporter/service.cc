@@ -74,7 +74,7 @@ std::string BoundAddress(const std::string& listen_address, int port) {
 
 // "2025-01-31T12:00:00Z".
 std::string UtcTime(std::int64_t seconds) {
-  const std::time_t time = static_cast<std::time_t>(seconds);
+  const auto time = static_cast<std::time_t>(seconds);
   std::tm parts{};
   char text[32] = "";
   if (gmtime_r(&time, &parts) != nullptr) {
@@ -238,6 +238,7 @@ class Service {
     const std::vector<int> costs = server_.basic_auth_costs();
     if (costs.size() < 2) return;
     std::vector<std::string> names;
+    names.reserve(costs.size());
     for (int cost : costs) names.push_back(std::to_string(cost));
     logger_->Warn(
         "basic_auth_users have different bcrypt costs: the time an answer takes tells the "

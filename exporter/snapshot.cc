@@ -9,19 +9,19 @@
 
 namespace scx {
 
-Snapshot::Snapshot(const LandingPageInfo& page_info, Logger* logger)
-    : page_info_(page_info), logger_(logger) {}
+Snapshot::Snapshot(LandingPageInfo page_info, Logger* logger)
+    : page_info_(std::move(page_info)), logger_(logger) {}
 
 Snapshot::Snapshot(std::shared_ptr<const ScanResult> scan, std::uint64_t scan_number,
                    double scanned_at, std::string metrics_gzip, std::string metrics_plain,
-                   std::size_t metrics_size, const LandingPageInfo& page_info, Logger* logger)
+                   std::size_t metrics_size, LandingPageInfo page_info, Logger* logger)
     : scan_(std::move(scan)),
       scan_number_(scan_number),
       scanned_at_(scanned_at),
       metrics_size_(metrics_size),
       metrics_gzip_(std::move(metrics_gzip)),
       metrics_plain_(std::move(metrics_plain)),
-      page_info_(page_info),
+      page_info_(std::move(page_info)),
       logger_(logger) {}
 
 const std::vector<BrainReport>& Snapshot::brains() const {

@@ -30,12 +30,12 @@ namespace scx {
 class Snapshot {
  public:
   // No scan yet: no metrics, an empty JSON view, the landing page says so.
-  Snapshot(const LandingPageInfo& page_info, Logger* logger);
+  Snapshot(LandingPageInfo page_info, Logger* logger);
   // The metrics as `metrics_gzip` (one gzip member of `metrics_size` bytes of text),
   // or, when compression failed, as `metrics_plain` with `metrics_gzip` empty.
   Snapshot(std::shared_ptr<const ScanResult> scan, std::uint64_t scan_number, double scanned_at,
            std::string metrics_gzip, std::string metrics_plain, std::size_t metrics_size,
-           const LandingPageInfo& page_info, Logger* logger);
+           LandingPageInfo page_info, Logger* logger);
   Snapshot(const Snapshot&) = delete;
   Snapshot& operator=(const Snapshot&) = delete;
 

@@ -194,7 +194,8 @@ BasicAuth::BasicAuth(std::map<std::string, std::string> users, Verifier verify,
       gate_(bcrypt_slots, kMaxBcryptWaiters, max_wait) {}
 
 AuthResult BasicAuth::Check(const char* authorization, const std::string& address) {
-  std::string user, password;
+  std::string user;
+  std::string password;
   if (!ParseBasicAuthorization(authorization, &user, &password)) return AuthResult::kDenied;
   if (password.size() > kMaxBcryptPasswordBytes) return AuthResult::kDenied;
   // Before the gate: a scrape with cached credentials never waits behind bcrypt.

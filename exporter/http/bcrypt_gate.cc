@@ -59,14 +59,14 @@ bool BcryptGate::Enter(const std::string& address) {
     return true;
   }
   if (Queued() >= max_waiters_) {
-    const Waiters::iterator busiest = Ranked(Rank::kBusiest, now);
+    const auto busiest = Ranked(Rank::kBusiest, now);
     if (busiest == waiters_.end() || usage_.Of(busiest->address, now) <= usage_.Of(address, now)) {
       return false;
     }
     busiest->evicted = true;
     changed_.NotifyAll();
   }
-  const Waiters::iterator waiter = waiters_.insert(waiters_.end(), Waiter{address, arrivals_++});
+  const auto waiter = waiters_.insert(waiters_.end(), Waiter{address, arrivals_++});
   const bool admitted = Wait(waiter);
   waiters_.erase(waiter);
   return admitted;
@@ -83,7 +83,7 @@ bool BcryptGate::Wait(Waiters::iterator waiter) {
 void BcryptGate::Leave() {
   MutexLock lock(&mutex_);
   const BcryptUsage::Clock::time_point now = BcryptUsage::Clock::now();
-  const Waiters::iterator quietest = Ranked(Rank::kQuietest, now);
+  const auto quietest = Ranked(Rank::kQuietest, now);
   if (quietest == waiters_.end()) {
     --in_use_;
     return;
@@ -100,7 +100,7 @@ std::size_t BcryptGate::Queued() const {
 }
 
 BcryptGate::Waiters::iterator BcryptGate::Ranked(Rank rank, BcryptUsage::Clock::time_point now) {
-  Waiters::iterator chosen = waiters_.end();
+  auto chosen = waiters_.end();
   double chosen_usage = 0;
   for (auto it = waiters_.begin(); it != waiters_.end(); ++it) {
     if (it->admitted || it->evicted) continue;

@@ -64,7 +64,7 @@ inline constexpr int kDefaultHttpThreads = 1024;
 // A POST's body is read and dropped before its handler runs (no handler takes one);
 // a larger one is answered 413, one civetweb cannot decode (a malformed chunked
 // encoding) 400. A path with an encoded NUL ("%00") is answered 400.
-inline constexpr std::size_t kMaxRequestBodyBytes = 64 * 1024;
+inline constexpr std::size_t kMaxRequestBodyBytes = std::size_t{64} * 1024;
 inline constexpr int kDefaultRequestTimeoutMs = 5000;
 // Prometheus' default scrape timeout: a response not written by then helps nobody.
 inline constexpr int kDefaultWriteTimeoutMs = 10000;

@@ -166,7 +166,7 @@ bool ReadTlsFiles(const WebConfig& config, TlsFiles* files, std::string* error) 
 
 bool ConfigureServerTls(void* ssl_ctx, const WebConfig& config, const TlsFiles& files,
                         std::string* error) {
-  SSL_CTX* ctx = static_cast<SSL_CTX*>(ssl_ctx);
+  auto* ctx = static_cast<SSL_CTX*>(ssl_ctx);
   if (!UseCertificateChain(ctx, files.cert_pem)) {
     return TlsFail("cannot load cert_file " + config.cert_file, error);
   }

@@ -46,7 +46,7 @@ bool GzipDecompress(std::string_view input, std::string* output);
 // each piece to `write`, so that the whole output never has to be in memory. Returns
 // false when the input is not a complete, valid gzip stream or `write` returns false
 // (then it stops at once).
-inline constexpr std::size_t kGzipPieceBytes = 64 * 1024;
+inline constexpr std::size_t kGzipPieceBytes = std::size_t{64} * 1024;
 bool GzipDecompressTo(std::string_view input,
                       const std::function<bool(std::string_view piece)>& write);
 

@@ -138,7 +138,7 @@ Json BrainJson(const BrainReport& brain) {
 // Caps every string value in `json` at kMaxJsonStringBytes (base/utf8.h, CapText).
 void CapStrings(Json* json) {
   if (json->is_string()) {
-    const std::string& text = json->get_ref<const std::string&>();
+    const auto& text = json->get_ref<const std::string&>();
     if (text.size() > kMaxJsonStringBytes) *json = CapText(text, kMaxJsonStringBytes);
     return;
   }

@@ -275,7 +275,7 @@ std::string FormatAge(double seconds) {
 }
 
 std::string FormatUtc(double unix_seconds) {
-  const std::time_t time = static_cast<std::time_t>(std::floor(unix_seconds));
+  const auto time = static_cast<std::time_t>(std::floor(unix_seconds));
   std::tm parts{};
   gmtime_r(&time, &parts);
   char buffer[40];

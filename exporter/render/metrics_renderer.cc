@@ -347,7 +347,7 @@ std::size_t EstimateMetricsBytes(const ScanResult& scan, bool with_slack) {
     return std::min(text.size(), kMaxLabelValueBytes + 32);
   };
   // Every per-brain family's HELP and TYPE lines, the exporter's and the process's.
-  constexpr std::size_t kFixedBytes = 8 * 1024;
+  constexpr std::size_t kFixedBytes = std::size_t{8} * 1024;
   // The lines every brain gets whatever it holds: one per state and one per read error
   // reason (WriteBrainFamilies), the brain's name and about 68 bytes each.
   constexpr std::size_t kEveryBrainLines = std::size(kBrainStates) + CountReadErrors();

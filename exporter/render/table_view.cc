@@ -98,7 +98,7 @@ std::string OnceTable(const std::vector<BrainReport>& brains, bool color,
     for (std::size_t c = 0; c < kColumns; ++c) {
       std::string cell = rows[r][c];
       if (c + 1 < kColumns) cell += std::string(widths[c] - Width(cell) + 2, ' ');
-      if (color && c == 1 && r > 0) cell = StateColor(*ordered[r - 1]) + cell + kReset;
+      if (color && c == 1 && r > 0) cell.insert(0, StateColor(*ordered[r - 1])).append(kReset);
       line += cell;
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
