@@ -58,7 +58,7 @@ void Handlers::Register(const std::string& telemetry_path, HttpServer* server) {
   server->Handle(kBrainsApiPath, [this](const HttpRequest&) { return Brains(); });
   server->HandlePrefix(std::string(kBrainsApiPath) + "/",
                        [this](const HttpRequest& r) { return OneBrain(r); });
-  server->Handle(kHealthyPath, [this](const HttpRequest&) { return Healthy(); });
+  server->Handle(kHealthyPath, [](const HttpRequest&) { return Healthy(); });
   server->Handle(kReadyPath, [this](const HttpRequest&) { return Ready(); });
   server->Handle(
       kReloadPath, [this](const HttpRequest& r) { return Reload(r); }, /*allow_post=*/true);
