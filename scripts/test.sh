@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Every test: installs what is missing, checks formatting, builds and runs the whole
-# suite (unit, integration, promtool, end-to-end), then the unit and integration
-# tests again under AddressSanitizer + UndefinedBehaviorSanitizer and under
-# ThreadSanitizer, and fuzzes each parser for 30 s (scripts/fuzz.sh).
+# Every test: installs what is missing, checks formatting, builds, runs clang-tidy on
+# the exporter's code (scripts/tidy.sh; the shell, Python and .editorconfig checks of
+# scripts/lint.sh are the ctest test "lint") and the whole suite (unit, integration,
+# promtool, end-to-end), then the unit and integration tests again under
+# AddressSanitizer + UndefinedBehaviorSanitizer and under ThreadSanitizer, and fuzzes
+# each parser for 30 s (scripts/fuzz.sh).
 # Warnings are errors in every build here (SCX_WERROR). Three builds: the normal one
 # (gcc); ASan + UBSan with clang, which also checks the lock annotations
 # (-Wthread-safety) and builds the libFuzzer targets on the same objects; TSan (gcc).
@@ -19,6 +21,8 @@ clang-format --dry-run -Werror "${sources[@]}"
 
 echo "== build (RelWithDebInfo) =="
 ./scripts/build.sh build -DSCX_WERROR=ON
+echo "== clang-tidy (.clang-tidy, the exporter's own code) =="
+./scripts/tidy.sh build '^(base|engine|exporter)/'
 sanitizer_build=(-DSCX_WERROR=ON -DSCX_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=None)
 echo "== build (clang: ASan + UBSan, -Wthread-safety, libFuzzer targets) =="
 ./scripts/build.sh build-asan "${sanitizer_build[@]}" -DSCX_SANITIZE=ON -DSCX_FUZZ=ON \
