@@ -18,6 +18,7 @@
 #include "engine/owner_identity.h"
 #include "engine/scanner.h"
 #include "engine/store_reader.h"
+#include "exporter/http/basic_auth.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/metrics_renderer.h"
 #include "tests/test_support.h"
@@ -99,6 +100,17 @@ bool IsEnumerator(IdentitySource value) {
   return false;
 }
 
+bool IsEnumerator(AuthFailure value) {
+  switch (value) {
+    case AuthFailure::kBadPassword:
+    case AuthFailure::kUnknownUser:
+    case AuthFailure::kBadHeader:
+    case AuthFailure::kRateLimited:
+      return true;
+  }
+  return false;
+}
+
 // Every value of the (dense, zero-based) enum, in declaration order.
 template <typename Enum>
 std::vector<Enum> AllValues() {
@@ -129,6 +141,7 @@ TEST(VocabularyTest, EveryTableListsEveryValueOnceInOrder) {
   ExpectComplete(kBrainSources);
   ExpectComplete(kDiscoveryProblemSources);
   ExpectComplete(kIdentitySources);
+  ExpectComplete(kAuthFailures);
 }
 
 bool Contains(const std::string& text, const std::string& part) {
