@@ -1,7 +1,7 @@
-// Tests of the served snapshot: the metrics kept only gzip-compressed and given back
-// whole or piece by piece, the JSON view and landing page rendered once at first use,
-// and the gzip underneath: streaming gunzip, open members and the bytes that close
-// them.
+// Tests of the served snapshot: the per-brain metrics kept only gzip-compressed (a
+// member left open) and given back whole or piece by piece, the JSON view and landing
+// page rendered once at first use, and the gzip underneath: streaming gunzip, open
+// members and the bytes that close them.
 #include "exporter/snapshot.h"
 
 #include <atomic>
@@ -15,6 +15,7 @@
 
 #include "exporter/render/gzip.h"
 #include "exporter/render/json_view.h"
+#include "exporter/render/metrics_renderer.h"
 #include "tests/test_process.h"
 
 namespace scx {
@@ -48,11 +49,8 @@ class SnapshotTest : public ::testing::Test {
   ~SnapshotTest() override { std::fclose(null_); }
 
   std::shared_ptr<const Snapshot> Render(std::shared_ptr<const ScanResult> scan) {
-    ExporterStats stats;
-    stats.scans_total = 3;
-    stats.last_scan_timestamp_seconds = 1767225600.5;
-    text_ = RenderMetrics(*scan, stats, nullptr);
-    return RenderSnapshot(std::move(scan), stats, LandingPageInfo(), &logger_);
+    text_ = RenderMetrics(*scan, nullptr);
+    return RenderSnapshot(std::move(scan), 3, 1767225600.5, nullptr, LandingPageInfo(), &logger_);
   }
 
   std::FILE* null_;
@@ -64,12 +62,19 @@ TEST_F(SnapshotTest, MetricsAreKeptCompressedAndComeBackWhole) {
   auto snapshot = Render(ScanOf(2000));
   ASSERT_GT(text_.size(), 4 * kGzipPieceBytes);
   EXPECT_EQ(snapshot->scan_number(), 3u);
+  EXPECT_EQ(snapshot->scanned_at(), 1767225600.5);
+  EXPECT_EQ(snapshot->own_metrics(), nullptr);
   EXPECT_EQ(snapshot->metrics_size(), text_.size());
-  EXPECT_LT(snapshot->metrics_gzip().size(), text_.size() / 5);
+  const OpenGzipMember& member = snapshot->metrics_gzip();
+  EXPECT_LT(member.bytes.size(), text_.size() / 5);
   // The compressed copy keeps no worst-case room (deflateBound is more than the text).
-  EXPECT_LE(snapshot->metrics_gzip().capacity(), snapshot->metrics_gzip().size() + 64);
+  EXPECT_LE(member.bytes.capacity(), member.bytes.size() + 64);
+  EXPECT_EQ(member.text_bytes, text_.size());
+  // Closed with nothing more, it is the one gzip member of the text.
+  std::string closing;
+  ASSERT_TRUE(GzipCloseMember(member, "", &closing));
   std::string unzipped;
-  ASSERT_TRUE(GzipDecompress(snapshot->metrics_gzip(), &unzipped));
+  ASSERT_TRUE(GzipDecompress(member.bytes + closing, &unzipped));
   EXPECT_EQ(unzipped, text_);
   EXPECT_EQ(snapshot->MetricsText(), text_);
 }

@@ -1,7 +1,7 @@
 // The label vocabularies (engine/vocabulary.h): every table lists every value of
 // its enum once, in declaration order, with a distinct name; every value shows up in
-// the rendered metrics (or, for the store presence, in the JSON view); and
-// docs/metrics.md lists the names in table order.
+// the rendered metrics, the per-brain ones or the exporter's own (or, for the store
+// presence, in the JSON view); and docs/metrics.md lists the names in table order.
 //
 // The enumerators are listed below with switches that have no default: a value added
 // to an enum fails to compile here (-Wswitch, an error with SCX_WERROR) until it is
@@ -21,6 +21,8 @@
 #include "exporter/http/basic_auth.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/metrics_renderer.h"
+#include "exporter/self_metrics.h"
+#include "tests/captured_log.h"
 #include "tests/test_support.h"
 
 namespace scx {
@@ -170,13 +172,22 @@ ScanResult EveryValueScan() {
   return scan;
 }
 
+// The exporter's own families after a scan of EveryValueScan().
+std::string OwnMetricsText() {
+  testing::CapturedLog log(LogLevel::kWarn);
+  SelfMetrics metrics({"0.1.0", "abc", true, /*process=*/false}, log.logger());
+  metrics.RecordScan(EveryValueScan(), 0.1, 1767225600);
+  return metrics.Text();
+}
+
 TEST(VocabularyTest, EveryValueAppearsInTheRenderedMetrics) {
-  const std::string text = RenderMetrics(EveryValueScan(), ExporterStats(), nullptr);
+  const std::string text = RenderMetrics(EveryValueScan(), nullptr);
+  const std::string own = OwnMetricsText();
   for (const Term<BrainState>& state : kBrainStates) {
     const std::string label = "state=\"" + std::string(state.name) + "\"";
     EXPECT_TRUE(Contains(text, "skeleton_coherence_brain_state{brain=\"b0\"," + label + "}"))
         << state.name;
-    EXPECT_TRUE(Contains(text, "skeleton_coherence_exporter_brains{" + label + "}")) << state.name;
+    EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_brains{" + label + "}")) << state.name;
   }
   for (const Term<StoreError>& error : kStoreErrors) {
     const std::string series = "skeleton_coherence_store_read_errors_total{brain=\"b0\",reason=\"" +
@@ -184,8 +195,8 @@ TEST(VocabularyTest, EveryValueAppearsInTheRenderedMetrics) {
     EXPECT_EQ(Contains(text, series), IsReadError(error.value)) << error.name;
   }
   for (const Term<DiscoveryProblemSource>& source : kDiscoveryProblemSources) {
-    EXPECT_TRUE(Contains(text, "skeleton_coherence_exporter_discovery_errors_total{source=\"" +
-                                   std::string(source.name) + "\"}"))
+    EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_discovery_errors_total{source=\"" +
+                                  std::string(source.name) + "\"}"))
         << source.name;
   }
   for (const Term<BrainSource>& source : kBrainSources) {
