@@ -4,12 +4,15 @@
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
 #include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -26,6 +29,7 @@ namespace {
 using prometheus::Counter;
 using prometheus::Family;
 using prometheus::Gauge;
+using prometheus::Histogram;
 
 constexpr char kPrefix[] = "skeleton_coherence_exporter_";
 
@@ -66,6 +70,10 @@ struct SelfMetrics::Impl {
     scan_duration = &Register(prometheus::BuildGauge(), "scan_duration_seconds",
                               "Wall time of the last completed scan.")
                          .Add({});
+    scan_seconds =
+        &Register(prometheus::BuildHistogram(), "scan_seconds", "Wall time of completed scans.")
+             .Add({}, Histogram::BucketBoundaries(std::begin(kScanSecondsBuckets),
+                                                  std::end(kScanSecondsBuckets)));
     last_scan_timestamp = &Register(prometheus::BuildGauge(), "last_scan_timestamp_seconds",
                                     "Unix time at which the last scan completed.")
                                .Add({});
@@ -121,6 +129,19 @@ struct SelfMetrics::Impl {
                                  .Add({});
     // Registered by SetTlsCertificateNotAfter, with TLS only; its place is here.
     rank.emplace(std::string(kPrefix) + kTlsNotAfter, static_cast<int>(rank.size()));
+    http_requests = &Register(prometheus::BuildCounter(), "http_requests_total",
+                              "HTTP requests answered, by handler (the path it is registered "
+                              "at, or other) and status code.");
+    Family<Counter>& auth =
+        Register(prometheus::BuildCounter(), "http_auth_failures_total",
+                 "Requests basic auth did not allow (401, or 429 when rate limited), by reason.");
+    for (const Term<AuthFailure>& reason : kAuthFailures) {
+      auth_failures[static_cast<std::size_t>(reason.value)] = &auth.Add({{"reason", reason.name}});
+    }
+    tls_handshake_failures =
+        &Register(prometheus::BuildCounter(), "tls_handshake_failures_total",
+                  "Connections to a TLS listener closed before their TLS handshake completed.")
+             .Add({});
   }
 
   // Registers the family kPrefix + `name`, in the order of the document.
@@ -153,6 +174,7 @@ struct SelfMetrics::Impl {
   prometheus::Registry registry;
   std::map<std::string, int> rank;  // family name -> place in the text; written at construction
   Gauge* scan_duration = nullptr;
+  Histogram* scan_seconds = nullptr;
   Gauge* last_scan_timestamp = nullptr;
   Gauge* last_scan_success = nullptr;
   Gauge* scan_interval = nullptr;
@@ -168,6 +190,9 @@ struct SelfMetrics::Impl {
   Gauge* watched_dirs = nullptr;
   Gauge* watch_limited = nullptr;
   Counter* watch_triggered_scans = nullptr;
+  Family<Counter>* http_requests = nullptr;
+  std::array<Counter*, std::size(kAuthFailures)> auth_failures{};
+  Counter* tls_handshake_failures = nullptr;
 
   std::mutex tls_mutex;  // SetTlsCertificateNotAfter's family, present only with TLS
   Family<Gauge>* tls_not_after = nullptr;
@@ -183,6 +208,7 @@ SelfMetrics::~SelfMetrics() = default;
 void SelfMetrics::RecordScan(const ScanResult& result, double seconds, double finished_at) {
   impl_->scans->Increment();
   impl_->scan_duration->Set(seconds);
+  impl_->scan_seconds->Observe(seconds);
   impl_->last_scan_timestamp->Set(finished_at);
   impl_->last_scan_success->Set(Bool(result.problems.empty()));
   for (const DiscoveryProblem& problem : result.problems) {
@@ -227,6 +253,17 @@ void SelfMetrics::SetTlsCertificateNotAfter(std::optional<std::int64_t> not_afte
   }
   impl_->tls_not_after->Add({}).Set(static_cast<double>(*not_after_seconds));
 }
+
+void SelfMetrics::OnRequest(const std::string& handler, int status) {
+  impl_->http_requests->Add({{"handler", handler}, {"code", std::to_string(status)}}).Increment();
+}
+
+void SelfMetrics::OnAuthFailure(AuthFailure reason) {
+  const auto index = static_cast<std::size_t>(reason);
+  if (index < impl_->auth_failures.size()) impl_->auth_failures[index]->Increment();
+}
+
+void SelfMetrics::OnTlsHandshakeFailure() { impl_->tls_handshake_failures->Increment(); }
 
 std::string SelfMetrics::Text() const {
   if (!impl_->options.enabled) return "";

@@ -1,12 +1,13 @@
 // The exporter's own metrics (docs/metrics.md, "The exporter itself" and "The exporter
-// process"). The scan loop's, the reloads' and the watches' counters and gauges live
-// in a prometheus-cpp Registry, are updated where they happen (several threads) and
-// written by prometheus-cpp's
+// process"). The scan loop's, the reloads', the watches' and the HTTP server's
+// counters and gauges and the scan histogram live in a prometheus-cpp Registry, are
+// updated where they happen (several threads) and written by prometheus-cpp's
 // TextSerializer at each scrape, after the per-brain families that the snapshot
 // rendered once for its scan (exporter/metrics_body.h). The process collector's
 // families are read from /proc at each scrape, as the client libraries read them, and
 // written after those by the renderer's own text writer (prometheus-cpp has no process
-// collector, and its counters cannot be set to a value read elsewhere).
+// collector, and its counters cannot be set to a value read elsewhere). SelfMetrics is
+// the HTTP server's HttpEvents.
 //
 // Thread-safety: every method may be called from any thread, several at once
 // (prometheus-cpp's metrics are atomic and its families lock).
@@ -19,11 +20,20 @@
 #include <string>
 
 #include "engine/scanner.h"
+#include "exporter/http/http_events.h"
 #include "exporter/logger.h"
 
 namespace scx {
 
-class SelfMetrics {
+// The upper bounds (seconds) of skeleton_coherence_exporter_scan_seconds: 1-2.5-5
+// steps from 1 ms (a warm scan of a few brains) to 10 s, then 30 s and 60 s (the
+// longest scan interval worth having; a scan past it is in +Inf). A warm scan of
+// 10,000 brains takes 0.1 to 0.4 s on a 2-core machine, a cold one about 0.5 s
+// (docs/performance.md).
+inline constexpr double kScanSecondsBuckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                 0.5,   1,      2.5,   5,    10,    30,   60};
+
+class SelfMetrics : public HttpEvents {
  public:
   struct Options {
     std::string version;  // the labels of skeleton_coherence_exporter_build_info
@@ -37,12 +47,12 @@ class SelfMetrics {
   // `logger` (a warn line when /proc cannot be read, once until it can again) must
   // outlive it.
   SelfMetrics(const Options& options, Logger* logger);
-  ~SelfMetrics();
+  ~SelfMetrics() override;
   SelfMetrics(const SelfMetrics&) = delete;
   SelfMetrics& operator=(const SelfMetrics&) = delete;
 
   // A completed scan of `seconds` wall time that ended at Unix time `finished_at`:
-  // counts it and sets what the last scan decides
+  // counts it, observes it in the histogram, and sets what the last scan decides
   // (success, brains by state, orphaned folders).
   void RecordScan(const ScanResult& result, double seconds, double finished_at);
   // A scan started at once by a change seen with inotify.
@@ -55,6 +65,11 @@ class SelfMetrics {
   // The served certificate's notAfter (Unix seconds); empty without TLS, and then
   // there is no such family.
   void SetTlsCertificateNotAfter(std::optional<std::int64_t> not_after_seconds);
+
+  // HttpEvents.
+  void OnRequest(const std::string& handler, int status) override;
+  void OnAuthFailure(AuthFailure reason) override;
+  void OnTlsHandshakeFailure() override;
 
   // The exporter's families now, in the order of docs/metrics.md (each family's
   // series sorted by their labels), then the process collector's; "" when disabled.

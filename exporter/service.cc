@@ -123,6 +123,7 @@ class Service {
     options.num_threads = WorkerThreads(flags_.max_requests);
     options.write_timeout_ms = static_cast<int>(flags_.write_timeout.count());
     options.max_connections_per_address = flags_.max_connections_per_address;
+    options.events = &metrics_;
     const long long descriptors = EnsureDescriptorsFor(options.num_threads);
     options.max_connections = MaxConnectionsFor(descriptors, kDescriptorReserve);
     logger_->Info(

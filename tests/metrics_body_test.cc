@@ -90,15 +90,16 @@ TEST_F(MetricsBodyTest, GzipIsOneMemberOfTheSameBody) {
 // Counters that change per request are current at each scrape of one snapshot.
 TEST_F(MetricsBodyTest, TheOwnFamiliesAreReadAtEachScrape) {
   auto snapshot = Render(&metrics_, 10);
-  const std::string line = "skeleton_coherence_exporter_config_reloads_total{result=\"success\"} ";
-  metrics_.RecordConfigReload(true);
+  const std::string line =
+      "skeleton_coherence_exporter_http_requests_total{code=\"200\",handler=\"/metrics\"} ";
+  metrics_.OnRequest("/metrics", 200);
   for (bool gzip : {false, true}) {
     std::string body = BodyOf(Response(snapshot, gzip));
     if (gzip) {
       ASSERT_TRUE(GzipDecompress(std::string(body), &body));
     }
     EXPECT_NE(body.find(line + (gzip ? "2" : "1")), std::string::npos) << body;
-    metrics_.RecordConfigReload(true);
+    metrics_.OnRequest("/metrics", 200);
   }
 }
 
@@ -119,7 +120,8 @@ TEST_F(MetricsBodyTest, PassesPromtoolCheckMetrics) {
   if (!testing::HaveCommand("promtool")) GTEST_SKIP() << "promtool not installed";
   SelfMetrics full({"0.1.0", "abc123", true, /*process=*/true}, log_.logger());
   full.SetTlsCertificateNotAfter(1767225600);
-  full.RecordConfigReload(false);
+  full.OnRequest("/metrics", 200);
+  full.OnAuthFailure(AuthFailure::kBadPassword);
   full.RecordScan(*ScanOf(20), 0.003, 1767225600.5);
   auto snapshot = Render(&full, 20);
   int status = -1;
@@ -140,8 +142,8 @@ TEST_F(MetricsBodyTest, PassesPromtoolCheckMetrics) {
       testing::RunShellCommand("python3 -c '" + check + "'", zipped, &status);
   EXPECT_EQ(status, 0) << unzipped.substr(0, 2000);
   EXPECT_EQ(unzipped.substr(0, snapshot->metrics_size()), snapshot->MetricsText());
-  EXPECT_NE(unzipped.find("\nskeleton_coherence_exporter_config_reloads_total{result=\"failure\"} "
-                          "1\n"),
+  EXPECT_NE(unzipped.find("\nskeleton_coherence_exporter_http_auth_failures_total{reason=\""
+                          "bad_password\"} 1\n"),
             std::string::npos);
 }
 

@@ -100,6 +100,7 @@ TEST_F(ScanLoopTest, ReadyAfterTheFirstScanWithEverythingRendered) {
       },
       kLongWait))
       << own;
+  EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_scan_seconds_count 1\n"));
   EXPECT_TRUE(Contains(own,
                        "skeleton_coherence_exporter_build_info{revision=\"deadbeef\","
                        "version=\"9.9.9\"} 1"));

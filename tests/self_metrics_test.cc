@@ -1,19 +1,31 @@
 // Tests of the exporter's own metrics: what a scan, a reload and the watches set, the
-// order of the families, the TLS family only with TLS, and nothing written when
-// disabled.
+// HTTP server's events by handler, code and reason (called directly and through a real
+// HttpServer on 127.0.0.1), the scan histogram's buckets, the order of the families,
+// the TLS family only with TLS, and nothing written when disabled.
 #include "exporter/self_metrics.h"
 
+#include <crypt.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <iterator>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "exporter/http/http_server.h"
 #include "tests/captured_log.h"
+#include "tests/http_client.h"
+#include "tests/test_process.h"
 #include "tests/test_support.h"
 
 namespace scx {
 namespace {
+
+using testing::BasicAuthorization;
+using testing::HttpGet;
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -136,6 +148,55 @@ TEST_F(SelfMetricsTest, ReloadsWatchesAndTheInterval) {
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_watch_triggered_scans_total 1"));
 }
 
+// Buckets from 1 ms to 60 s; the gauge of the last scan stays beside the histogram.
+TEST_F(SelfMetricsTest, ScanSecondsIsAHistogramFromAMillisecondToAMinute) {
+  for (double seconds : {0.0004, 0.001, 0.3, 0.3, 7.0, 100.0}) {
+    metrics_.RecordScan(ScanResult(), seconds, 1767225600);
+  }
+  const std::string text = metrics_.Text();
+  const std::string name = "skeleton_coherence_exporter_scan_seconds";
+  EXPECT_TRUE(HasLine(text, "# TYPE " + name + " histogram")) << text;
+  const std::vector<std::pair<std::string, int>> buckets = {
+      {"0.001", 2}, {"0.0025", 2}, {"0.005", 2}, {"0.01", 2}, {"0.025", 2}, {"0.05", 2},
+      {"0.1", 2},   {"0.25", 2},   {"0.5", 4},   {"1", 4},    {"2.5", 4},   {"5", 4},
+      {"10", 5},    {"30", 5},     {"60", 5},    {"+Inf", 6}};
+  ASSERT_EQ(buckets.size(), std::size(kScanSecondsBuckets) + 1);
+  for (const auto& [le, count] : buckets) {
+    EXPECT_TRUE(HasLine(text, name + "_bucket{le=\"" + le + "\"} " + std::to_string(count))) << le;
+  }
+  EXPECT_TRUE(HasLine(text, name + "_count 6"));
+  const std::size_t sum = text.find("\n" + name + "_sum ");
+  ASSERT_NE(sum, std::string::npos);
+  EXPECT_NEAR(std::stod(text.substr(sum + name.size() + 6)), 107.6014, 1e-9);
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_scan_duration_seconds 100"));
+}
+
+TEST_F(SelfMetricsTest, HttpEventsByHandlerCodeAndReason) {
+  HttpEvents* events = &metrics_;
+  events->OnRequest("/metrics", 200);
+  events->OnRequest("/metrics", 200);
+  events->OnRequest("/metrics", 401);
+  events->OnRequest("/api/v1/brains/", 404);
+  events->OnRequest(kUnmatchedHandler, 404);
+  events->OnAuthFailure(AuthFailure::kUnknownUser);
+  events->OnAuthFailure(AuthFailure::kRateLimited);
+  events->OnAuthFailure(AuthFailure::kRateLimited);
+  events->OnTlsHandshakeFailure();
+  const std::string text = metrics_.Text();
+  const std::string requests = "skeleton_coherence_exporter_http_requests_total";
+  EXPECT_TRUE(HasLine(text, "# TYPE " + requests + " counter")) << text;
+  EXPECT_TRUE(HasLine(text, requests + "{code=\"200\",handler=\"/metrics\"} 2"));
+  EXPECT_TRUE(HasLine(text, requests + "{code=\"401\",handler=\"/metrics\"} 1"));
+  EXPECT_TRUE(HasLine(text, requests + "{code=\"404\",handler=\"/api/v1/brains/\"} 1"));
+  EXPECT_TRUE(HasLine(text, requests + "{code=\"404\",handler=\"other\"} 1"));
+  const std::string auth = "skeleton_coherence_exporter_http_auth_failures_total";
+  EXPECT_TRUE(HasLine(text, auth + "{reason=\"unknown_user\"} 1"));
+  EXPECT_TRUE(HasLine(text, auth + "{reason=\"rate_limited\"} 2"));
+  EXPECT_TRUE(HasLine(text, auth + "{reason=\"bad_password\"} 0"));
+  EXPECT_TRUE(HasLine(text, auth + "{reason=\"bad_header\"} 0"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_tls_handshake_failures_total 1"));
+}
+
 TEST_F(SelfMetricsTest, TheCertificateFamilyOnlyWithTls) {
   const std::string name = "skeleton_coherence_exporter_tls_certificate_not_after_seconds";
   EXPECT_EQ(metrics_.Text().find(name), std::string::npos);
@@ -153,10 +214,12 @@ TEST_F(SelfMetricsTest, TheCertificateFamilyOnlyWithTls) {
 // order they were counted in: the text of two registries with the same counts is the same.
 TEST_F(SelfMetricsTest, FamiliesComeInDocumentOrder) {
   metrics_.SetTlsCertificateNotAfter(1767225600);
-  metrics_.RecordScan(SampleScan(), 0.25, 1767225600.5);
+  metrics_.OnRequest("/metrics", 200);
+  metrics_.OnRequest("/", 200);
   const std::vector<std::string> expected = {
       "skeleton_coherence_exporter_build_info",
       "skeleton_coherence_exporter_scan_duration_seconds",
+      "skeleton_coherence_exporter_scan_seconds",
       "skeleton_coherence_exporter_last_scan_timestamp_seconds",
       "skeleton_coherence_exporter_last_scan_success",
       "skeleton_coherence_exporter_scan_interval_seconds",
@@ -172,11 +235,15 @@ TEST_F(SelfMetricsTest, FamiliesComeInDocumentOrder) {
       "skeleton_coherence_exporter_watch_limited",
       "skeleton_coherence_exporter_watch_triggered_scans_total",
       "skeleton_coherence_exporter_tls_certificate_not_after_seconds",
+      "skeleton_coherence_exporter_http_requests_total",
+      "skeleton_coherence_exporter_http_auth_failures_total",
+      "skeleton_coherence_exporter_tls_handshake_failures_total",
   };
   EXPECT_EQ(FamilyNames(metrics_.Text()), expected);
 
   SelfMetrics other({"0.1.0", "abc123", true, false}, log_.logger());
-  other.RecordScan(SampleScan(), 0.25, 1767225600.5);
+  other.OnRequest("/", 200);
+  other.OnRequest("/metrics", 200);
   other.SetTlsCertificateNotAfter(1767225600);
   EXPECT_EQ(other.Text(), metrics_.Text());
 }
@@ -184,6 +251,7 @@ TEST_F(SelfMetricsTest, FamiliesComeInDocumentOrder) {
 TEST_F(SelfMetricsTest, DisabledWritesNothingAndStillCounts) {
   SelfMetrics disabled({"0.1.0", "abc123", /*enabled=*/false, /*process=*/true}, log_.logger());
   disabled.RecordScan(SampleScan(), 0.25, 1767225600.5);
+  disabled.OnRequest("/metrics", 200);
   EXPECT_EQ(disabled.Text(), "");
 }
 
@@ -200,8 +268,65 @@ TEST_F(SelfMetricsTest, ProcessFamiliesComeLastAndAreThisProcesss) {
                                              "process_resident_memory_bytes",
                                              "process_start_time_seconds"};
   EXPECT_EQ(last, expected);
-  EXPECT_EQ(names[names.size() - 7], "skeleton_coherence_exporter_watch_triggered_scans_total");
+  EXPECT_EQ(names[names.size() - 7], "skeleton_coherence_exporter_tls_handshake_failures_total");
   EXPECT_EQ(log_.text(), "");
+}
+
+// A bcrypt hash of `password` (cost 4: fast).
+std::string Bcrypt(const std::string& password) {
+  char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+  if (crypt_gensalt_rn("$2b$", 4, nullptr, 0, salt, sizeof(salt)) == nullptr) return "";
+  auto data = std::make_unique<crypt_data>();
+  const char* hash = crypt_rn(password.c_str(), salt, data.get(), sizeof(*data));
+  return hash == nullptr ? "" : hash;
+}
+
+// Requests through a real HttpServer with basic auth are counted by the route they
+// took and the status they got, and each refusal by its reason.
+TEST_F(SelfMetricsTest, RequestsThroughARealServerAreCounted) {
+  testing::TempDir dir;
+  testing::WriteFile(dir.Join("web.yml"), "basic_auth_users:\n  alice: " + Bcrypt("pw") + "\n");
+  HttpServer server;
+  server.Handle("/metrics", [](const HttpRequest&) { return TextResponse(200, "x 1\n"); });
+  server.HandlePrefix("/api/v1/brains/", [](const HttpRequest&) { return TextResponse(404, ""); });
+  HttpServerOptions options;
+  options.listen_addresses = {"127.0.0.1:0"};
+  options.num_threads = 4;
+  options.web_config_file = dir.Join("web.yml");
+  options.events = &metrics_;
+  std::string error;
+  ASSERT_TRUE(server.Start(options, &error)) << error;
+  const int port = server.port();
+  const std::map<std::string, std::string> alice = {
+      {"Authorization", BasicAuthorization("alice", "pw")}};
+  EXPECT_EQ(HttpGet(port, "/metrics", alice).status, 200);
+  EXPECT_EQ(HttpGet(port, "/metrics", alice).status, 200);
+  EXPECT_EQ(HttpGet(port, "/api/v1/brains/nobody", alice).status, 404);
+  EXPECT_EQ(HttpGet(port, "/nope", alice).status, 404);
+  EXPECT_EQ(HttpGet(port, "/metrics").status, 401);
+  EXPECT_EQ(HttpGet(port, "/metrics", {{"Authorization", "Basic !!"}}).status, 401);
+  EXPECT_EQ(
+      HttpGet(port, "/metrics", {{"Authorization", BasicAuthorization("alice", "no")}}).status,
+      401);
+  EXPECT_EQ(HttpGet(port, "/metrics", {{"Authorization", BasicAuthorization("eve", "pw")}}).status,
+            401);
+  const std::string requests = "skeleton_coherence_exporter_http_requests_total";
+  const std::string auth = "skeleton_coherence_exporter_http_auth_failures_total";
+  // Reported once the response is sent: the client may see it first.
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return HasLine(metrics_.Text(), requests + "{code=\"401\",handler=\"/metrics\"} 4"); },
+      std::chrono::seconds(5)))
+      << metrics_.Text();
+  server.Stop();
+  const std::string text = metrics_.Text();
+  EXPECT_TRUE(HasLine(text, requests + "{code=\"200\",handler=\"/metrics\"} 2")) << text;
+  EXPECT_TRUE(HasLine(text, requests + "{code=\"404\",handler=\"/api/v1/brains/\"} 1"));
+  EXPECT_TRUE(HasLine(text, requests + "{code=\"404\",handler=\"other\"} 1"));
+  EXPECT_TRUE(HasLine(text, auth + "{reason=\"bad_header\"} 2"));
+  EXPECT_TRUE(HasLine(text, auth + "{reason=\"bad_password\"} 1"));
+  EXPECT_TRUE(HasLine(text, auth + "{reason=\"unknown_user\"} 1"));
+  EXPECT_TRUE(HasLine(text, auth + "{reason=\"rate_limited\"} 0"));
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_tls_handshake_failures_total 0"));
 }
 
 }  // namespace

@@ -199,6 +199,12 @@ TEST(VocabularyTest, EveryValueAppearsInTheRenderedMetrics) {
                                   std::string(source.name) + "\"}"))
         << source.name;
   }
+  // Every reason is there from the start, at 0.
+  for (const Term<AuthFailure>& reason : kAuthFailures) {
+    EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_http_auth_failures_total{reason=\"" +
+                                  std::string(reason.name) + "\"} 0\n"))
+        << reason.name;
+  }
   for (const Term<BrainSource>& source : kBrainSources) {
     EXPECT_TRUE(Contains(text, ",source=\"" + std::string(source.name) + "\",")) << source.name;
   }
@@ -243,6 +249,7 @@ TEST(VocabularyTest, MetricsDocListsEveryValueInTableOrder) {
   ExpectDocumentedInOrder(docs, "`source` is", kBrainSources);
   ExpectDocumentedInOrder(docs, "`identity_source` the rule", kIdentitySources);
   ExpectDocumentedInOrder(docs, "Discovery problems by source:", kDiscoveryProblemSources);
+  ExpectDocumentedInOrder(docs, "Requests basic auth did not allow, by `reason`:", kAuthFailures);
 }
 
 // docs/api.md and the README's --once section name every state too.
