@@ -77,32 +77,11 @@ BrainReport MakeBrain(int index) {
   return report;
 }
 
-ExporterStats MakeStats() {
-  ExporterStats stats;
-  stats.version = "0.1.0";
-  stats.revision = "0123456789ab";
-  stats.scans_total = 12;
-  stats.last_scan_duration_seconds = 0.001490974;
-  stats.last_scan_timestamp_seconds = 1796003827.979081;
-  stats.last_scan_success = true;
-  stats.scan_interval_seconds = 60;
-  ProcessStats process;
-  process.cpu_seconds_total = 3.8;
-  process.resident_memory_bytes = 41943040;
-  process.virtual_memory_bytes = 312475648;
-  process.start_time_seconds = 1796003800.12;
-  process.open_fds = 12;
-  process.max_fds = 1048576;
-  stats.process = process;
-  return stats;
-}
-
 void BM_RenderMetrics(benchmark::State& state) {
-  const ExporterStats stats = MakeStats();
   std::size_t size = 0;
   std::size_t capacity = 0;
   for (auto _ : state) {
-    std::string text = RenderMetrics(*g_scan, stats, nullptr);
+    std::string text = RenderMetrics(*g_scan, nullptr);
     size = text.size();
     capacity = text.capacity();
     benchmark::DoNotOptimize(text.data());

@@ -1,35 +1,16 @@
-// Label vocabularies: each enum whose values reach metrics, JSON, logs, the landing
-// page or the docs has one table of {value, name}, defined once beside the enum
-// (BrainState in scanner.h, StoreError in store_reader.h, BrainSource and
-// DiscoveryProblemSource in discovery.h, IdentitySource in owner_identity.h,
-// StorePresence in scanner.h). Every list of values elsewhere iterates the table, so
-// a value added to an enum and its table is exported, rendered and documented
+// Label vocabularies (base/vocabulary.h): each enum whose values reach metrics, JSON,
+// logs, the landing page or the docs has one table of {value, name}, defined once
+// beside the enum: BrainState and StorePresence in scanner.h, StoreError in
+// store_reader.h, BrainSource and DiscoveryProblemSource in discovery.h,
+// IdentitySource in owner_identity.h, and, outside the engine, AuthFailure in
+// exporter/http/basic_auth.h. Every list of values elsewhere iterates the table, so a
+// value added to an enum and its table is exported, rendered and documented
 // everywhere at once; tests/vocabulary_test.cc fails until it is.
 //
 // Thread-safety: constant data and pure functions.
 #ifndef SCX_ENGINE_VOCABULARY_H_
 #define SCX_ENGINE_VOCABULARY_H_
 
-#include <cstddef>
-
-namespace scx {
-
-template <typename Enum>
-struct Term {
-  Enum value;
-  const char* name;  // as it appears in labels, JSON and logs
-};
-
-// The name of `value` in `terms`; "" when the table lacks it (tests/vocabulary_test.cc
-// proves every table complete).
-template <typename Enum, std::size_t N>
-constexpr const char* NameOf(const Term<Enum> (&terms)[N], Enum value) {
-  for (const Term<Enum>& term : terms) {
-    if (term.value == value) return term.name;
-  }
-  return "";
-}
-
-}  // namespace scx
+#include "base/vocabulary.h"
 
 #endif  // SCX_ENGINE_VOCABULARY_H_

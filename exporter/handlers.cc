@@ -9,6 +9,7 @@
 
 #include "base/strings.h"
 #include "exporter/http/http_error.h"
+#include "exporter/metrics_body.h"
 #include "exporter/render/endpoints.h"
 #include "exporter/render/json_view.h"
 #include "exporter/snapshot.h"
@@ -70,16 +71,7 @@ HttpResponse Handlers::Metrics(const HttpRequest& request) const {
   HttpResponse response;
   response.content_type = kMetricsContentType;
   response.headers["Vary"] = "Accept-Encoding";
-  if (request.accepts_gzip && !snapshot->metrics_gzip().empty()) {
-    response.content_encoding = "gzip";
-    response.shared_body = SharedPart(snapshot, snapshot->metrics_gzip());
-  } else {
-    // Inflated from the one compressed copy while it is sent: no per-request copy.
-    response.streamed_size = snapshot->metrics_size();
-    response.streamed_body = [snapshot](const BodyWriter& write) {
-      return snapshot->WriteMetricsText(write);
-    };
-  }
+  SetMetricsBody(snapshot, request.accepts_gzip, &response);
   return response;
 }
 

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "exporter/heap.h"
-#include "exporter/process_metrics.h"
 
 namespace scx {
 
@@ -20,37 +19,19 @@ double UnixTimeNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::uint64_t NonNegative(std::int64_t count) {
-  return static_cast<std::uint64_t>(std::max<std::int64_t>(count, 0));
-}
-
-// Adds one completed scan to `stats`.
-void CountScan(const ScanResult& result, Clock::duration duration, ExporterStats* stats) {
-  ++stats->scans_total;
-  stats->last_scan_duration_seconds = Seconds(duration);
-  stats->last_scan_timestamp_seconds = UnixTimeNow();
-  stats->last_scan_success = result.problems.empty();
-  for (const DiscoveryProblem& problem : result.problems) {
-    ++stats->discovery_errors_total[problem.source];
-  }
-  stats->stores_parsed_total += NonNegative(result.stores_parsed);
-  stats->stores_unchanged_total += NonNegative(result.stores_unchanged);
-}
-
 }  // namespace
 
-ScanLoop::ScanLoop(const ScanSettings& settings, const LandingPageInfo& page_info, Logger* logger)
+ScanLoop::ScanLoop(const ScanSettings& settings, const LandingPageInfo& page_info, Logger* logger,
+                   SelfMetrics* metrics)
     : page_info_(page_info),
       logger_(logger),
+      metrics_(metrics),
       settings_(settings),
       snapshot_(InitialSnapshot(page_info, logger)),
       scanner_(std::make_unique<Scanner>(settings.store_options)),
       scan_log_(logger) {
   scanner_->SetAllowedAmbiguity(settings.allowed_ambiguity);
-  MutexLock lock(&mutex_);
-  stats_.version = page_info.version;
-  stats_.revision = page_info.revision;
-  stats_.scan_interval_seconds = Seconds(settings.interval);
+  metrics_->SetScanInterval(Seconds(settings.interval));
 }
 
 ScanLoop::~ScanLoop() { Stop(); }
@@ -74,25 +55,6 @@ void ScanLoop::RequestReload(const ScanSettings& settings) {
   {
     MutexLock lock(&mutex_);
     pending_settings_ = settings;
-  }
-  wake_.NotifyAll();
-}
-
-void ScanLoop::SetTlsCertificateNotAfter(std::optional<std::int64_t> not_after) {
-  MutexLock lock(&mutex_);
-  stats_.tls_certificate_not_after_seconds = not_after;
-}
-
-void ScanLoop::RecordConfigReload(bool success) {
-  {
-    MutexLock lock(&mutex_);
-    if (success) {
-      ++stats_.config_reloads_success_total;
-    } else {
-      ++stats_.config_reloads_failure_total;
-    }
-    stats_.config_last_reload_successful = success;
-    render_requested_ = true;
   }
   wake_.NotifyAll();
 }
@@ -121,9 +83,6 @@ void ScanLoop::Run() {
     switch (WaitForWork(next_scan, &settings)) {
       case Work::kStop:
         return;
-      case Work::kRender:
-        if (scanned_) Publish();
-        break;
       case Work::kScan: {
         const Clock::time_point started = Clock::now();
         ScanOnce(settings.discovery);
@@ -136,20 +95,15 @@ void ScanLoop::Run() {
 
 ScanLoop::Work ScanLoop::WaitForWork(Clock::time_point next_scan, ScanSettings* settings) {
   MutexLock lock(&mutex_);
-  while (!stop_ && !pending_settings_ && !render_requested_ && !scan_requested_ &&
-         Clock::now() < next_scan) {
+  while (!stop_ && !pending_settings_ && !scan_requested_ && Clock::now() < next_scan) {
     wake_.WaitUntil(&mutex_, next_scan);
   }
   if (stop_) return Work::kStop;
   if (scan_requested_) {
     scan_requested_ = false;
-    ++stats_.watch_triggered_scans_total;
-  } else if (!pending_settings_ && Clock::now() < next_scan) {
-    render_requested_ = false;
-    return Work::kRender;
+    metrics_->RecordWatchTriggeredScan();
   }
   ApplyPendingSettings();
-  render_requested_ = false;  // the scan publishes anyway
   *settings = settings_;
   return Work::kScan;
 }
@@ -167,7 +121,7 @@ void ScanLoop::ApplyPendingSettings() {
     scanner_->SetAllowedAmbiguity(settings.allowed_ambiguity);
   }
   settings_ = std::move(settings);
-  stats_.scan_interval_seconds = Seconds(settings_.interval);
+  metrics_->SetScanInterval(Seconds(settings_.interval));
 }
 
 void ScanLoop::ScanOnce(const DiscoveryConfig& discovery) {
@@ -185,19 +139,19 @@ void ScanLoop::ScanOnce(const DiscoveryConfig& discovery) {
                    {{"brains", std::to_string(result.brains.size())}});
     return;
   }
-  const Clock::duration duration = Clock::now() - started;
-  scan_log_.LogScan(result, Seconds(duration));
-  {
-    MutexLock lock(&mutex_);
-    CountScan(result, duration, &stats_);
-  }
+  const double seconds = Seconds(Clock::now() - started);
+  last_scanned_at_ = UnixTimeNow();
+  ++scans_completed_;
+  scan_log_.LogScan(result, seconds);
   UpdateWatches(result, discovery);
   // Logged above and used nowhere else: not kept for as long as the scan is served
   // (after a first scan of 10,000 brains, 10,000 of them).
   result.changes = std::vector<StateChange>();
   last_result_ = std::make_shared<const ScanResult>(std::move(result));
-  scanned_ = true;
   Publish();
+  // Counted once its snapshot is served (a render takes a while; this does not), so
+  // that a scrape's own families are of the scan whose brains it serves.
+  metrics_->RecordScan(*last_result_, seconds, last_scanned_at_);
 }
 
 void ScanLoop::RequestScan() {
@@ -219,21 +173,12 @@ void ScanLoop::UpdateWatches(const ScanResult& result, const DiscoveryConfig& di
                   {{"watched", std::to_string(watcher_->watched())}});
   }
   warned_watch_limit_ = limited;
-  MutexLock lock(&mutex_);
-  stats_.watched_dirs = watcher_->watched();
-  stats_.watch_limited = limited;
+  metrics_->SetWatches(watcher_->watched(), limited);
 }
 
 void ScanLoop::Publish() {
-  ExporterStats stats;
-  {
-    MutexLock lock(&mutex_);
-    stats = stats_;
-    stats.exporter_metrics = settings_.exporter_metrics;
-  }
-  if (stats.exporter_metrics) ReadProcess(&stats);
-  std::shared_ptr<const Snapshot> snapshot =
-      RenderSnapshot(last_result_, stats, page_info_, logger_);
+  std::shared_ptr<const Snapshot> snapshot = RenderSnapshot(
+      last_result_, scans_completed_, last_scanned_at_, metrics_, page_info_, logger_);
   {
     MutexLock lock(&snapshot_mutex_);
     snapshot_.swap(snapshot);
@@ -241,18 +186,6 @@ void ScanLoop::Publish() {
   snapshot_published_.NotifyAll();
   snapshot.reset();  // the previous one, unless a response still holds it
   ReleaseFreeHeap();
-}
-
-void ScanLoop::ReadProcess(ExporterStats* stats) {
-  ProcessStats process;
-  std::string error;
-  if (ReadProcessStats(&process, &error)) {
-    stats->process = process;
-    process_error_logged_ = false;
-  } else if (!process_error_logged_) {
-    logger_->Warn("process metrics unavailable", {{"err", error}});
-    process_error_logged_ = true;
-  }
 }
 
 }  // namespace scx

@@ -8,8 +8,9 @@
 // Stop() wakes the thread at once; Stop() also ends a scan in progress at its next
 // step (between discovery steps and between brains) without publishing it.
 //
-// Statistics: every discovery problem (transient ones included) is counted by
-// source and makes that scan's last_scan_success 0, as docs/metrics.md says.
+// Statistics go to the exporter's own metrics (self_metrics.h): every discovery
+// problem (transient ones included) is counted by source and makes that scan's
+// last_scan_success 0, as docs/metrics.md says.
 //
 // Thread-safety: every public method may be called from any thread, except that
 // Start and Stop belong to the owner. The scan thread alone uses the scanner, the
@@ -29,8 +30,8 @@
 #include "exporter/change_watcher.h"
 #include "exporter/logger.h"
 #include "exporter/render/landing_page.h"
-#include "exporter/render/metrics_renderer.h"
 #include "exporter/scan_log.h"
+#include "exporter/self_metrics.h"
 #include "exporter/snapshot.h"
 #include "exporter/snapshot_source.h"
 
@@ -44,14 +45,15 @@ struct ScanSettings {
   StoreReaderOptions store_options;
   std::vector<AllowedAmbiguity> allowed_ambiguity;  // the config's prefix_ambiguity_allowed
   std::chrono::milliseconds interval = kDefaultScanInterval;
-  // False with --web.disable-exporter-metrics (see ExporterStats::exporter_metrics).
-  bool exporter_metrics = true;
 };
 
 class ScanLoop : public SnapshotSource {
  public:
-  // `logger` must outlive the loop. No thread runs before Start().
-  ScanLoop(const ScanSettings& settings, const LandingPageInfo& page_info, Logger* logger);
+  // `logger` and `metrics` (where the loop counts its scans and watches, and which
+  // its snapshots write after the per-brain families) must outlive the loop and its
+  // snapshots. No thread runs before Start().
+  ScanLoop(const ScanSettings& settings, const LandingPageInfo& page_info, Logger* logger,
+           SelfMetrics* metrics);
   ~ScanLoop() override;  // Stop()
   ScanLoop(const ScanLoop&) = delete;
   ScanLoop& operator=(const ScanLoop&) = delete;
@@ -75,14 +77,6 @@ class ScanLoop : public SnapshotSource {
   // its state in the metrics. Call before Start; it must outlive the loop's thread.
   void SetChangeWatcher(ChangeWatcher* watcher);
 
-  // The served TLS certificate's notAfter for the metrics (empty: no TLS). Call
-  // before Start.
-  void SetTlsCertificateNotAfter(std::optional<std::int64_t> not_after) SCX_EXCLUDES(mutex_);
-
-  // Counts a config reload by result and sets config_last_reload_successful; the
-  // published metrics show it right away (re-rendered from the last scan).
-  void RecordConfigReload(bool success) SCX_EXCLUDES(mutex_);
-
   // True once the first scan has completed and its snapshot is published.
   bool ready() const;
 
@@ -97,30 +91,27 @@ class ScanLoop : public SnapshotSource {
       SCX_EXCLUDES(snapshot_mutex_);
 
  private:
-  enum class Work { kStop, kScan, kRender };
+  enum class Work { kStop, kScan };
 
   void Run();
-  // Blocks until there is something to do: stop, a scan (due at `next_scan`, or a
-  // reload, whose settings are applied first; `settings` gets the ones to scan
-  // with), or a re-render of the last scan.
+  // Blocks until there is something to do: stop, or a scan (due at `next_scan`, or a
+  // reload, whose settings are applied first; `settings` gets the ones to scan with).
   Work WaitForWork(std::chrono::steady_clock::time_point next_scan, ScanSettings* settings)
       SCX_EXCLUDES(mutex_);
   void ApplyPendingSettings() SCX_REQUIRES(mutex_);
   void ScanOnce(const DiscoveryConfig& discovery) SCX_EXCLUDES(mutex_);
-  void Publish() SCX_EXCLUDES(mutex_, snapshot_mutex_);
-  void ReadProcess(ExporterStats* stats);  // process_* values into stats->process
+  void Publish() SCX_EXCLUDES(snapshot_mutex_);
 
   const LandingPageInfo page_info_;
   Logger* const logger_;
+  SelfMetrics* const metrics_;
 
   mutable Mutex mutex_;
   CondVar wake_;
   bool stop_ SCX_GUARDED_BY(mutex_) = false;
-  bool render_requested_ SCX_GUARDED_BY(mutex_) = false;
   bool scan_requested_ SCX_GUARDED_BY(mutex_) = false;  // by RequestScan
   ScanSettings settings_ SCX_GUARDED_BY(mutex_);
   std::optional<ScanSettings> pending_settings_ SCX_GUARDED_BY(mutex_);
-  ExporterStats stats_ SCX_GUARDED_BY(mutex_);
 
   mutable Mutex snapshot_mutex_;
   mutable CondVar snapshot_published_;
@@ -132,9 +123,9 @@ class ScanLoop : public SnapshotSource {
   // The scan thread's own (ApplyPendingSettings also runs there).
   std::unique_ptr<Scanner> scanner_;
   std::shared_ptr<const ScanResult> last_result_;  // shared with the snapshot
-  bool scanned_ = false;                           // last_result_ holds a completed scan
+  std::uint64_t scans_completed_ = 0;              // the last one's scan_number
+  double last_scanned_at_ = 0;                     // Unix time the last one completed
   ScanLog scan_log_;
-  bool process_error_logged_ = false;
   ChangeWatcher* watcher_ = nullptr;  // set before Start
   bool warned_watch_limit_ = false;
   void UpdateWatches(const ScanResult& result, const DiscoveryConfig& discovery)

@@ -28,6 +28,7 @@
 #include "exporter/http/tls_setup.h"
 #include "exporter/logger.h"
 #include "exporter/scan_loop.h"
+#include "exporter/self_metrics.h"
 #include "exporter/watched_sources.h"
 
 namespace scx {
@@ -51,7 +52,6 @@ ScanSettings ScanSettingsFrom(const Flags& flags, const Config& config) {
   settings.interval = flags.scan_interval    ? *flags.scan_interval
                       : config.scan_interval ? *config.scan_interval
                                              : kDefaultScanInterval;
-  settings.exporter_metrics = !flags.disable_exporter_metrics;
   return settings;
 }
 
@@ -101,8 +101,9 @@ class Service {
   Service(const Flags& flags, const Config& config, Logger* logger)
       : flags_(flags),
         logger_(logger),
+        metrics_({kVersion, kRevision, !flags.disable_exporter_metrics}, logger),
         loop_(ScanSettingsFrom(flags, config),
-              {kVersion, kRevision, flags.telemetry_path, flags.runbook_url}, logger),
+              {kVersion, kRevision, flags.telemetry_path, flags.runbook_url}, logger, &metrics_),
         watcher_(ChangeWatcher::Options(), [this] { loop_.RequestScan(); }),
         reloader_(
             [config_file = flags.config_file](Config* config, std::string* error) {
@@ -122,6 +123,7 @@ class Service {
     options.num_threads = WorkerThreads(flags_.max_requests);
     options.write_timeout_ms = static_cast<int>(flags_.write_timeout.count());
     options.max_connections_per_address = flags_.max_connections_per_address;
+    options.events = &metrics_;
     const long long descriptors = EnsureDescriptorsFor(options.num_threads);
     options.max_connections = MaxConnectionsFor(descriptors, kDescriptorReserve);
     logger_->Info(
@@ -145,7 +147,7 @@ class Service {
     for (size_t i = 0; i < ports.size() && i < flags_.listen_addresses.size(); ++i) {
       logger_->Info("listening", {{"address", BoundAddress(flags_.listen_addresses[i], ports[i])}});
     }
-    loop_.SetTlsCertificateNotAfter(server_.tls_certificate_not_after());
+    metrics_.SetTlsCertificateNotAfter(server_.tls_certificate_not_after());
     WarnIfCertificateExpires("start");
     StartChangeWatcher();
     loop_.Start();
@@ -204,10 +206,10 @@ class Service {
       logger_->Error(
           "config reload failed",
           {{"trigger", trigger}, {"config_file", flags_.config_file}, {"err", outcome.error}});
-      loop_.RecordConfigReload(false);
+      metrics_.RecordConfigReload(false);
       return;
     }
-    loop_.RecordConfigReload(true);
+    metrics_.RecordConfigReload(true);
     loop_.RequestReload(ScanSettingsFrom(flags_, config));
     logger_->Info("config reloaded", {{"trigger", trigger}, {"config_file", flags_.config_file}});
     LogWatchedSources(config.discovery, logger_);
@@ -262,6 +264,7 @@ class Service {
 
   const Flags flags_;
   Logger* const logger_;
+  SelfMetrics metrics_;  // counted by all below, read by snapshots: declared before them
   ScanLoop loop_;
   ChangeWatcher watcher_;    // calls loop_: declared after it, stopped first
   ConfigReloader reloader_;  // applies to loop_: declared after it, stopped first

@@ -4,8 +4,8 @@
 #include <exception>
 #include <utility>
 
-#include "exporter/render/gzip.h"
 #include "exporter/render/json_view.h"
+#include "exporter/render/metrics_renderer.h"
 
 namespace scx {
 
@@ -13,14 +13,16 @@ Snapshot::Snapshot(LandingPageInfo page_info, Logger* logger)
     : page_info_(std::move(page_info)), logger_(logger) {}
 
 Snapshot::Snapshot(std::shared_ptr<const ScanResult> scan, std::uint64_t scan_number,
-                   double scanned_at, std::string metrics_gzip, std::string metrics_plain,
-                   std::size_t metrics_size, LandingPageInfo page_info, Logger* logger)
+                   double scanned_at, OpenGzipMember metrics_gzip, std::string metrics_plain,
+                   std::size_t metrics_size, const SelfMetrics* own_metrics,
+                   LandingPageInfo page_info, Logger* logger)
     : scan_(std::move(scan)),
       scan_number_(scan_number),
       scanned_at_(scanned_at),
       metrics_size_(metrics_size),
       metrics_gzip_(std::move(metrics_gzip)),
       metrics_plain_(std::move(metrics_plain)),
+      own_metrics_(own_metrics),
       page_info_(std::move(page_info)),
       logger_(logger) {}
 
@@ -36,8 +38,8 @@ const std::vector<OrphanedFolder>& Snapshot::orphans() const {
 
 bool Snapshot::WriteMetricsText(const std::function<bool(std::string_view piece)>& write) const {
   if (metrics_size_ == 0) return true;
-  if (metrics_gzip_.empty()) return write(metrics_plain_);
-  return GzipDecompressTo(metrics_gzip_, write);
+  if (metrics_gzip_.bytes.empty()) return write(metrics_plain_);
+  return GzipDecompressOpenTo(metrics_gzip_, write);
 }
 
 std::string Snapshot::MetricsText() const {
@@ -76,29 +78,30 @@ std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info
 }
 
 std::shared_ptr<const Snapshot> RenderSnapshot(std::shared_ptr<const ScanResult> scan,
-                                               const ExporterStats& stats,
+                                               std::uint64_t scan_number, double scanned_at,
+                                               const SelfMetrics* own_metrics,
                                                const LandingPageInfo& page_info, Logger* logger) {
   // Compressed as it is rendered: the whole text is never in memory.
   std::vector<std::string> dropped;
   GzipWriter gzip;
   std::size_t size = 0;
-  RenderMetricsTo(*scan, stats, &dropped, kGzipPieceBytes, [&](std::string_view piece) {
+  RenderMetricsTo(*scan, &dropped, kGzipPieceBytes, [&](std::string_view piece) {
     size += piece.size();
     gzip.Add(piece);
   });
   for (const std::string& series : dropped) {
     logger->Error("duplicate series dropped from the metrics", {{"series", series}});
   }
-  std::string compressed;
+  OpenGzipMember compressed;
   std::string plain;
-  if (!gzip.Finish(&compressed)) {
+  if (!gzip.FinishOpen(&compressed)) {
     logger->Error("gzip compression of the metrics failed; serving them uncompressed");
-    plain = RenderMetrics(*scan, stats, nullptr);
+    plain = RenderMetrics(*scan, nullptr);
     size = plain.size();
   }
-  return std::make_shared<const Snapshot>(std::move(scan), stats.scans_total,
-                                          stats.last_scan_timestamp_seconds, std::move(compressed),
-                                          std::move(plain), size, page_info, logger);
+  return std::make_shared<const Snapshot>(std::move(scan), scan_number, scanned_at,
+                                          std::move(compressed), std::move(plain), size,
+                                          own_metrics, page_info, logger);
 }
 
 }  // namespace scx

@@ -191,6 +191,32 @@ TEST_F(BasicAuthTest, PasswordsOver72BytesAreRefusedWithoutVerifying) {
   EXPECT_EQ(verifier_calls_, 0);
 }
 
+// Why a check failed: the `reason` label of the auth failure counter.
+TEST_F(BasicAuthTest, EachRefusalSaysWhy) {
+  const auto reason = [this](const char* header) {
+    AuthFailure failure = AuthFailure::kRateLimited;
+    EXPECT_EQ(auth_.Check(header, "192.0.2.1", &failure), AuthResult::kDenied) << header;
+    return failure;
+  };
+  EXPECT_EQ(reason(nullptr), AuthFailure::kBadHeader);
+  EXPECT_EQ(reason("Bearer abc"), AuthFailure::kBadHeader);
+  EXPECT_EQ(reason("Basic !!!!"), AuthFailure::kBadHeader);
+  EXPECT_EQ(reason(BasicAuthorization("alice", "wrong").c_str()), AuthFailure::kBadPassword);
+  EXPECT_EQ(reason(BasicAuthorization("alice", std::string(73, 'w')).c_str()),
+            AuthFailure::kBadPassword);
+  EXPECT_EQ(reason(BasicAuthorization("carol", "wonderland").c_str()), AuthFailure::kUnknownUser);
+  EXPECT_EQ(reason(BasicAuthorization("carol", std::string(73, 'w')).c_str()),
+            AuthFailure::kUnknownUser);
+  // An allowed check leaves it as it was; a null one is fine.
+  AuthFailure untouched = AuthFailure::kRateLimited;
+  EXPECT_EQ(auth_.Check(BasicAuthorization("bob", "builder").c_str(), "", &untouched),
+            AuthResult::kAllowed);
+  EXPECT_EQ(untouched, AuthFailure::kRateLimited);
+  EXPECT_EQ(auth_.Check(BasicAuthorization("bob", "wrong").c_str(), "", nullptr),
+            AuthResult::kDenied);
+  EXPECT_STREQ(AuthFailureName(AuthFailure::kUnknownUser), "unknown_user");
+}
+
 // With real bcrypt: a password that shares its first 72 bytes with the right one is
 // refused, not accepted as bcrypt alone would.
 TEST(BasicAuthBcryptTest, SeventyTwoBytesAreTheLimit) {
@@ -290,6 +316,10 @@ TEST_F(BasicAuthGateTest, BeyondTheSlotsChecksWaitBrieflyThenAreTurnedAway) {
     });
     EXPECT_EQ(result, AuthResult::kBusy) << user;
   }
+  AuthFailure failure = AuthFailure::kBadHeader;
+  EXPECT_EQ(auth_.Check(BasicAuthorization("mallory", "guess").c_str(), "", &failure),
+            AuthResult::kBusy);
+  EXPECT_EQ(failure, AuthFailure::kRateLimited);
   // An uncached right password too: it is not known to be right before bcrypt.
   EXPECT_EQ(auth_.Check(BasicAuthorization("alice", "wonderland").c_str()), AuthResult::kBusy);
   Open();

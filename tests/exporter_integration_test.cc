@@ -499,6 +499,12 @@ TEST_F(ExporterIntegrationTest, ReloadNeedsPost) {
       HasLine(Scrape(), "skeleton_coherence_exporter_config_reloads_total{result=\"success\"} 0"));
 }
 
+// The per-brain families of one scan, the text before the exporter's own (which change
+// at every scrape: the requests are counted).
+std::string PerBrainPart(const std::string& text) {
+  return text.substr(0, text.find("# HELP skeleton_coherence_exporter_"));
+}
+
 TEST_F(ExporterIntegrationTest, GzipScrapeDecodesToTheSameText) {
   // A scan may land between the two requests (its timestamp changes): retry a few times.
   bool same = false;
@@ -509,10 +515,44 @@ TEST_F(ExporterIntegrationTest, GzipScrapeDecodesToTheSameText) {
     EXPECT_EQ(zipped.Header("Content-Encoding"), "gzip");
     EXPECT_TRUE(Contains(zipped.Header("Vary"), "Accept-Encoding"));
     std::string unzipped;
-    ASSERT_TRUE(GzipDecompress(zipped.body, &unzipped));
-    same = unzipped == plain;
+    ASSERT_TRUE(GzipDecompress(zipped.body, &unzipped));  // one member, trailer checked
+    EXPECT_TRUE(Contains(unzipped, "\nprocess_start_time_seconds ")) << unzipped;
+    same = PerBrainPart(unzipped) == PerBrainPart(plain) && Contains(plain, "\nprocess_max_fds ");
   }
   EXPECT_TRUE(same);
+}
+
+// The exporter's own families follow the per-brain ones, and count the scrapes
+// themselves; curl --compressed, which reads only the first gzip member of a body,
+// gets all of it.
+TEST_F(ExporterIntegrationTest, OwnFamiliesFollowAndCountTheScrapes) {
+  const std::string requests =
+      "skeleton_coherence_exporter_http_requests_total{code=\"200\",handler=\"/metrics\"} ";
+  // A response is counted once sent: a scrape shows the ones before it.
+  EXPECT_FALSE(Contains(Scrape(), "\n" + requests)) << "the first scrape counts itself";
+  const std::string first = Scrape();
+  const std::size_t own = first.find("# HELP skeleton_coherence_exporter_");
+  ASSERT_NE(own, std::string::npos) << first;
+  EXPECT_LT(first.rfind("\nskeleton_coherence_brain_state{"), own);
+  EXPECT_LT(own, first.find("\nprocess_cpu_seconds_total "));
+  EXPECT_TRUE(Contains(first, "\nskeleton_coherence_exporter_scan_seconds_bucket{le=\"+Inf\"} "));
+  EXPECT_TRUE(Contains(first, "\nskeleton_coherence_exporter_tls_handshake_failures_total 0\n"));
+  EXPECT_EQ(HttpGet(port_, "/nope").status, 404);
+  const std::size_t at = first.find("\n" + requests);
+  ASSERT_NE(at, std::string::npos) << first;
+  const int before = std::stoi(first.substr(at + 1 + requests.size()));
+  const std::string second = Scrape();
+  EXPECT_TRUE(Contains(second, "\n" + requests + std::to_string(before + 1) + "\n")) << second;
+  EXPECT_TRUE(Contains(second,
+                       "\nskeleton_coherence_exporter_http_requests_total{code=\"404\","
+                       "handler=\"other\"} 1\n"));
+  if (!testing::HaveCommand("curl")) return;
+  const std::string curl = testing::RunShellCommand(
+      "curl -s --compressed --max-time 5 http://127.0.0.1:" + std::to_string(port_) + "/metrics",
+      "", nullptr);
+  EXPECT_TRUE(Contains(curl, kIncidentLine));
+  EXPECT_TRUE(Contains(curl, "\nskeleton_coherence_exporter_http_requests_total{")) << curl;
+  EXPECT_TRUE(Contains(curl, "\nprocess_max_fds "));
 }
 
 TEST_F(ExporterIntegrationTest, OtherEndpoints) {
@@ -636,6 +676,16 @@ TEST(ExporterTlsTest, ACertificateExpiringWithin14DaysIsAWarnLineAndAGauge) {
   const double now = static_cast<double>(std::time(nullptr));
   EXPECT_GT(not_after, now + 23 * 3600);
   EXPECT_LT(not_after, now + 25 * 3600);
+  // A plain-HTTP request to the TLS port is a failed handshake.
+  EXPECT_FALSE(HttpGet(port, "/metrics").status == 200);
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        metrics = testing::RunShellCommand(curl, "", nullptr);
+        return Contains(metrics, "\nskeleton_coherence_exporter_tls_handshake_failures_total ") &&
+               !Contains(metrics, "\nskeleton_coherence_exporter_tls_handshake_failures_total 0\n");
+      },
+      kChangeTimeout))
+      << metrics;
   const std::string warning = "the TLS certificate served expires within 14 days";
   std::string log = ReadFile(dir.Join("exporter.log"));
   EXPECT_TRUE(Contains(log, warning)) << log;

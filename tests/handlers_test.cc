@@ -158,13 +158,11 @@ class HandlersTest : public ::testing::Test {
     std::fclose(null_);
   }
 
-  // Publishes a completed scan (scan number 3) and returns its snapshot.
+  // Publishes a completed scan (scan number 3) and returns its snapshot; the
+  // exporter's own families (without the process's) are `own_`.
   std::shared_ptr<const Snapshot> CompleteScan() {
-    ExporterStats stats;
-    stats.scans_total = 3;
-    stats.last_scan_timestamp_seconds = 1767225600.5;
     std::shared_ptr<const Snapshot> snapshot =
-        RenderSnapshot(Scan(), stats, LandingPageInfo(), &logger_);
+        RenderSnapshot(Scan(), 3, 1767225600.5, &own_, LandingPageInfo(), &logger_);
     snapshots_.Publish(snapshot);
     return snapshot;
   }
@@ -182,6 +180,7 @@ class HandlersTest : public ::testing::Test {
 
   std::FILE* null_;
   Logger logger_;
+  SelfMetrics own_{{"0.1.0", "abc123", true, /*process=*/false}, &logger_};
   FakeSnapshots snapshots_;
   FakeReloads reloads_;
   Handlers handlers_;
@@ -210,15 +209,17 @@ TEST_F(HandlersTest, BeforeTheFirstScanTheLandingPageWaitsAndHealthIsFine) {
   EXPECT_EQ(BodyOf(healthy), "Healthy");
 }
 
-TEST_F(HandlersTest, MetricsAreStreamedPlainOrSentAsTheSharedGzipCopy) {
+// The snapshot's per-brain text, then the exporter's own families; the gzip body
+// starts with the snapshot's compressed copy (exporter/metrics_body.h).
+TEST_F(HandlersTest, MetricsAreStreamedPlainOrFromTheSharedGzipCopy) {
   const std::shared_ptr<const Snapshot> snapshot = CompleteScan();
   const HttpResponse plain = handlers_.Metrics(Get("/metrics"));
   EXPECT_EQ(plain.status, 200);
   EXPECT_EQ(plain.content_type, "text/plain; version=0.0.4; charset=utf-8");
   EXPECT_EQ(plain.headers.at("Vary"), "Accept-Encoding");
   EXPECT_TRUE(plain.content_encoding.empty());
-  EXPECT_EQ(plain.streamed_size, snapshot->metrics_size());
-  EXPECT_EQ(BodyOf(plain), snapshot->MetricsText());
+  EXPECT_EQ(plain.streamed_size, snapshot->metrics_size() + own_.Text().size());
+  EXPECT_EQ(BodyOf(plain), snapshot->MetricsText() + own_.Text());
   EXPECT_NE(BodyOf(plain).find("skeleton_coherence{brain=\"m1nd\""), std::string::npos);
 
   HttpRequest request = Get("/metrics");
@@ -227,11 +228,11 @@ TEST_F(HandlersTest, MetricsAreStreamedPlainOrSentAsTheSharedGzipCopy) {
   EXPECT_EQ(zipped.status, 200);
   EXPECT_EQ(zipped.content_encoding, "gzip");
   EXPECT_EQ(zipped.headers.at("Vary"), "Accept-Encoding");
-  ASSERT_NE(zipped.shared_body, nullptr);
-  EXPECT_EQ(zipped.shared_body.get(), &snapshot->metrics_gzip());  // shared, not copied
+  const std::string body = BodyOf(zipped);
+  EXPECT_EQ(body.rfind(snapshot->metrics_gzip().bytes, 0), 0u);
   std::string unzipped;
-  ASSERT_TRUE(GzipDecompress(*zipped.shared_body, &unzipped));
-  EXPECT_EQ(unzipped, snapshot->MetricsText());
+  ASSERT_TRUE(GzipDecompress(body, &unzipped));
+  EXPECT_EQ(unzipped, snapshot->MetricsText() + own_.Text());
 }
 
 TEST_F(HandlersTest, BrainsAndLandingPageAreTheSnapshotsOwnCopies) {
@@ -359,11 +360,13 @@ TEST_F(HandlersTest, OverHttpRoutesAndErrorsAfterTheFirstScan) {
 
   const HttpResult plain = HttpGet(port, "/custom/metrics");
   EXPECT_EQ(plain.status, 200);
-  EXPECT_EQ(plain.body, snapshot->MetricsText());
+  EXPECT_EQ(plain.body, snapshot->MetricsText() + own_.Text());
   EXPECT_EQ(plain.Header("Vary"), "Accept-Encoding");
   const HttpResult zipped = HttpGet(port, "/custom/metrics", {{"Accept-Encoding", "gzip"}});
   EXPECT_EQ(zipped.Header("Content-Encoding"), "gzip");
-  EXPECT_EQ(zipped.body, snapshot->metrics_gzip());
+  std::string unzipped;
+  ASSERT_TRUE(GzipDecompress(zipped.body, &unzipped));
+  EXPECT_EQ(unzipped, snapshot->MetricsText() + own_.Text());
   EXPECT_EQ(HttpGet(port, "/metrics").status, 404);  // only the telemetry path given
 
   EXPECT_EQ(HttpGet(port, "/api/v1/brains").body, snapshot->brains_json());

@@ -23,6 +23,8 @@
 
 #include "exporter/http/http_error.h"
 #include "tests/http_client.h"
+#include "tests/http_events_recorder.h"
+#include "tests/test_process.h"
 #include "tests/test_support.h"
 
 namespace scx {
@@ -33,6 +35,7 @@ using testing::ConnectLocal;
 using testing::HttpGet;
 using testing::HttpResult;
 using testing::TempDir;
+using testing::WaitFor;
 using testing::WriteFile;
 using Clock = std::chrono::steady_clock;
 
@@ -229,6 +232,40 @@ TEST_F(HttpServerTest, APathWithAnEncodedNulIs400) {
   }
   EXPECT_EQ(calls.load(), 0);
   EXPECT_EQ(HttpGet(server_.port(), "/api/v1/brains/x%41").body, "brain /api/v1/brains/xA");
+}
+
+// Each answer is reported once it is sent, with the path or prefix its route was
+// registered with ("other" when none matches) and the status, whoever gave it.
+TEST_F(HttpServerTest, EveryAnswerIsReportedWithItsRouteAndStatus) {
+  server_.HandlePrefix("/api/v1/brains/", [](const HttpRequest& r) {
+    return TextResponse(r.path == "/api/v1/brains/gone" ? 404 : 200, "brain");
+  });
+  server_.Handle("/boom",
+                 [](const HttpRequest&) -> HttpResponse { throw std::runtime_error("x"); });
+  testing::HttpEventsRecorder events;
+  HttpServerOptions options = LocalOptions();
+  options.events = &events;
+  StartOrDie(options);
+  const int port = server_.port();
+  EXPECT_EQ(HttpGet(port, "/metrics").status, 200);
+  EXPECT_EQ(HttpGet(port, "/metrics?x=1").status, 200);
+  EXPECT_EQ(HttpGet(port, "/metrics", {}, "HEAD").status, 200);
+  EXPECT_EQ(HttpGet(port, "/metrics", {}, "PUT").status, 405);
+  EXPECT_EQ(HttpGet(port, "/api/v1/brains/m1nd").status, 200);
+  EXPECT_EQ(HttpGet(port, "/api/v1/brains/gone").status, 404);
+  EXPECT_EQ(HttpGet(port, "/nope").status, 404);
+  EXPECT_EQ(HttpGet(port, "/metrics%00").status, 400);
+  EXPECT_EQ(HttpGet(port, "/boom").status, 500);
+  ASSERT_TRUE(WaitFor([&] { return events.all_requests() == 9; }, std::chrono::seconds(5)))
+      << events.all_requests();
+  EXPECT_EQ(events.requests("/metrics", 200), 3);
+  EXPECT_EQ(events.requests("/metrics", 405), 1);
+  EXPECT_EQ(events.requests("/api/v1/brains/", 200), 1);  // the prefix, never the path
+  EXPECT_EQ(events.requests("/api/v1/brains/", 404), 1);
+  EXPECT_EQ(events.requests(kUnmatchedHandler, 404), 1);
+  EXPECT_EQ(events.requests(kUnmatchedHandler, 400), 1);
+  EXPECT_EQ(events.requests("/boom", 500), 1);
+  EXPECT_EQ(events.tls_handshake_failures(), 0);  // no TLS, no handshake
 }
 
 TEST_F(HttpServerTest, AMalformedPostBodyIs400AndReachesNoHandler) {
@@ -561,6 +598,32 @@ TEST_F(HttpServerAuthTest, BasicAuth) {
   std::string lower = BasicAuthorization("alice", "wonderland");
   lower.replace(0, 5, "basic");  // the scheme is case-insensitive
   EXPECT_EQ(HttpGet(server_.port(), "/metrics", {{"Authorization", lower}}).status, 200);
+}
+
+// Each refusal is reported with its reason, and the answer with the route it was for.
+TEST_F(HttpServerAuthTest, AuthFailuresAreReportedByReason) {
+  WriteFile(dir_.Join("web.yml"), "basic_auth_users:\n  alice: " + Bcrypt("wonderland") + "\n");
+  testing::HttpEventsRecorder events;
+  HttpServerOptions options = LocalOptions();
+  options.web_config_file = dir_.Join("web.yml");
+  options.events = &events;
+  StartOrDie(options);
+  EXPECT_EQ(HttpGet(server_.port(), "/metrics").status, 401);  // none
+  EXPECT_EQ(HttpGet(server_.port(), "/metrics", {{"Authorization", "Bearer x"}}).status,
+            401);  // other
+  EXPECT_EQ(Status("/metrics", "alice", "Wonderland"), 401);
+  EXPECT_EQ(Status("/metrics", "alice", std::string(100, 'w')), 401);  // over 72 bytes
+  EXPECT_EQ(Status("/nope", "carol", "wonderland"), 401);
+  EXPECT_EQ(Status("/metrics", "alice", "wonderland"), 200);
+  EXPECT_EQ(Status("/metrics", "alice", "wonderland"), 200);  // cached
+  ASSERT_TRUE(WaitFor([&] { return events.all_requests() == 7; }, std::chrono::seconds(5)));
+  EXPECT_EQ(events.auth_failures(AuthFailure::kBadHeader), 2);
+  EXPECT_EQ(events.auth_failures(AuthFailure::kBadPassword), 2);
+  EXPECT_EQ(events.auth_failures(AuthFailure::kUnknownUser), 1);
+  EXPECT_EQ(events.auth_failures(AuthFailure::kRateLimited), 0);
+  EXPECT_EQ(events.requests("/metrics", 401), 4);
+  EXPECT_EQ(events.requests(kUnmatchedHandler, 401), 1);
+  EXPECT_EQ(events.requests("/metrics", 200), 2);
 }
 
 // A bcrypt slot is not needed for cached credentials, and at most two wrong

@@ -18,6 +18,8 @@
 
 #include "exporter/http/http_server.h"
 #include "tests/http_client.h"
+#include "tests/http_events_recorder.h"
+#include "tests/test_process.h"
 #include "tests/test_support.h"
 
 namespace scx {
@@ -151,6 +153,7 @@ class HttpServerTlsTest : public ::testing::Test {
     options.num_threads = 8;
     options.request_timeout_ms = 2000;
     options.web_config_file = dir_.Join("web.yml");
+    options.events = &events_;
     return server_.Start(options, error);
   }
 
@@ -165,6 +168,7 @@ class HttpServerTlsTest : public ::testing::Test {
   }
 
   TempDir dir_;
+  testing::HttpEventsRecorder events_;  // outlives the server
   HttpServer server_;
 };
 
@@ -208,6 +212,44 @@ TEST_F(HttpServerTlsTest, PlainHttpOnTheTlsPortIsClosedWithoutAnAnswer) {
   EXPECT_EQ(received.find("scx_up"), std::string::npos) << received;
   EXPECT_EQ(received.rfind("HTTP/1.1 200", 0), std::string::npos) << received;
   EXPECT_TRUE(IsOk(TlsExchange(server_.port(), kGet, Verifying())));  // still serving
+}
+
+// Every connection closed before its handshake completed is reported, whether
+// civetweb logs why (a plain-HTTP request, a refused version) or not (a client that
+// connects and goes away); a completed handshake is not, and its request is reported.
+TEST_F(HttpServerTlsTest, FailedHandshakesAreReported) {
+  StartOrDie(std::string(kServerTls) + "  min_version: TLS13\n");
+  ASSERT_TRUE(IsOk(TlsExchange(server_.port(), kGet, Verifying())));
+  ASSERT_TRUE(testing::WaitFor([&] { return events_.requests("/metrics", 200) == 1; },
+                               std::chrono::seconds(5)));
+  EXPECT_EQ(events_.tls_handshake_failures(), 0);
+
+  int fd = ConnectLocal(server_.port());  // plain HTTP
+  ASSERT_GE(fd, 0);
+  const std::string plain = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n";
+  send(fd, plain.data(), plain.size(), MSG_NOSIGNAL);
+  ASSERT_TRUE(testing::WaitFor([&] { return events_.tls_handshake_failures() == 1; },
+                               std::chrono::seconds(5)));
+  close(fd);
+
+  TlsClient tls12 = Verifying();  // a version the server refuses
+  tls12.max_version = TLS1_2_VERSION;
+  EXPECT_FALSE(TlsExchange(server_.port(), kGet, tls12).handshake);
+  ASSERT_TRUE(testing::WaitFor([&] { return events_.tls_handshake_failures() == 2; },
+                               std::chrono::seconds(5)));
+
+  fd = ConnectLocal(server_.port());  // connects, says nothing, goes away
+  ASSERT_GE(fd, 0);
+  close(fd);
+  ASSERT_TRUE(testing::WaitFor([&] { return events_.tls_handshake_failures() == 3; },
+                               std::chrono::seconds(5)));
+
+  // Still serving; a worker that served a failed handshake counts its next one right.
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(IsOk(TlsExchange(server_.port(), kGet, Verifying())));
+  ASSERT_TRUE(testing::WaitFor([&] { return events_.requests("/metrics", 200) == 11; },
+                               std::chrono::seconds(5)));
+  EXPECT_EQ(events_.tls_handshake_failures(), 3);
+  EXPECT_EQ(events_.all_requests(), 11);  // a failed handshake is no request
 }
 
 TEST_F(HttpServerTlsTest, MinVersionTls13RejectsTls12) {

@@ -1,5 +1,7 @@
-// Tests of the metrics renderer: the series of docs/metrics.md, exact lines for the
-// incident, no series without a verdict, the duplicate guard, and promtool's lint.
+// Tests of the metrics renderer: the per-brain series of docs/metrics.md and the
+// process collector's, exact lines for the incident, no series without a verdict, the
+// duplicate guard, and promtool's lint. The exporter's own families:
+// self_metrics_test.cc.
 #include "exporter/render/metrics_renderer.h"
 
 #include <algorithm>
@@ -93,27 +95,9 @@ ScanResult SampleScan() {
   return scan;
 }
 
-ExporterStats SampleStats() {
-  ExporterStats stats;
-  stats.version = "0.1.0";
-  stats.revision = "abc123";
-  stats.scans_total = 12;
-  stats.last_scan_duration_seconds = 0.25;
-  stats.last_scan_timestamp_seconds = 1767225600.5;
-  stats.last_scan_success = true;
-  stats.scan_interval_seconds = 15;
-  stats.discovery_errors_total = {{DiscoveryProblemSource::kManifest, 3}};
-  stats.stores_parsed_total = 9;
-  stats.stores_unchanged_total = 40;
-  stats.config_reloads_success_total = 2;
-  stats.config_reloads_failure_total = 1;
-  stats.config_last_reload_successful = false;
-  return stats;
-}
-
-std::string Render(const ScanResult& scan, const ExporterStats& stats = SampleStats()) {
+std::string Render(const ScanResult& scan) {
   std::vector<std::string> dropped;
-  std::string text = RenderMetrics(scan, stats, &dropped);
+  std::string text = RenderMetrics(scan, &dropped);
   EXPECT_TRUE(dropped.empty());
   return text;
 }
@@ -139,6 +123,17 @@ std::vector<std::string> Samples(const std::string& text, const std::string& nam
     if (line.rfind(name + "{", 0) == 0 || line.rfind(name + " ", 0) == 0) samples.push_back(line);
   }
   return samples;
+}
+
+ProcessStats SampleProcess() {
+  ProcessStats process;
+  process.cpu_seconds_total = 3.8;
+  process.resident_memory_bytes = 8388608;
+  process.virtual_memory_bytes = 123456789;
+  process.start_time_seconds = 1764460987.65;
+  process.open_fds = 9;
+  process.max_fds = 1024;
+  return process;
 }
 
 TEST(MetricsRendererTest, IncidentSeriesIsExact) {
@@ -238,26 +233,6 @@ TEST(MetricsRendererTest, IdentityUnknownBrainHasAStateAndNoVerdict) {
                       "identity_source=\"unknown\",m1nd_name=\"medulla\"} 1"));
   EXPECT_TRUE(Samples(text, "skeleton_coherence").empty());
   EXPECT_TRUE(Samples(text, "skeleton_coherence_stale").empty());
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"identity_unknown\"} 1"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"mismatch\"} 0"));
-}
-
-TEST(MetricsRendererTest, OrphanedFoldersAreCountedWithTheExporterMetrics) {
-  ScanResult scan = SampleScan();
-  EXPECT_TRUE(HasLine(Render(scan), "skeleton_coherence_exporter_orphaned_folders 0"));
-  scan.orphans.push_back({"/rt/project-brains/old1", "/home/dev/m1nd", "/rt/project-brains/new"});
-  scan.orphans.push_back({"/rt/project-brains/old2", "/home/dev/m1nd", "/rt/project-brains/new"});
-  const std::string text = Render(scan);
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_orphaned_folders 2")) << text;
-  EXPECT_TRUE(HasLine(text, "# TYPE skeleton_coherence_exporter_orphaned_folders gauge"));
-  EXPECT_TRUE(HasLine(text,
-                      "# HELP skeleton_coherence_exporter_orphaned_folders Folders under "
-                      "project-brains/ left behind by an older m1nd build (their project root is "
-                      "served by another folder) in the last scan."));
-  // An exporter metric: left out with --web.disable-exporter-metrics.
-  ExporterStats stats = SampleStats();
-  stats.exporter_metrics = false;
-  EXPECT_TRUE(Samples(Render(scan, stats), "skeleton_coherence_exporter_orphaned_folders").empty());
 }
 
 TEST(MetricsRendererTest, BrainInfoAndStoreFacts) {
@@ -283,67 +258,6 @@ TEST(MetricsRendererTest, ReadErrorsStartAtZeroForEveryReason) {
   EXPECT_EQ(Samples(text, "skeleton_coherence_store_read_errors_total").size(),
             scan.brains.size() * ReadErrorReasonCount());
   EXPECT_TRUE(HasLine(text, "# TYPE skeleton_coherence_store_read_errors_total counter"));
-}
-
-TEST(MetricsRendererTest, BrainsByStateAlwaysHasEveryState) {
-  std::string text = Render(SampleScan());
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"ok\"} 1"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"mismatch\"} 1"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"absent\"} 1"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"unreadable\"} 1"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"identity_unknown\"} 0"));
-  EXPECT_EQ(Samples(text, "skeleton_coherence_exporter_brains").size(), std::size(kBrainStates));
-
-  text = Render(ScanResult());
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"ok\"} 0"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"mismatch\"} 0"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"absent\"} 0"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"unreadable\"} 0"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"identity_unknown\"} 0"));
-  EXPECT_TRUE(Samples(text, "skeleton_coherence").empty());
-  EXPECT_TRUE(Samples(text, "skeleton_coherence_brain_state").empty());
-}
-
-TEST(MetricsRendererTest, ExporterCountersAndGauges) {
-  const std::string text = Render(SampleScan());
-  EXPECT_TRUE(
-      HasLine(text,
-              "skeleton_coherence_exporter_build_info{version=\"0.1.0\",revision=\"abc123\"} "
-              "1"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_scans_total 12"));
-  EXPECT_TRUE(HasLine(text, "# TYPE skeleton_coherence_exporter_scans_total counter"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_scan_duration_seconds 0.25"));
-  EXPECT_TRUE(
-      HasLine(text, "skeleton_coherence_exporter_last_scan_timestamp_seconds 1767225600.5"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_last_scan_success 1"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_scan_interval_seconds 15"));
-  EXPECT_TRUE(
-      HasLine(text, "skeleton_coherence_exporter_discovery_errors_total{source=\"manifest\"} 3"));
-  EXPECT_TRUE(
-      HasLine(text, "skeleton_coherence_exporter_discovery_errors_total{source=\"registry\"} 0"));
-  EXPECT_TRUE(
-      HasLine(text, "skeleton_coherence_exporter_discovery_errors_total{source=\"instance\"} 0"));
-  EXPECT_TRUE(
-      HasLine(text, "skeleton_coherence_exporter_discovery_errors_total{source=\"glob\"} 0"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_stores_parsed_total 9"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_stores_unchanged_total 40"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_config_last_reload_successful 0"));
-  EXPECT_TRUE(
-      HasLine(text, "skeleton_coherence_exporter_config_reloads_total{result=\"success\"} 2"));
-  EXPECT_TRUE(
-      HasLine(text, "skeleton_coherence_exporter_config_reloads_total{result=\"failure\"} 1"));
-}
-
-TEST(MetricsRendererTest, TlsCertificateNotAfterOnlyWithTls) {
-  const std::string name = "skeleton_coherence_exporter_tls_certificate_not_after_seconds";
-  EXPECT_TRUE(Samples(Render(SampleScan()), name).empty());
-  ExporterStats stats = SampleStats();
-  stats.tls_certificate_not_after_seconds = 1767225600;
-  const std::string text = Render(SampleScan(), stats);
-  EXPECT_TRUE(HasLine(text, "# TYPE " + name + " gauge"));
-  EXPECT_TRUE(HasLine(text, name + " 1767225600")) << text;
-  stats.exporter_metrics = false;
-  EXPECT_TRUE(Samples(Render(SampleScan(), stats), name).empty());
 }
 
 TEST(MetricsRendererTest, WhoseSkeletonSignals) {
@@ -377,19 +291,18 @@ TEST(MetricsRendererTest, InPiecesItIsTheSameTextAndDrops) {
     scan.brains.push_back(Report("brain" + std::to_string(1000 + i), BrainState::kAbsent));
   }
   scan.brains.push_back(scan.brains[0]);  // a twin: its duplicate samples are dropped
-  ExporterStats stats = SampleStats();
   std::vector<std::string> whole_dropped;
-  const std::string whole = RenderMetrics(scan, stats, &whole_dropped);
+  const std::string whole = RenderMetrics(scan, &whole_dropped);
   ASSERT_FALSE(whole_dropped.empty());
   for (std::size_t piece_bytes :
        {std::size_t{1}, std::size_t{700}, std::size_t{4096}, std::size_t{1} << 30}) {
     std::string joined;
     std::vector<std::string> dropped;
     std::size_t pieces = 0;
-    RenderMetricsTo(scan, stats, &dropped, piece_bytes, [&](std::string_view piece) {
+    RenderMetricsTo(scan, &dropped, piece_bytes, [&](std::string_view piece) {
       EXPECT_FALSE(piece.empty());
       // A piece ends after the brain or family that made it reach piece_bytes (a
-      // brain's lines and an exporter family here are well under 2 KB each).
+      // brain's lines here are well under 2 KB).
       EXPECT_LT(piece.size(), piece_bytes + 2048) << piece_bytes;
       joined.append(piece);
       ++pieces;
@@ -418,22 +331,6 @@ TEST(MetricsRendererTest, FamiliesComeInDocumentOrder) {
       "skeleton_coherence_store_version",
       "skeleton_coherence_store_blocks",
       "skeleton_coherence_store_read_errors_total",
-      "skeleton_coherence_exporter_build_info",
-      "skeleton_coherence_exporter_scan_duration_seconds",
-      "skeleton_coherence_exporter_last_scan_timestamp_seconds",
-      "skeleton_coherence_exporter_last_scan_success",
-      "skeleton_coherence_exporter_scan_interval_seconds",
-      "skeleton_coherence_exporter_scans_total",
-      "skeleton_coherence_exporter_discovery_errors_total",
-      "skeleton_coherence_exporter_brains",
-      "skeleton_coherence_exporter_orphaned_folders",
-      "skeleton_coherence_exporter_stores_parsed_total",
-      "skeleton_coherence_exporter_stores_unchanged_total",
-      "skeleton_coherence_exporter_config_last_reload_successful",
-      "skeleton_coherence_exporter_config_reloads_total",
-      "skeleton_coherence_exporter_watched_dirs",
-      "skeleton_coherence_exporter_watch_limited",
-      "skeleton_coherence_exporter_watch_triggered_scans_total",
   };
   std::vector<std::string> names;
   for (const std::string& line : Lines(Render(SampleScan()))) {
@@ -487,7 +384,7 @@ TEST(MetricsRendererTest, DuplicateLabelSetsAreDroppedAndReported) {
   scan.brains.push_back(twin);
 
   std::vector<std::string> dropped;
-  const std::string text = RenderMetrics(scan, SampleStats(), &dropped);
+  const std::string text = RenderMetrics(scan, &dropped);
   // The second m1nd's state, stale, mismatch since, foreign owner, shared skeleton,
   // store facts and read error series collide; its verdict and info series differ in
   // a label and stay.
@@ -505,7 +402,7 @@ TEST(MetricsRendererTest, DuplicateLabelSetsAreDroppedAndReported) {
   std::sort(lines.begin(), lines.end());
   EXPECT_EQ(std::adjacent_find(lines.begin(), lines.end()), lines.end());
   // A null `dropped` is fine.
-  EXPECT_FALSE(RenderMetrics(scan, SampleStats(), nullptr).empty());
+  EXPECT_FALSE(RenderMetrics(scan, nullptr).empty());
 }
 
 // A brain whose name differs from another's only in bytes that are not UTF-8 has
@@ -517,10 +414,8 @@ TEST(MetricsRendererTest, DuplicateGuardSeesNamesEqualOnlyOnceSanitized) {
   scan.brains.push_back(Report("a", BrainState::kOk));
   scan.brains.push_back(Report(std::string("a\xfe"), BrainState::kAbsent));
   scan.brains.back().mutable_brain()->project_root = "/elsewhere";
-  ExporterStats stats = SampleStats();
-  stats.exporter_metrics = false;
   std::vector<std::string> dropped;
-  const std::string text = RenderMetrics(scan, stats, &dropped);
+  const std::string text = RenderMetrics(scan, &dropped);
   // The first of the two keeps its series; the second's state and read errors are
   // dropped, its info line differs in project_root and stays.
   EXPECT_TRUE(
@@ -540,13 +435,11 @@ TEST(MetricsRendererTest, DuplicateGuardSeesNamesEqualOnlyOnceSanitized) {
 
 // A family without a sample has no HELP or TYPE line either.
 TEST(MetricsRendererTest, FamilyWithoutSamplesIsLeftOut) {
-  ExporterStats stats = SampleStats();
-  stats.exporter_metrics = false;
-  EXPECT_EQ(Render(ScanResult(), stats), "");
+  EXPECT_EQ(Render(ScanResult()), "");
 
   ScanResult scan;
   scan.brains.push_back(Report("empty", BrainState::kAbsent));
-  const std::string text = Render(scan, stats);
+  const std::string text = Render(scan);
   for (const char* family :
        {"skeleton_coherence", "skeleton_coherence_stale", "skeleton_coherence_store_version",
         "skeleton_coherence_foreign_owner", "skeleton_coherence_prefix_ambiguous"}) {
@@ -557,18 +450,19 @@ TEST(MetricsRendererTest, FamilyWithoutSamplesIsLeftOut) {
 }
 
 TEST(MetricsRendererTest, SpecialValuesAreSpelledAsTheFormatSays) {
-  ExporterStats stats = SampleStats();
-  stats.last_scan_duration_seconds = std::numeric_limits<double>::quiet_NaN();
-  stats.last_scan_timestamp_seconds = std::numeric_limits<double>::infinity();
-  stats.scan_interval_seconds = -std::numeric_limits<double>::infinity();
   ScanResult scan = SampleScan();
   scan.brains[0].mismatch_since = 1796003827.979081;
-  const std::string text = Render(scan, stats);
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_scan_duration_seconds NaN")) << text;
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_last_scan_timestamp_seconds +Inf"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_scan_interval_seconds -Inf"));
-  EXPECT_TRUE(
-      HasLine(text, "skeleton_coherence_mismatch_since_seconds{brain=\"m1nd\"} 1796003827.979081"));
+  EXPECT_TRUE(HasLine(Render(scan),
+                      "skeleton_coherence_mismatch_since_seconds{brain=\"m1nd\"} "
+                      "1796003827.979081"));
+  ProcessStats process = SampleProcess();
+  process.cpu_seconds_total = std::numeric_limits<double>::quiet_NaN();
+  process.max_fds = std::numeric_limits<double>::infinity();
+  process.open_fds = -std::numeric_limits<double>::infinity();
+  const std::string text = RenderProcessMetrics(process);
+  EXPECT_TRUE(HasLine(text, "process_cpu_seconds_total NaN")) << text;
+  EXPECT_TRUE(HasLine(text, "process_max_fds +Inf"));
+  EXPECT_TRUE(HasLine(text, "process_open_fds -Inf"));
 }
 
 // The whole text of a small scan, byte for byte (as prometheus-cpp 1.0.1 wrote it).
@@ -591,8 +485,6 @@ TEST(MetricsRendererTest, SmallScanRendersExactly) {
   report.skeleton_provenance = std::make_shared<const SkeletonProvenance>(report_provenance);
   report.read_errors_total.Add(StoreError::kIo, 2);
   scan.brains.push_back(report);
-  ExporterStats stats;
-  stats.exporter_metrics = false;
   const std::string expected =
       "# HELP skeleton_coherence 1 when the brain serves its own skeleton, 0 when it serves a "
       "foreign one. No series without a verdict.\n"
@@ -641,25 +533,12 @@ TEST(MetricsRendererTest, SmallScanRendersExactly) {
       "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"not_regular\"} 0\n"
       "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"parse\"} 0\n"
       "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"schema\"} 0\n";
-  EXPECT_EQ(Render(scan, stats), expected);
-}
-
-ProcessStats SampleProcess() {
-  ProcessStats process;
-  process.cpu_seconds_total = 3.8;
-  process.resident_memory_bytes = 8388608;
-  process.virtual_memory_bytes = 123456789;
-  process.start_time_seconds = 1764460987.65;
-  process.open_fds = 9;
-  process.max_fds = 1024;
-  return process;
+  EXPECT_EQ(Render(scan), expected);
 }
 
 TEST(MetricsRendererTest, ProcessCollectorNamesTypesAndValues) {
-  ExporterStats stats = SampleStats();
-  EXPECT_TRUE(Samples(Render(SampleScan(), stats), "process_cpu_seconds_total").empty());
-  stats.process = SampleProcess();
-  const std::string text = Render(SampleScan(), stats);
+  EXPECT_TRUE(Samples(Render(SampleScan()), "process_cpu_seconds_total").empty());
+  const std::string text = RenderProcessMetrics(SampleProcess());
   EXPECT_TRUE(HasLine(text, "# TYPE process_cpu_seconds_total counter")) << text;
   EXPECT_TRUE(HasLine(text, "process_cpu_seconds_total 3.8"));
   EXPECT_TRUE(HasLine(text, "# TYPE process_resident_memory_bytes gauge"));
@@ -673,28 +552,6 @@ TEST(MetricsRendererTest, ProcessCollectorNamesTypesAndValues) {
                       "epoch in seconds."));
 }
 
-TEST(MetricsRendererTest, DisabledExporterMetricsLeaveOnlyTheBrainSeries) {
-  ExporterStats stats = SampleStats();
-  stats.process = SampleProcess();
-  stats.exporter_metrics = false;
-  const std::string text = Render(SampleScan(), stats);
-  for (const std::string& line : Lines(text)) {
-    EXPECT_EQ(line.find("skeleton_coherence_exporter_"), std::string::npos) << line;
-    EXPECT_EQ(line.find("process_"), std::string::npos) << line;
-  }
-  // The brain series are all there.
-  stats.exporter_metrics = true;
-  const std::string full = Render(SampleScan(), stats);
-  for (const std::string& line : Lines(full)) {
-    if (line.find("skeleton_coherence_exporter_") == std::string::npos &&
-        line.find("process_") == std::string::npos) {
-      EXPECT_TRUE(HasLine(text, line)) << line;
-    }
-  }
-  EXPECT_TRUE(HasLine(
-      text, "skeleton_coherence{brain=\"m1nd\",expected_slug=\"m1nd\",found_slug=\"keyvault\"} 0"));
-}
-
 // RenderMetrics' reserve (EstimateMetricsBytes) covers the text of brains with a sample
 // in every per-brain family, in each state, and is at most 1/16 above it (1/32 of
 // slack, as much again for the rounding of its constants). The count without its slack
@@ -702,15 +559,12 @@ TEST(MetricsRendererTest, DisabledExporterMetricsLeaveOnlyTheBrainSeries) {
 // family left out of the count (a line carrying the brain's name, kLongString bytes)
 // makes the text larger than the count.
 TEST(MetricsRendererTest, EstimateCoversEveryFamily) {
-  ExporterStats stats = SampleStats();
-  stats.tls_certificate_not_after_seconds = 1798761600;
-  stats.process = SampleProcess();
   constexpr int kBrains = 200;
   for (const Term<BrainState>& state : kBrainStates) {
     SCOPED_TRACE(state.name);
     ScanResult scan;
     for (int i = 0; i < kBrains; ++i) scan.brains.push_back(testing::EveryFact(i, state.value));
-    const std::size_t text = Render(scan, stats).size();
+    const std::size_t text = Render(scan).size();
     const std::size_t count = EstimateMetricsBytes(scan, /*with_slack=*/false);
     const std::size_t estimate = EstimateMetricsBytes(scan);
     ASSERT_LE(text, count);
@@ -723,10 +577,9 @@ TEST(MetricsRendererTest, EstimateCoversEveryFamily) {
 TEST(MetricsRendererTest, PassesPromtoolCheckMetrics) {
   if (!testing::HaveCommand("promtool")) GTEST_SKIP() << "promtool not installed";
   int status = -1;
-  ExporterStats stats = SampleStats();
-  stats.process = SampleProcess();
-  const std::string output =
-      testing::RunShellCommand("promtool check metrics", Render(SampleScan(), stats), &status);
+  const std::string output = testing::RunShellCommand(
+      "promtool check metrics", Render(SampleScan()) + RenderProcessMetrics(SampleProcess()),
+      &status);
   EXPECT_EQ(output, "");
   EXPECT_EQ(status, 0);
 }

@@ -67,10 +67,12 @@ class ScanLoopTest : public ::testing::Test {
 
   TempDir dir_;
   CapturedLog log_{LogLevel::kDebug};
+  // Where the loops count; the process families are this test's, not the loop's.
+  SelfMetrics metrics_{{"9.9.9", "deadbeef", true, /*process=*/false}, log_.logger()};
 };
 
 TEST_F(ScanLoopTest, NothingBeforeTheFirstScan) {
-  ScanLoop loop(Settings(kHour), Info(), log_.logger());
+  ScanLoop loop(Settings(kHour), Info(), log_.logger(), &metrics_);
   EXPECT_FALSE(loop.ready());
   auto snapshot = loop.snapshot();
   ASSERT_NE(snapshot, nullptr);
@@ -80,20 +82,34 @@ TEST_F(ScanLoopTest, NothingBeforeTheFirstScan) {
 }
 
 TEST_F(ScanLoopTest, ReadyAfterTheFirstScanWithEverythingRendered) {
-  ScanLoop loop(Settings(kHour, {"m1nd", "keyvault"}), Info(), log_.logger());
+  ScanLoop loop(Settings(kHour, {"m1nd", "keyvault"}), Info(), log_.logger(), &metrics_);
   loop.Start();
   auto snapshot = loop.WaitForSnapshotAfter(0, kLongWait);
   ASSERT_EQ(snapshot->scan_number(), 1u);
   EXPECT_TRUE(loop.ready());
   EXPECT_TRUE(Contains(snapshot->MetricsText(), kIncidentLine)) << snapshot->MetricsText();
-  EXPECT_TRUE(Contains(snapshot->MetricsText(), "skeleton_coherence_exporter_scans_total 1\n"));
-  EXPECT_TRUE(Contains(snapshot->MetricsText(),
-                       "skeleton_coherence_exporter_build_info{version=\"9.9.9\","
-                       "revision=\"deadbeef\"} 1"));
-  EXPECT_TRUE(
-      Contains(snapshot->MetricsText(), "skeleton_coherence_exporter_scan_interval_seconds 3600"));
+  // The exporter's own families are not the snapshot's: they are written at each scrape.
+  EXPECT_FALSE(Contains(snapshot->MetricsText(), "skeleton_coherence_exporter_"));
+  EXPECT_EQ(snapshot->own_metrics(), &metrics_);
+  // Counted right after the snapshot is published.
+  std::string own;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        own = metrics_.Text();
+        return Contains(own, "skeleton_coherence_exporter_scans_total 1\n");
+      },
+      kLongWait))
+      << own;
+  EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_scan_seconds_count 1\n"));
+  EXPECT_TRUE(Contains(own,
+                       "skeleton_coherence_exporter_build_info{revision=\"deadbeef\","
+                       "version=\"9.9.9\"} 1"));
+  EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_scan_interval_seconds 3600"));
+  EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_brains{state=\"mismatch\"} 1\n"));
+  std::string closing;
+  ASSERT_TRUE(GzipCloseMember(snapshot->metrics_gzip(), "", &closing));
   std::string unzipped;
-  ASSERT_TRUE(GzipDecompress(snapshot->metrics_gzip(), &unzipped));
+  ASSERT_TRUE(GzipDecompress(snapshot->metrics_gzip().bytes + closing, &unzipped));
   EXPECT_EQ(unzipped, snapshot->MetricsText());
   ASSERT_EQ(snapshot->brains().size(), 2u);
   EXPECT_EQ(snapshot->brains()[0].brain().name, "keyvault");
@@ -105,7 +121,7 @@ TEST_F(ScanLoopTest, ReadyAfterTheFirstScanWithEverythingRendered) {
 }
 
 TEST_F(ScanLoopTest, StopIsFastEvenWithALongInterval) {
-  ScanLoop loop(Settings(kHour), Info(), log_.logger());
+  ScanLoop loop(Settings(kHour), Info(), log_.logger(), &metrics_);
   loop.Start();
   ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number(), 1u);
   const auto started = std::chrono::steady_clock::now();
@@ -115,7 +131,7 @@ TEST_F(ScanLoopTest, StopIsFastEvenWithALongInterval) {
 }
 
 TEST_F(ScanLoopTest, AStoppedLoopNeverScans) {
-  ScanLoop loop(Settings(kHour), Info(), log_.logger());
+  ScanLoop loop(Settings(kHour), Info(), log_.logger(), &metrics_);
   loop.Stop();  // before Start: returns at once
   loop.Start();
   loop.Stop();
@@ -125,7 +141,7 @@ TEST_F(ScanLoopTest, AStoppedLoopNeverScans) {
 }
 
 TEST_F(ScanLoopTest, ReloadAppliesAndScansAtOnce) {
-  ScanLoop loop(Settings(kHour), Info(), log_.logger());
+  ScanLoop loop(Settings(kHour), Info(), log_.logger(), &metrics_);
   loop.Start();
   ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number(), 1u);
   loop.RequestReload(Settings(milliseconds(1800000), {"m1nd", "keyvault"}));
@@ -135,12 +151,11 @@ TEST_F(ScanLoopTest, ReloadAppliesAndScansAtOnce) {
   EXPECT_TRUE(Contains(snapshot->MetricsText(),
                        "skeleton_coherence{brain=\"keyvault\",expected_slug=\"keyvault\","
                        "found_slug=\"keyvault\"} 1"));
-  EXPECT_TRUE(
-      Contains(snapshot->MetricsText(), "skeleton_coherence_exporter_scan_interval_seconds 1800"));
+  EXPECT_TRUE(Contains(metrics_.Text(), "skeleton_coherence_exporter_scan_interval_seconds 1800"));
 }
 
 TEST_F(ScanLoopTest, ReloadWithOtherStoreOptionsRereadsAndKeepsTheLastVerdict) {
-  ScanLoop loop(Settings(kHour), Info(), log_.logger());
+  ScanLoop loop(Settings(kHour), Info(), log_.logger(), &metrics_);
   loop.Start();
   ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number(), 1u);
   ScanSettings tiny = Settings(kHour);
@@ -155,27 +170,8 @@ TEST_F(ScanLoopTest, ReloadWithOtherStoreOptionsRereadsAndKeepsTheLastVerdict) {
       << snapshot->MetricsText();
 }
 
-TEST_F(ScanLoopTest, ConfigReloadResultsShowWithoutAScan) {
-  ScanLoop loop(Settings(kHour), Info(), log_.logger());
-  loop.Start();
-  ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number(), 1u);
-  loop.RecordConfigReload(false);
-  EXPECT_TRUE(WaitFor(
-      [&] {
-        return Contains(loop.snapshot()->MetricsText(),
-                        "skeleton_coherence_exporter_config_reloads_total{result=\"failure\"} 1");
-      },
-      kLongWait));
-  auto snapshot = loop.snapshot();
-  EXPECT_EQ(snapshot->scan_number(), 1u);
-  EXPECT_TRUE(Contains(snapshot->MetricsText(),
-                       "skeleton_coherence_exporter_config_last_reload_successful 0"));
-  EXPECT_TRUE(Contains(snapshot->MetricsText(),
-                       "skeleton_coherence_exporter_config_reloads_total{result=\"success\"} 0"));
-}
-
 TEST_F(ScanLoopTest, IntervalIsHonoredLoosely) {
-  ScanLoop loop(Settings(milliseconds(100)), Info(), log_.logger());
+  ScanLoop loop(Settings(milliseconds(100)), Info(), log_.logger(), &metrics_);
   loop.Start();
   ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 3; }, kLongWait));
   const std::uint64_t before = loop.snapshot()->scan_number();
@@ -184,7 +180,7 @@ TEST_F(ScanLoopTest, IntervalIsHonoredLoosely) {
   EXPECT_GE(scanned, 1u);
   EXPECT_LE(scanned, 8u);  // about 5; never back to back
 
-  ScanLoop slow(Settings(kHour), Info(), log_.logger());
+  ScanLoop slow(Settings(kHour), Info(), log_.logger(), &metrics_);
   slow.Start();
   ASSERT_EQ(slow.WaitForSnapshotAfter(0, kLongWait)->scan_number(), 1u);
   std::this_thread::sleep_for(milliseconds(300));
@@ -192,7 +188,7 @@ TEST_F(ScanLoopTest, IntervalIsHonoredLoosely) {
 }
 
 TEST_F(ScanLoopTest, StateChangesAreLoggedOnce) {
-  ScanLoop loop(Settings(milliseconds(50), {"m1nd", "keyvault"}), Info(), log_.logger());
+  ScanLoop loop(Settings(milliseconds(50), {"m1nd", "keyvault"}), Info(), log_.logger(), &metrics_);
   loop.Start();
   ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 3; }, kLongWait));
   std::string text = log_.text();
@@ -240,7 +236,8 @@ TEST_F(ScanLoopTest, StateChangesAreLoggedOnce) {
 
 TEST_F(ScanLoopTest, InfoLevelIsQuietWhileNothingChanges) {
   CapturedLog info_log(LogLevel::kInfo);
-  ScanLoop loop(Settings(milliseconds(30), {"m1nd", "keyvault"}), Info(), info_log.logger());
+  ScanLoop loop(Settings(milliseconds(30), {"m1nd", "keyvault"}), Info(), info_log.logger(),
+                &metrics_);
   loop.Start();
   ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 10; }, kLongWait));
   const std::string text = info_log.text();
@@ -258,7 +255,7 @@ TEST_F(ScanLoopTest, DiscoveryProblemsWarnOnceAndTransientOnesOnlyWhenTheyPersis
   ScanSettings settings = Settings(milliseconds(40));
   settings.discovery.registries.push_back(dir_.Join("registry"));
   CapturedLog warn_log(LogLevel::kWarn);
-  ScanLoop loop(settings, Info(), warn_log.logger());
+  ScanLoop loop(settings, Info(), warn_log.logger(), &metrics_);
   loop.Start();
   ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 5; }, kLongWait));
   const std::string text = warn_log.text();
@@ -271,7 +268,7 @@ TEST_F(ScanLoopTest, DiscoveryProblemsWarnOnceAndTransientOnesOnlyWhenTheyPersis
             1u)
       << text;
   EXPECT_TRUE(Contains(text, "transient=true"));
-  const std::string metrics = loop.snapshot()->MetricsText();
+  const std::string metrics = metrics_.Text();
   EXPECT_TRUE(Contains(metrics, "skeleton_coherence_exporter_last_scan_success 0\n"));
   EXPECT_FALSE(Contains(
       metrics, "skeleton_coherence_exporter_discovery_errors_total{source=\"instance\"} 0"));
@@ -285,7 +282,7 @@ TEST_F(ScanLoopTest, UnknownBrainKindWarnsOnceAndIsNoScanFailure) {
   ScanSettings settings = Settings(milliseconds(40));
   settings.discovery.registries.push_back(dir_.Join("registry"));
   CapturedLog warn_log(LogLevel::kWarn);
-  ScanLoop loop(settings, Info(), warn_log.logger());
+  ScanLoop loop(settings, Info(), warn_log.logger(), &metrics_);
   loop.Start();
   ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 5; }, kLongWait));
   const std::string text = warn_log.text();
@@ -294,8 +291,9 @@ TEST_F(ScanLoopTest, UnknownBrainKindWarnsOnceAndIsNoScanFailure) {
       1u)
       << text;
   EXPECT_TRUE(Contains(text, "unknown brain_kind \\\"satellite\\\"")) << text;
+  EXPECT_TRUE(Contains(metrics_.Text(), "skeleton_coherence_exporter_last_scan_success 1\n"))
+      << metrics_.Text();
   const std::string metrics = loop.snapshot()->MetricsText();
-  EXPECT_TRUE(Contains(metrics, "skeleton_coherence_exporter_last_scan_success 1\n")) << metrics;
   EXPECT_TRUE(Contains(metrics, "skeleton_coherence_brain_state{brain=\"odd\",state=\"absent\"} 1"))
       << metrics;
 }
@@ -304,7 +302,7 @@ TEST_F(ScanLoopTest, UnknownBrainKindWarnsOnceAndIsNoScanFailure) {
 TEST_F(ScanLoopTest, ScanThatFindsNoBrainWarnsEveryTime) {
   ScanSettings settings = Settings(milliseconds(40), {});
   CapturedLog warn_log(LogLevel::kWarn);
-  ScanLoop loop(settings, Info(), warn_log.logger());
+  ScanLoop loop(settings, Info(), warn_log.logger(), &metrics_);
   loop.Start();
   ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 3; }, kLongWait));
   loop.Stop();
@@ -319,7 +317,7 @@ TEST_F(ScanLoopTest, AFloodOfOneKindOfProblemIsSummarised) {
   ScanSettings settings = Settings(milliseconds(40));
   settings.discovery.runtime_globs.push_back(dir_.Join("rts/*"));
   CapturedLog warn_log(LogLevel::kWarn);
-  ScanLoop loop(settings, Info(), warn_log.logger());
+  ScanLoop loop(settings, Info(), warn_log.logger(), &metrics_);
   loop.Start();
   ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 3; }, kLongWait));
   loop.Stop();

@@ -509,7 +509,7 @@ TEST_F(ScannerTest, MismatchSinceKeepsItsTimeAcrossNewOptions) {
 
 // Sample lines of the rendered metrics that carry `label`.
 std::vector<std::string> SeriesWith(const ScanResult& scan, const std::string& label) {
-  std::istringstream text(RenderMetrics(scan, ExporterStats(), nullptr));
+  std::istringstream text(RenderMetrics(scan, nullptr));
   std::vector<std::string> lines;
   for (std::string line; std::getline(text, line);) {
     if (line[0] != '#' && line.find(label) != std::string::npos) lines.push_back(line);
@@ -791,8 +791,7 @@ void ExpectSameScan(const ScanResult& serial, const ScanResult& parallel) {
     EXPECT_EQ(serial.changes[i].to, parallel.changes[i].to);
   }
   // Everything else a scan exports, verdicts and provenance included.
-  EXPECT_EQ(RenderMetrics(serial, ExporterStats(), nullptr),
-            RenderMetrics(parallel, ExporterStats(), nullptr));
+  EXPECT_EQ(RenderMetrics(serial, nullptr), RenderMetrics(parallel, nullptr));
 }
 
 class ParallelScanTest : public ::testing::Test {

@@ -1,6 +1,7 @@
-// Tests of the served snapshot: the metrics kept only gzip-compressed and given back
-// whole or piece by piece, the JSON view and landing page rendered once at first use,
-// and the streaming gunzip underneath.
+// Tests of the served snapshot: the per-brain metrics kept only gzip-compressed (a
+// member left open) and given back whole or piece by piece, the JSON view and landing
+// page rendered once at first use, and the gzip underneath: streaming gunzip, open
+// members and the bytes that close them.
 #include "exporter/snapshot.h"
 
 #include <atomic>
@@ -14,6 +15,8 @@
 
 #include "exporter/render/gzip.h"
 #include "exporter/render/json_view.h"
+#include "exporter/render/metrics_renderer.h"
+#include "tests/test_process.h"
 
 namespace scx {
 namespace {
@@ -39,18 +42,15 @@ std::shared_ptr<const ScanResult> ScanOf(int count) {
   return scan;
 }
 
-class SnapshotTest : public testing::Test {
+class SnapshotTest : public ::testing::Test {
  protected:
   SnapshotTest()
       : null_(std::fopen("/dev/null", "w")), logger_(LogLevel::kError, LogFormat::kLogfmt, null_) {}
   ~SnapshotTest() override { std::fclose(null_); }
 
   std::shared_ptr<const Snapshot> Render(std::shared_ptr<const ScanResult> scan) {
-    ExporterStats stats;
-    stats.scans_total = 3;
-    stats.last_scan_timestamp_seconds = 1767225600.5;
-    text_ = RenderMetrics(*scan, stats, nullptr);
-    return RenderSnapshot(std::move(scan), stats, LandingPageInfo(), &logger_);
+    text_ = RenderMetrics(*scan, nullptr);
+    return RenderSnapshot(std::move(scan), 3, 1767225600.5, nullptr, LandingPageInfo(), &logger_);
   }
 
   std::FILE* null_;
@@ -62,12 +62,19 @@ TEST_F(SnapshotTest, MetricsAreKeptCompressedAndComeBackWhole) {
   auto snapshot = Render(ScanOf(2000));
   ASSERT_GT(text_.size(), 4 * kGzipPieceBytes);
   EXPECT_EQ(snapshot->scan_number(), 3u);
+  EXPECT_EQ(snapshot->scanned_at(), 1767225600.5);
+  EXPECT_EQ(snapshot->own_metrics(), nullptr);
   EXPECT_EQ(snapshot->metrics_size(), text_.size());
-  EXPECT_LT(snapshot->metrics_gzip().size(), text_.size() / 5);
+  const OpenGzipMember& member = snapshot->metrics_gzip();
+  EXPECT_LT(member.bytes.size(), text_.size() / 5);
   // The compressed copy keeps no worst-case room (deflateBound is more than the text).
-  EXPECT_LE(snapshot->metrics_gzip().capacity(), snapshot->metrics_gzip().size() + 64);
+  EXPECT_LE(member.bytes.capacity(), member.bytes.size() + 64);
+  EXPECT_EQ(member.text_bytes, text_.size());
+  // Closed with nothing more, it is the one gzip member of the text.
+  std::string closing;
+  ASSERT_TRUE(GzipCloseMember(member, "", &closing));
   std::string unzipped;
-  ASSERT_TRUE(GzipDecompress(snapshot->metrics_gzip(), &unzipped));
+  ASSERT_TRUE(GzipDecompress(member.bytes + closing, &unzipped));
   EXPECT_EQ(unzipped, text_);
   EXPECT_EQ(snapshot->MetricsText(), text_);
 }
@@ -140,6 +147,84 @@ TEST(GzipTest, WriterInPiecesMakesOneMemberOfTheWholeText) {
   ASSERT_TRUE(empty.Finish(&zipped));
   ASSERT_TRUE(GzipDecompress(zipped, &unzipped));
   EXPECT_EQ(unzipped, "");
+}
+
+// A text of several deflate pieces.
+std::string LongText() {
+  std::string text;
+  for (int i = 0; text.size() < 300000; ++i) text += "line " + std::to_string(i * 7919) + "\n";
+  return text;
+}
+
+TEST(GzipTest, AnOpenMemberClosedWithATailIsOneMemberOfBoth) {
+  const std::string text = LongText();
+  GzipWriter writer;
+  ASSERT_TRUE(writer.Add(text.substr(0, 100000)));
+  ASSERT_TRUE(writer.Add(text.substr(100000)));
+  OpenGzipMember open;
+  ASSERT_TRUE(writer.FinishOpen(&open));
+  EXPECT_EQ(open.text_bytes, text.size());
+  for (const std::string& tail : {std::string(), std::string("# HELP x y\nx 1\n"), LongText()}) {
+    std::string closing;
+    ASSERT_TRUE(GzipCloseMember(open, tail, &closing));
+    // Our gunzip reads exactly one member, trailer checked (CRC-32 and length).
+    std::string unzipped;
+    ASSERT_TRUE(GzipDecompress(open.bytes + closing, &unzipped)) << tail.size();
+    EXPECT_EQ(unzipped, text + tail);
+    // A damaged trailer is refused.
+    std::string damaged = open.bytes + closing;
+    damaged[damaged.size() - 6] ^= 1;
+    EXPECT_FALSE(GzipDecompress(damaged, &unzipped));
+  }
+  // The open member alone is the text, checked against its length and CRC-32.
+  std::string alone;
+  EXPECT_TRUE(GzipDecompressOpenTo(open, [&](std::string_view piece) {
+    alone.append(piece);
+    return true;
+  }));
+  EXPECT_EQ(alone, text);
+  OpenGzipMember wrong = open;
+  ++wrong.text_crc32;
+  EXPECT_FALSE(GzipDecompressOpenTo(wrong, [](std::string_view) { return true; }));
+  wrong = open;
+  wrong.bytes.resize(wrong.bytes.size() / 2);
+  EXPECT_FALSE(GzipDecompressOpenTo(wrong, [](std::string_view) { return true; }));
+}
+
+// Other readers: Python's gzip module and zlib (one member, nothing after it) and
+// gzip(1), which is what curl --compressed and Prometheus' Go client decode alike.
+TEST(GzipTest, OtherGunzipsReadAClosedMemberAsOne) {
+  if (!testing::HaveCommand("python3")) GTEST_SKIP() << "python3 not installed";
+  const std::string text = LongText();
+  const std::string tail = "# TYPE tail_total counter\ntail_total 7\n";
+  GzipWriter writer;
+  ASSERT_TRUE(writer.Add(text));
+  OpenGzipMember open;
+  ASSERT_TRUE(writer.FinishOpen(&open));
+  std::string closing;
+  ASSERT_TRUE(GzipCloseMember(open, tail, &closing));
+  int status = -1;
+  const std::string python =
+      "import gzip, hashlib, sys, zlib\n"
+      "data = sys.stdin.buffer.read()\n"
+      "d = zlib.decompressobj(16 + zlib.MAX_WBITS)\n"
+      "one = d.decompress(data)\n"
+      "assert d.eof and not d.unused_data, \"not exactly one member\"\n"
+      "assert gzip.decompress(data) == one\n"
+      "print(len(one), hashlib.sha256(one).hexdigest())\n";
+  const std::string output =
+      testing::RunShellCommand("python3 -c '" + python + "'", open.bytes + closing, &status);
+  EXPECT_EQ(status, 0) << output;
+  const std::string expected_python =
+      "import hashlib, sys\n"
+      "data = sys.stdin.buffer.read()\n"
+      "print(len(data), hashlib.sha256(data).hexdigest())\n";
+  EXPECT_EQ(output,
+            testing::RunShellCommand("python3 -c '" + expected_python + "'", text + tail, &status));
+  if (testing::HaveCommand("gzip")) {
+    EXPECT_EQ(testing::RunShellCommand("gzip -dc", open.bytes + closing, &status), text + tail);
+    EXPECT_EQ(status, 0);
+  }
 }
 
 TEST(GzipTest, StreamingGunzipRefusesTruncatedAndForeignInput) {

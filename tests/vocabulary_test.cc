@@ -1,7 +1,7 @@
 // The label vocabularies (engine/vocabulary.h): every table lists every value of
 // its enum once, in declaration order, with a distinct name; every value shows up in
-// the rendered metrics (or, for the store presence, in the JSON view); and
-// docs/metrics.md lists the names in table order.
+// the rendered metrics, the per-brain ones or the exporter's own (or, for the store
+// presence, in the JSON view); and docs/metrics.md lists the names in table order.
 //
 // The enumerators are listed below with switches that have no default: a value added
 // to an enum fails to compile here (-Wswitch, an error with SCX_WERROR) until it is
@@ -18,8 +18,11 @@
 #include "engine/owner_identity.h"
 #include "engine/scanner.h"
 #include "engine/store_reader.h"
+#include "exporter/http/basic_auth.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/metrics_renderer.h"
+#include "exporter/self_metrics.h"
+#include "tests/captured_log.h"
 #include "tests/test_support.h"
 
 namespace scx {
@@ -99,6 +102,17 @@ bool IsEnumerator(IdentitySource value) {
   return false;
 }
 
+bool IsEnumerator(AuthFailure value) {
+  switch (value) {
+    case AuthFailure::kBadPassword:
+    case AuthFailure::kUnknownUser:
+    case AuthFailure::kBadHeader:
+    case AuthFailure::kRateLimited:
+      return true;
+  }
+  return false;
+}
+
 // Every value of the (dense, zero-based) enum, in declaration order.
 template <typename Enum>
 std::vector<Enum> AllValues() {
@@ -129,6 +143,7 @@ TEST(VocabularyTest, EveryTableListsEveryValueOnceInOrder) {
   ExpectComplete(kBrainSources);
   ExpectComplete(kDiscoveryProblemSources);
   ExpectComplete(kIdentitySources);
+  ExpectComplete(kAuthFailures);
 }
 
 bool Contains(const std::string& text, const std::string& part) {
@@ -157,13 +172,22 @@ ScanResult EveryValueScan() {
   return scan;
 }
 
+// The exporter's own families after a scan of EveryValueScan().
+std::string OwnMetricsText() {
+  testing::CapturedLog log(LogLevel::kWarn);
+  SelfMetrics metrics({"0.1.0", "abc", true, /*process=*/false}, log.logger());
+  metrics.RecordScan(EveryValueScan(), 0.1, 1767225600);
+  return metrics.Text();
+}
+
 TEST(VocabularyTest, EveryValueAppearsInTheRenderedMetrics) {
-  const std::string text = RenderMetrics(EveryValueScan(), ExporterStats(), nullptr);
+  const std::string text = RenderMetrics(EveryValueScan(), nullptr);
+  const std::string own = OwnMetricsText();
   for (const Term<BrainState>& state : kBrainStates) {
     const std::string label = "state=\"" + std::string(state.name) + "\"";
     EXPECT_TRUE(Contains(text, "skeleton_coherence_brain_state{brain=\"b0\"," + label + "}"))
         << state.name;
-    EXPECT_TRUE(Contains(text, "skeleton_coherence_exporter_brains{" + label + "}")) << state.name;
+    EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_brains{" + label + "}")) << state.name;
   }
   for (const Term<StoreError>& error : kStoreErrors) {
     const std::string series = "skeleton_coherence_store_read_errors_total{brain=\"b0\",reason=\"" +
@@ -171,9 +195,15 @@ TEST(VocabularyTest, EveryValueAppearsInTheRenderedMetrics) {
     EXPECT_EQ(Contains(text, series), IsReadError(error.value)) << error.name;
   }
   for (const Term<DiscoveryProblemSource>& source : kDiscoveryProblemSources) {
-    EXPECT_TRUE(Contains(text, "skeleton_coherence_exporter_discovery_errors_total{source=\"" +
-                                   std::string(source.name) + "\"}"))
+    EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_discovery_errors_total{source=\"" +
+                                  std::string(source.name) + "\"}"))
         << source.name;
+  }
+  // Every reason is there from the start, at 0.
+  for (const Term<AuthFailure>& reason : kAuthFailures) {
+    EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_http_auth_failures_total{reason=\"" +
+                                  std::string(reason.name) + "\"} 0\n"))
+        << reason.name;
   }
   for (const Term<BrainSource>& source : kBrainSources) {
     EXPECT_TRUE(Contains(text, ",source=\"" + std::string(source.name) + "\",")) << source.name;
@@ -219,6 +249,7 @@ TEST(VocabularyTest, MetricsDocListsEveryValueInTableOrder) {
   ExpectDocumentedInOrder(docs, "`source` is", kBrainSources);
   ExpectDocumentedInOrder(docs, "`identity_source` the rule", kIdentitySources);
   ExpectDocumentedInOrder(docs, "Discovery problems by source:", kDiscoveryProblemSources);
+  ExpectDocumentedInOrder(docs, "Requests basic auth did not allow, by `reason`:", kAuthFailures);
 }
 
 // docs/api.md and the README's --once section name every state too.

@@ -193,19 +193,35 @@ BasicAuth::BasicAuth(std::map<std::string, std::string> users, Verifier verify,
       cache_(cache_capacity),
       gate_(bcrypt_slots, kMaxBcryptWaiters, max_wait) {}
 
-AuthResult BasicAuth::Check(const char* authorization, const std::string& address) {
+AuthResult BasicAuth::Check(const char* authorization, const std::string& address,
+                            AuthFailure* failure) {
+  AuthFailure ignored;
+  if (failure == nullptr) failure = &ignored;
   std::string user;
   std::string password;
-  if (!ParseBasicAuthorization(authorization, &user, &password)) return AuthResult::kDenied;
-  if (password.size() > kMaxBcryptPasswordBytes) return AuthResult::kDenied;
-  // Before the gate: a scrape with cached credentials never waits behind bcrypt.
-  if (cache_.Contains(user, password)) return AuthResult::kAllowed;
-  if (!gate_.Enter(address)) return AuthResult::kBusy;
-  GateSlot slot(&gate_);
+  if (!ParseBasicAuthorization(authorization, &user, &password)) {
+    *failure = AuthFailure::kBadHeader;
+    return AuthResult::kDenied;
+  }
   const auto it = users_.find(user);
   const bool known = it != users_.end();
+  const AuthFailure denied = known ? AuthFailure::kBadPassword : AuthFailure::kUnknownUser;
+  if (password.size() > kMaxBcryptPasswordBytes) {
+    *failure = denied;
+    return AuthResult::kDenied;
+  }
+  // Before the gate: a scrape with cached credentials never waits behind bcrypt.
+  if (cache_.Contains(user, password)) return AuthResult::kAllowed;
+  if (!gate_.Enter(address)) {
+    *failure = AuthFailure::kRateLimited;
+    return AuthResult::kBusy;
+  }
+  GateSlot slot(&gate_);
   const bool match = verify_(password, known ? it->second : dummy_hash_);
-  if (!known || !match) return AuthResult::kDenied;
+  if (!known || !match) {
+    *failure = denied;
+    return AuthResult::kDenied;
+  }
   cache_.Insert(user, password);
   return AuthResult::kAllowed;
 }

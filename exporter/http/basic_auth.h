@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "base/mutex.h"
+#include "base/vocabulary.h"
 #include "exporter/http/bcrypt_gate.h"
 
 namespace scx {
@@ -99,6 +100,24 @@ enum class AuthResult {
   kBusy,    // not cached and no bcrypt slot came free in time: try again later
 };
 
+// Why a check did not allow a request (the `reason` label of
+// skeleton_coherence_exporter_http_auth_failures_total).
+enum class AuthFailure {
+  kBadPassword,  // a known user, a wrong (or over-long) password: kDenied
+  kUnknownUser,  // a user name not configured: kDenied
+  kBadHeader,    // no Authorization header, another scheme or a malformed one: kDenied
+  kRateLimited,  // no bcrypt slot came free in time: kBusy
+};
+
+inline constexpr Term<AuthFailure> kAuthFailures[] = {
+    {AuthFailure::kBadPassword, "bad_password"},
+    {AuthFailure::kUnknownUser, "unknown_user"},
+    {AuthFailure::kBadHeader, "bad_header"},
+    {AuthFailure::kRateLimited, "rate_limited"},
+};
+
+inline const char* AuthFailureName(AuthFailure failure) { return NameOf(kAuthFailures, failure); }
+
 // Checks Authorization headers against a set of users.
 class BasicAuth {
  public:
@@ -125,8 +144,9 @@ class BasicAuth {
   // taken for `address`, the client's (kBusy when none comes free within max_wait,
   // see BcryptGate) and the verifier called, for an unknown user against a hash of
   // the highest configured cost, so that the response time does not reveal which
-  // users exist.
-  AuthResult Check(const char* authorization, const std::string& address = "");
+  // users exist. Unless allowed, `failure` (may be null) gets why.
+  AuthResult Check(const char* authorization, const std::string& address = "",
+                   AuthFailure* failure = nullptr);
 
   const VerifiedCredentials& cache() const { return cache_; }
   // The hash unknown users are checked against.

@@ -1,7 +1,8 @@
 // HttpServer on civetweb's C API: one begin_request callback that checks basic auth,
-// dispatches on the exact path and gives each response its write deadline; a
-// connection_close callback that keeps the ConnectionGuard's table exact; TLS set up
-// from the web config through the init_ssl callback.
+// dispatches on the exact path, gives each response its write deadline and reports it
+// to the HttpEvents; a connection_close callback that keeps the ConnectionGuard's table
+// exact and reports failed TLS handshakes; TLS set up from the web config through the
+// init_ssl callback.
 #include "exporter/http/http_server.h"
 
 #include <civetweb.h>
@@ -236,6 +237,7 @@ HttpResponse TextResponse(int status, std::string body) {
 
 struct HttpServer::Impl {
   struct Route {
+    std::string pattern;  // the path or prefix it was registered with
     HttpHandler handler;
     bool allow_post = false;
     std::unique_ptr<RouteSlots> slots;  // null: no limit
@@ -268,6 +270,7 @@ struct HttpServer::Impl {
   std::vector<int> ports;                  // bound; empty when stopped
   std::unique_ptr<ConnectionGuard> guard;  // while running
   std::chrono::milliseconds write_timeout{kDefaultWriteTimeoutMs};
+  HttpEvents* events = nullptr;  // HttpServerOptions::events of the last Start
 
   static Impl* Of(const mg_connection* conn) {
     return static_cast<Impl*>(mg_get_user_data(mg_get_context(conn)));
@@ -285,14 +288,51 @@ struct HttpServer::Impl {
     HttpResponse response = impl->Respond(conn, *info, socket, &slot);
     SendResponse(conn, strcmp(info->request_method, "HEAD") == 0, response);
     if (socket >= 0) impl->guard->RequestEnded(socket);
+    if (impl->events != nullptr) impl->events->OnRequest(impl->HandlerOf(*info), response.status);
     return response.status;
+  }
+
+  // civetweb 1.15 calls init_connection once a connection is ready for its first
+  // request: right after a TLS handshake succeeded (never when it failed), at once
+  // without TLS. The mark it leaves in the connection's user data lasts until
+  // connection_close has run (civetweb clears it then, and the worker's connection
+  // starts with none), so a TLS connection closed without it never completed its
+  // handshake. civetweb logs some such failures and not others (a silent client, a
+  // stop): this counts them all.
+  static int OnInitConnection(const mg_connection* /*conn*/, void** conn_data) {
+    static char handshake_done;
+    *conn_data = &handshake_done;
+    return 0;
   }
 
   static void OnConnectionClose(const mg_connection* conn) {
     // Unnamed connections are dropped by the guard's sweep (connection_guard.h).
     Impl* impl = Of(conn);
+    if (impl == nullptr) return;
     ConnectionKey key;
-    if (impl != nullptr && impl->guard != nullptr && KeyOf(conn, &key)) impl->guard->Closed(key);
+    if (impl->guard != nullptr && KeyOf(conn, &key)) impl->guard->Closed(key);
+    if (impl->events != nullptr && impl->web_config.tls_enabled() &&
+        mg_get_user_connection_data(conn) == nullptr) {
+      impl->events->OnTlsHandshakeFailure();
+    }
+  }
+
+  // The registered path or prefix of the route `info`'s path takes, for the events.
+  std::string HandlerOf(const mg_request_info& info) const {
+    std::string path;
+    const Route* route = DecodePath(info.local_uri, &path) ? FindRoute(path) : nullptr;
+    return route != nullptr ? route->pattern : kUnmatchedHandler;
+  }
+
+  // Basic auth's verdict on the request (allowed without basic auth); a failure is
+  // reported to the events.
+  AuthResult Authenticate(mg_connection* conn, const mg_request_info& info) const {
+    if (auth == nullptr) return AuthResult::kAllowed;
+    AuthFailure failure = AuthFailure::kBadHeader;
+    const AuthResult result =
+        auth->Check(mg_get_header(conn, "Authorization"), info.remote_addr, &failure);
+    if (result != AuthResult::kAllowed && events != nullptr) events->OnAuthFailure(failure);
+    return result;
   }
 
   // As the Prometheus client libraries answer beyond MaxRequestsInFlight.
@@ -309,9 +349,7 @@ struct HttpServer::Impl {
 
   HttpResponse Respond(mg_connection* conn, const mg_request_info& info, int socket,
                        std::optional<SlotHold>* slot) const {
-    const AuthResult auth_result =
-        auth != nullptr ? auth->Check(mg_get_header(conn, "Authorization"), info.remote_addr)
-                        : AuthResult::kAllowed;
+    const AuthResult auth_result = Authenticate(conn, info);
     if (auth_result == AuthResult::kBusy) {
       // No bcrypt slot came free in time (a flood of wrong passwords, most likely).
       HttpResponse response = ErrorResponse(429, "too many requests: retry later");
@@ -409,6 +447,7 @@ struct HttpServer::Impl {
     mg_callbacks callbacks{};
     callbacks.begin_request = &Impl::OnBeginRequest;
     callbacks.connection_close = &Impl::OnConnectionClose;
+    callbacks.init_connection = &Impl::OnInitConnection;
     callbacks.log_message = &OnLogMessage;
     if (web_config.tls_enabled()) callbacks.init_ssl = &Impl::OnInitSsl;
     mg_init_data init{&callbacks, this, civetweb_options};
@@ -452,13 +491,16 @@ HttpServer::~HttpServer() { Stop(); }
 
 void HttpServer::Handle(const std::string& path, HttpHandler handler, bool allow_post) {
   Impl::Route& route = impl_->routes[path];
+  route.pattern = path;
   route.handler = std::move(handler);
   route.allow_post = allow_post;
   route.slots.reset();
 }
 
 void HttpServer::HandlePrefix(const std::string& prefix, HttpHandler handler) {
-  impl_->prefix_routes[prefix].handler = std::move(handler);
+  Impl::Route& route = impl_->prefix_routes[prefix];
+  route.pattern = prefix;
+  route.handler = std::move(handler);
 }
 
 void HttpServer::LimitInFlight(const std::string& path, int max_in_flight) {
@@ -479,6 +521,7 @@ bool HttpServer::Start(const HttpServerOptions& options, std::string* error) {
   impl_->guard = std::make_unique<ConnectionGuard>(
       CapsFor(max_connections, options.num_threads, options.max_connections_per_address));
   impl_->write_timeout = std::chrono::milliseconds(options.write_timeout_ms);
+  impl_->events = options.events;
   if (!impl_->StartCivetweb(options, listening_ports, error)) {
     impl_->guard.reset();
     return false;

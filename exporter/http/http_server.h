@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "exporter/http/connection_guard.h"
+#include "exporter/http/http_events.h"
 #include "exporter/http/listen_address.h"
 
 namespace scx {
@@ -94,6 +95,9 @@ struct HttpServerOptions {
   // Connections open at once from one client address; one more is closed at once.
   // 0: no cap.
   int max_connections_per_address = 0;
+  // Told of every request answered, auth failure and failed TLS handshake (null:
+  // nobody). Not owned; must outlive the server's run (until Stop returns).
+  HttpEvents* events = nullptr;
 };
 
 class HttpServer {

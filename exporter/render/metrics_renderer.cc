@@ -1,5 +1,6 @@
-// Renders the metrics of docs/metrics.md from a scan and the exporter's statistics,
-// writing the text format straight into one string.
+// Renders the per-brain metrics of docs/metrics.md from a scan, and the process
+// collector's from the process's figures, writing the text format straight into one
+// string.
 #include "exporter/render/metrics_renderer.h"
 
 #include <algorithm>
@@ -13,14 +14,6 @@
 namespace scx {
 
 namespace {
-
-// `counts[key]`, 0 when absent: every value of a vocabulary is exported from zero so
-// that its first occurrence shows as an increase.
-template <typename Enum>
-std::uint64_t CountOf(const std::map<Enum, std::uint64_t>& counts, Enum key) {
-  const auto it = counts.find(key);
-  return it == counts.end() ? 0 : it->second;
-}
 
 double Bool(bool value) { return value ? 1 : 0; }
 
@@ -232,85 +225,6 @@ void WriteBrainFamilies(Renderer* renderer) {
   });
 }
 
-void WriteExporterFamilies(const ScanResult& scan, const ExporterStats& stats, Renderer* renderer) {
-  renderer
-      ->Fixed({"skeleton_coherence_exporter_build_info",
-               "Version and revision of the exporter. Always 1.", kGauge})
-      .Add({{"version", stats.version}, {"revision", stats.revision}}, 1);
-  renderer->Single({"skeleton_coherence_exporter_scan_duration_seconds",
-                    "Wall time of the last completed scan.", kGauge},
-                   stats.last_scan_duration_seconds);
-  renderer->Single({"skeleton_coherence_exporter_last_scan_timestamp_seconds",
-                    "Unix time at which the last scan completed.", kGauge},
-                   stats.last_scan_timestamp_seconds);
-  renderer->Single({"skeleton_coherence_exporter_last_scan_success",
-                    "1 when the last scan could read every discovery source, else 0.", kGauge},
-                   Bool(stats.last_scan_success));
-  renderer->Single({"skeleton_coherence_exporter_scan_interval_seconds",
-                    "The configured scan interval.", kGauge},
-                   stats.scan_interval_seconds);
-  renderer->Single({"skeleton_coherence_exporter_scans_total", "Completed scans.", kCounter},
-                   static_cast<double>(stats.scans_total));
-
-  constexpr MetricFamilySpec discovery_errors{"skeleton_coherence_exporter_discovery_errors_total",
-                                              "Discovery problems by source.", kCounter};
-  FamilyWriter discovery = renderer->Fixed(discovery_errors);
-  for (const Term<DiscoveryProblemSource>& source : kDiscoveryProblemSources) {
-    discovery.Add({{"source", source.name}},
-                  static_cast<double>(CountOf(stats.discovery_errors_total, source.value)));
-  }
-
-  constexpr MetricFamilySpec brains_by_state{"skeleton_coherence_exporter_brains",
-                                             "Brains by state in the last scan.", kGauge};
-  FamilyWriter brains = renderer->Fixed(brains_by_state);
-  for (const Term<BrainState>& candidate : kBrainStates) {
-    std::int64_t count = 0;
-    for (const BrainReport& report : scan.brains) count += report.state == candidate.value ? 1 : 0;
-    brains.Add({{"state", candidate.name}}, static_cast<double>(count));
-  }
-  renderer->Single({"skeleton_coherence_exporter_orphaned_folders",
-                    "Folders under project-brains/ left behind by an older m1nd build (their "
-                    "project root is served by another folder) in the last scan.",
-                    kGauge},
-                   static_cast<double>(scan.orphans.size()));
-
-  renderer->Single({"skeleton_coherence_exporter_stores_parsed_total",
-                    "Stores read and parsed because their file stamp changed.", kCounter},
-                   static_cast<double>(stats.stores_parsed_total));
-  renderer->Single(
-      {"skeleton_coherence_exporter_stores_unchanged_total",
-       "Store reads skipped because device, inode, size, mtime and ctime were unchanged.",
-       kCounter},
-      static_cast<double>(stats.stores_unchanged_total));
-  renderer->Single({"skeleton_coherence_exporter_config_last_reload_successful",
-                    "1 when the last config load (start or reload) succeeded.", kGauge},
-                   Bool(stats.config_last_reload_successful));
-
-  constexpr MetricFamilySpec config_reloads{"skeleton_coherence_exporter_config_reloads_total",
-                                            "Config reloads (SIGHUP or POST /-/reload) by result.",
-                                            kCounter};
-  FamilyWriter reloads = renderer->Fixed(config_reloads);
-  reloads.Add({{"result", "success"}}, static_cast<double>(stats.config_reloads_success_total));
-  reloads.Add({{"result", "failure"}}, static_cast<double>(stats.config_reloads_failure_total));
-
-  renderer->Single({"skeleton_coherence_exporter_watched_dirs",
-                    "Folders watched with inotify after the last scan (0: timer only).", kGauge},
-                   static_cast<double>(stats.watched_dirs));
-  renderer->Single({"skeleton_coherence_exporter_watch_limited",
-                    "1 when a watch limit left some folders to the timer scan alone.", kGauge},
-                   Bool(stats.watch_limited));
-  renderer->Single({"skeleton_coherence_exporter_watch_triggered_scans_total",
-                    "Scans started at once by a change seen with inotify.", kCounter},
-                   static_cast<double>(stats.watch_triggered_scans_total));
-  if (stats.tls_certificate_not_after_seconds) {
-    renderer->Single({"skeleton_coherence_exporter_tls_certificate_not_after_seconds",
-                      "Unix time after which the served TLS certificate (cert_file) is no "
-                      "longer valid.",
-                      kGauge},
-                     static_cast<double>(*stats.tls_certificate_not_after_seconds));
-  }
-}
-
 // The process collector of the Prometheus client libraries: same names, types and help.
 void WriteProcessFamilies(const ProcessStats& process, Renderer* renderer) {
   renderer->Single(
@@ -329,14 +243,10 @@ void WriteProcessFamilies(const ProcessStats& process, Renderer* renderer) {
                    process.start_time_seconds);
 }
 
-void WriteAllFamilies(const ScanResult& scan, const ExporterStats& stats, Renderer* renderer) {
+void WriteAllFamilies(Renderer* renderer) {
   WriteVerdictFamilies(renderer);
   WriteProvenanceFamilies(renderer);
   WriteBrainFamilies(renderer);
-  if (stats.exporter_metrics) {
-    WriteExporterFamilies(scan, stats, renderer);
-    if (stats.process) WriteProcessFamilies(*stats.process, renderer);
-  }
   renderer->Finish();
 }
 
@@ -346,7 +256,8 @@ std::size_t EstimateMetricsBytes(const ScanResult& scan, bool with_slack) {
   const auto size = [](const std::string& text) {
     return std::min(text.size(), kMaxLabelValueBytes + 32);
   };
-  // Every per-brain family's HELP and TYPE lines, the exporter's and the process's.
+  // Every per-brain family's HELP and TYPE lines, with room to spare since the
+  // exporter's and the process's families are written at each scrape instead.
   constexpr std::size_t kFixedBytes = std::size_t{8} * 1024;
   // The lines every brain gets whatever it holds: one per state and one per read error
   // reason (WriteBrainFamilies), the brain's name and about 68 bytes each.
@@ -376,22 +287,29 @@ std::size_t EstimateMetricsBytes(const ScanResult& scan, bool with_slack) {
   return bytes;
 }
 
-std::string RenderMetrics(const ScanResult& scan, const ExporterStats& stats,
-                          std::vector<std::string>* dropped) {
+std::string RenderMetrics(const ScanResult& scan, std::vector<std::string>* dropped) {
   std::string text;
   text.reserve(EstimateMetricsBytes(scan));
   Renderer renderer(scan, dropped, &text);
-  WriteAllFamilies(scan, stats, &renderer);
+  WriteAllFamilies(&renderer);
   return text;
 }
 
-void RenderMetricsTo(const ScanResult& scan, const ExporterStats& stats,
-                     std::vector<std::string>* dropped, std::size_t piece_bytes,
+void RenderMetricsTo(const ScanResult& scan, std::vector<std::string>* dropped,
+                     std::size_t piece_bytes,
                      const std::function<void(std::string_view piece)>& sink) {
   std::string piece;
   piece.reserve(piece_bytes + piece_bytes / 4);
   Renderer renderer(scan, dropped, &piece, piece_bytes, &sink);
-  WriteAllFamilies(scan, stats, &renderer);
+  WriteAllFamilies(&renderer);
+}
+
+std::string RenderProcessMetrics(const ProcessStats& process) {
+  static const ScanResult kNoScan;
+  std::string text;
+  Renderer renderer(kNoScan, nullptr, &text);
+  WriteProcessFamilies(process, &renderer);
+  return text;
 }
 
 }  // namespace scx

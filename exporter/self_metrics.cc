@@ -1,0 +1,279 @@
+// The exporter's own metrics in a prometheus-cpp Registry, and their text.
+#include "exporter/self_metrics.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "exporter/process_metrics.h"
+#include "exporter/render/metrics_renderer.h"
+
+namespace scx {
+
+namespace {
+
+using prometheus::Counter;
+using prometheus::Family;
+using prometheus::Gauge;
+using prometheus::Histogram;
+
+constexpr char kPrefix[] = "skeleton_coherence_exporter_";
+
+double Bool(bool value) { return value ? 1 : 0; }
+
+double NonNegative(std::int64_t count) {
+  return static_cast<double>(std::max<std::int64_t>(count, 0));
+}
+
+// The families in the order of docs/metrics.md, each one's series sorted by labels
+// (a Registry hands them out by type, a family's series in hash order).
+void SortForTheText(const std::map<std::string, int>& rank,
+                    std::vector<prometheus::MetricFamily>* families) {
+  const auto rank_of = [&rank](const prometheus::MetricFamily& family) {
+    const auto it = rank.find(family.name);
+    return it == rank.end() ? static_cast<int>(rank.size()) : it->second;
+  };
+  std::stable_sort(families->begin(), families->end(),
+                   [&](const prometheus::MetricFamily& a, const prometheus::MetricFamily& b) {
+                     return rank_of(a) < rank_of(b);
+                   });
+  for (prometheus::MetricFamily& family : *families) {
+    std::sort(family.metric.begin(), family.metric.end(),
+              [](const prometheus::ClientMetric& a, const prometheus::ClientMetric& b) {
+                return a.label < b.label;
+              });
+  }
+}
+
+}  // namespace
+
+struct SelfMetrics::Impl {
+  Impl(const Options& options, Logger* logger) : options(options), logger(logger) {
+    Register(prometheus::BuildGauge(), "build_info",
+             "Version and revision of the exporter. Always 1.")
+        .Add({{"version", options.version}, {"revision", options.revision}})
+        .Set(1);
+    scan_duration = &Register(prometheus::BuildGauge(), "scan_duration_seconds",
+                              "Wall time of the last completed scan.")
+                         .Add({});
+    scan_seconds =
+        &Register(prometheus::BuildHistogram(), "scan_seconds", "Wall time of completed scans.")
+             .Add({}, Histogram::BucketBoundaries(std::begin(kScanSecondsBuckets),
+                                                  std::end(kScanSecondsBuckets)));
+    last_scan_timestamp = &Register(prometheus::BuildGauge(), "last_scan_timestamp_seconds",
+                                    "Unix time at which the last scan completed.")
+                               .Add({});
+    last_scan_success = &Register(prometheus::BuildGauge(), "last_scan_success",
+                                  "1 when the last scan could read every discovery source, else 0.")
+                             .Add({});
+    scan_interval = &Register(prometheus::BuildGauge(), "scan_interval_seconds",
+                              "The configured scan interval.")
+                         .Add({});
+    scans = &Register(prometheus::BuildCounter(), "scans_total", "Completed scans.").Add({});
+    // Every value of a vocabulary is exported from zero, so that its first occurrence
+    // shows as an increase.
+    Family<Counter>& discovery = Register(prometheus::BuildCounter(), "discovery_errors_total",
+                                          "Discovery problems by source.");
+    for (const Term<DiscoveryProblemSource>& source : kDiscoveryProblemSources) {
+      discovery_errors[source.value] = &discovery.Add({{"source", source.name}});
+    }
+    Family<Gauge>& brains =
+        Register(prometheus::BuildGauge(), "brains", "Brains by state in the last scan.");
+    for (const Term<BrainState>& state : kBrainStates) {
+      brains_by_state[state.value] = &brains.Add({{"state", state.name}});
+    }
+    orphaned_folders = &Register(prometheus::BuildGauge(), "orphaned_folders",
+                                 "Folders under project-brains/ left behind by an older m1nd "
+                                 "build (their project root is served by another folder) in "
+                                 "the last scan.")
+                            .Add({});
+    stores_parsed = &Register(prometheus::BuildCounter(), "stores_parsed_total",
+                              "Stores read and parsed because their file stamp changed.")
+                         .Add({});
+    stores_unchanged =
+        &Register(prometheus::BuildCounter(), "stores_unchanged_total",
+                  "Store reads skipped because device, inode, size, mtime and ctime were "
+                  "unchanged.")
+             .Add({});
+    config_last_reload_successful =
+        &Register(prometheus::BuildGauge(), "config_last_reload_successful",
+                  "1 when the last config load (start or reload) succeeded.")
+             .Add({});
+    config_last_reload_successful->Set(1);  // the config was loaded at start
+    Family<Counter>& reloads = Register(prometheus::BuildCounter(), "config_reloads_total",
+                                        "Config reloads (SIGHUP or POST /-/reload) by result.");
+    reloads_success = &reloads.Add({{"result", "success"}});
+    reloads_failure = &reloads.Add({{"result", "failure"}});
+    watched_dirs = &Register(prometheus::BuildGauge(), "watched_dirs",
+                             "Folders watched with inotify after the last scan (0: timer only).")
+                        .Add({});
+    watch_limited = &Register(prometheus::BuildGauge(), "watch_limited",
+                              "1 when a watch limit left some folders to the timer scan alone.")
+                         .Add({});
+    watch_triggered_scans = &Register(prometheus::BuildCounter(), "watch_triggered_scans_total",
+                                      "Scans started at once by a change seen with inotify.")
+                                 .Add({});
+    // Registered by SetTlsCertificateNotAfter, with TLS only; its place is here.
+    rank.emplace(std::string(kPrefix) + kTlsNotAfter, static_cast<int>(rank.size()));
+    http_requests = &Register(prometheus::BuildCounter(), "http_requests_total",
+                              "HTTP requests answered, by handler (the path it is registered "
+                              "at, or other) and status code.");
+    Family<Counter>& auth =
+        Register(prometheus::BuildCounter(), "http_auth_failures_total",
+                 "Requests basic auth did not allow (401, or 429 when rate limited), by reason.");
+    for (const Term<AuthFailure>& reason : kAuthFailures) {
+      auth_failures[static_cast<std::size_t>(reason.value)] = &auth.Add({{"reason", reason.name}});
+    }
+    tls_handshake_failures =
+        &Register(prometheus::BuildCounter(), "tls_handshake_failures_total",
+                  "Connections to a TLS listener closed before their TLS handshake completed.")
+             .Add({});
+  }
+
+  // Registers the family kPrefix + `name`, in the order of the document.
+  template <typename Metric>
+  Family<Metric>& Register(prometheus::detail::Builder<Metric> builder, const std::string& name,
+                           const std::string& help) {
+    const std::string full = kPrefix + name;
+    rank.emplace(full, static_cast<int>(rank.size()));
+    return builder.Name(full).Help(help).Register(registry);
+  }
+
+  // The process collector's text; "" (and a warn line, once) when /proc cannot be read.
+  std::string ProcessText() {
+    ProcessStats process;
+    std::string error;
+    if (!ReadProcessStats(&process, &error)) {
+      if (!process_error_logged.exchange(true)) {
+        logger->Warn("process metrics unavailable", {{"err", error}});
+      }
+      return "";
+    }
+    process_error_logged = false;
+    return RenderProcessMetrics(process);
+  }
+
+  static constexpr char kTlsNotAfter[] = "tls_certificate_not_after_seconds";
+
+  const Options options;
+  Logger* const logger;
+  prometheus::Registry registry;
+  std::map<std::string, int> rank;  // family name -> place in the text; written at construction
+  Gauge* scan_duration = nullptr;
+  Histogram* scan_seconds = nullptr;
+  Gauge* last_scan_timestamp = nullptr;
+  Gauge* last_scan_success = nullptr;
+  Gauge* scan_interval = nullptr;
+  Counter* scans = nullptr;
+  std::map<DiscoveryProblemSource, Counter*> discovery_errors;
+  std::map<BrainState, Gauge*> brains_by_state;
+  Gauge* orphaned_folders = nullptr;
+  Counter* stores_parsed = nullptr;
+  Counter* stores_unchanged = nullptr;
+  Gauge* config_last_reload_successful = nullptr;
+  Counter* reloads_success = nullptr;
+  Counter* reloads_failure = nullptr;
+  Gauge* watched_dirs = nullptr;
+  Gauge* watch_limited = nullptr;
+  Counter* watch_triggered_scans = nullptr;
+  Family<Counter>* http_requests = nullptr;
+  std::array<Counter*, std::size(kAuthFailures)> auth_failures{};
+  Counter* tls_handshake_failures = nullptr;
+
+  std::mutex tls_mutex;  // SetTlsCertificateNotAfter's family, present only with TLS
+  Family<Gauge>* tls_not_after = nullptr;
+
+  std::atomic<bool> process_error_logged{false};
+};
+
+SelfMetrics::SelfMetrics(const Options& options, Logger* logger)
+    : impl_(std::make_unique<Impl>(options, logger)) {}
+
+SelfMetrics::~SelfMetrics() = default;
+
+void SelfMetrics::RecordScan(const ScanResult& result, double seconds, double finished_at) {
+  impl_->scans->Increment();
+  impl_->scan_duration->Set(seconds);
+  impl_->scan_seconds->Observe(seconds);
+  impl_->last_scan_timestamp->Set(finished_at);
+  impl_->last_scan_success->Set(Bool(result.problems.empty()));
+  for (const DiscoveryProblem& problem : result.problems) {
+    impl_->discovery_errors.at(problem.source)->Increment();
+  }
+  std::map<BrainState, int> states;
+  for (const BrainReport& report : result.brains) ++states[report.state];
+  for (const auto& [state, gauge] : impl_->brains_by_state) gauge->Set(states[state]);
+  impl_->orphaned_folders->Set(static_cast<double>(result.orphans.size()));
+  impl_->stores_parsed->Increment(NonNegative(result.stores_parsed));
+  impl_->stores_unchanged->Increment(NonNegative(result.stores_unchanged));
+}
+
+void SelfMetrics::RecordWatchTriggeredScan() { impl_->watch_triggered_scans->Increment(); }
+
+void SelfMetrics::SetScanInterval(double seconds) { impl_->scan_interval->Set(seconds); }
+
+void SelfMetrics::SetWatches(std::uint64_t watched_dirs, bool limited) {
+  impl_->watched_dirs->Set(static_cast<double>(watched_dirs));
+  impl_->watch_limited->Set(Bool(limited));
+}
+
+void SelfMetrics::RecordConfigReload(bool success) {
+  (success ? impl_->reloads_success : impl_->reloads_failure)->Increment();
+  impl_->config_last_reload_successful->Set(Bool(success));
+}
+
+void SelfMetrics::SetTlsCertificateNotAfter(std::optional<std::int64_t> not_after_seconds) {
+  std::lock_guard<std::mutex> lock(impl_->tls_mutex);
+  if (!not_after_seconds) {
+    if (impl_->tls_not_after != nullptr) impl_->registry.Remove(*impl_->tls_not_after);
+    impl_->tls_not_after = nullptr;
+    return;
+  }
+  if (impl_->tls_not_after == nullptr) {
+    impl_->tls_not_after = &prometheus::BuildGauge()
+                                .Name(std::string(kPrefix) + Impl::kTlsNotAfter)
+                                .Help(
+                                    "Unix time after which the served TLS certificate "
+                                    "(cert_file) is no longer valid.")
+                                .Register(impl_->registry);
+  }
+  impl_->tls_not_after->Add({}).Set(static_cast<double>(*not_after_seconds));
+}
+
+void SelfMetrics::OnRequest(const std::string& handler, int status) {
+  impl_->http_requests->Add({{"handler", handler}, {"code", std::to_string(status)}}).Increment();
+}
+
+void SelfMetrics::OnAuthFailure(AuthFailure reason) {
+  const auto index = static_cast<std::size_t>(reason);
+  if (index < impl_->auth_failures.size()) impl_->auth_failures[index]->Increment();
+}
+
+void SelfMetrics::OnTlsHandshakeFailure() { impl_->tls_handshake_failures->Increment(); }
+
+std::string SelfMetrics::Text() const {
+  if (!impl_->options.enabled) return "";
+  std::vector<prometheus::MetricFamily> families = impl_->registry.Collect();
+  SortForTheText(impl_->rank, &families);
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, families);
+  std::string text = out.str();
+  if (impl_->options.process) text += impl_->ProcessText();
+  return text;
+}
+
+}  // namespace scx

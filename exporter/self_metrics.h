@@ -1,0 +1,85 @@
+// The exporter's own metrics (docs/metrics.md, "The exporter itself" and "The exporter
+// process"). The scan loop's, the reloads', the watches' and the HTTP server's
+// counters and gauges and the scan histogram live in a prometheus-cpp Registry, are
+// updated where they happen (several threads) and written by prometheus-cpp's
+// TextSerializer at each scrape, after the per-brain families that the snapshot
+// rendered once for its scan (exporter/metrics_body.h). The process collector's
+// families are read from /proc at each scrape, as the client libraries read them, and
+// written after those by the renderer's own text writer (prometheus-cpp has no process
+// collector, and its counters cannot be set to a value read elsewhere). SelfMetrics is
+// the HTTP server's HttpEvents.
+//
+// Thread-safety: every method may be called from any thread, several at once
+// (prometheus-cpp's metrics are atomic and its families lock).
+#ifndef SCX_EXPORTER_SELF_METRICS_H_
+#define SCX_EXPORTER_SELF_METRICS_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/scanner.h"
+#include "exporter/http/http_events.h"
+#include "exporter/logger.h"
+
+namespace scx {
+
+// The upper bounds (seconds) of skeleton_coherence_exporter_scan_seconds: 1-2.5-5
+// steps from 1 ms (a warm scan of a few brains) to 10 s, then 30 s and 60 s (the
+// longest scan interval worth having; a scan past it is in +Inf). A warm scan of
+// 10,000 brains takes 0.1 to 0.4 s on a 2-core machine, a cold one about 0.5 s
+// (docs/performance.md).
+inline constexpr double kScanSecondsBuckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                 0.5,   1,      2.5,   5,    10,    30,   60};
+
+class SelfMetrics : public HttpEvents {
+ public:
+  struct Options {
+    std::string version;  // the labels of skeleton_coherence_exporter_build_info
+    std::string revision;
+    // False with --web.disable-exporter-metrics: Text() is empty (counting goes on).
+    bool enabled = true;
+    // Whether Text() reads /proc for the process_* families.
+    bool process = true;
+  };
+
+  // `logger` (a warn line when /proc cannot be read, once until it can again) must
+  // outlive it.
+  SelfMetrics(const Options& options, Logger* logger);
+  ~SelfMetrics() override;
+  SelfMetrics(const SelfMetrics&) = delete;
+  SelfMetrics& operator=(const SelfMetrics&) = delete;
+
+  // A completed scan of `seconds` wall time that ended at Unix time `finished_at`:
+  // counts it, observes it in the histogram, and sets what the last scan decides
+  // (success, brains by state, orphaned folders).
+  void RecordScan(const ScanResult& result, double seconds, double finished_at);
+  // A scan started at once by a change seen with inotify.
+  void RecordWatchTriggeredScan();
+  void SetScanInterval(double seconds);
+  // What the change watcher watches after a scan.
+  void SetWatches(std::uint64_t watched_dirs, bool limited);
+  // A config load on reload, by result; also sets config_last_reload_successful.
+  void RecordConfigReload(bool success);
+  // The served certificate's notAfter (Unix seconds); empty without TLS, and then
+  // there is no such family.
+  void SetTlsCertificateNotAfter(std::optional<std::int64_t> not_after_seconds);
+
+  // HttpEvents.
+  void OnRequest(const std::string& handler, int status) override;
+  void OnAuthFailure(AuthFailure reason) override;
+  void OnTlsHandshakeFailure() override;
+
+  // The exporter's families now, in the order of docs/metrics.md (each family's
+  // series sorted by their labels), then the process collector's; "" when disabled.
+  std::string Text() const;
+
+ private:
+  struct Impl;
+  const std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_SELF_METRICS_H_

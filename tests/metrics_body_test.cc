@@ -1,0 +1,151 @@
+// Tests of the metrics body of a scrape: the snapshot's per-brain families first, then
+// the exporter's own as they are at that scrape; one gzip member with gzip, its length
+// exact either way; and the whole body through promtool and Python's gzip.
+#include "exporter/metrics_body.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "exporter/render/gzip.h"
+#include "exporter/render/metrics_renderer.h"
+#include "tests/captured_log.h"
+#include "tests/test_process.h"
+
+namespace scx {
+namespace {
+
+std::shared_ptr<const ScanResult> ScanOf(int count) {
+  auto scan = std::make_shared<ScanResult>();
+  for (int i = 0; i < count; ++i) {
+    BrainReport report;
+    report.mutable_brain()->name = "brain" + std::to_string(100000 + i);
+    report.mutable_brain()->project_root = "/srv/repos/" + report.brain().name;
+    report.state = i == 7 ? BrainState::kMismatch : BrainState::kOk;
+    Coherence verdict;
+    verdict.expected_slug = report.brain().name;
+    verdict.found_slug = i == 7 ? "keyvault" : report.brain().name;
+    verdict.status = i == 7 ? CoherenceStatus::kMismatch : CoherenceStatus::kOk;
+    report.coherence = std::make_shared<const Coherence>(verdict);
+    scan->brains.push_back(report);
+  }
+  return scan;
+}
+
+// Every byte of a response's streamed body.
+std::string BodyOf(const HttpResponse& response) {
+  std::string body;
+  EXPECT_TRUE(response.streamed_body([&body](std::string_view piece) {
+    EXPECT_FALSE(piece.empty());
+    body.append(piece);
+    return true;
+  }));
+  EXPECT_EQ(body.size(), response.streamed_size);
+  return body;
+}
+
+class MetricsBodyTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<const Snapshot> Render(const SelfMetrics* own, int brains = 3000) {
+    auto scan = ScanOf(brains);
+    metrics_.RecordScan(*scan, 0.25, 1767225600.5);
+    return RenderSnapshot(scan, 1, 1767225600.5, own, LandingPageInfo(), log_.logger());
+  }
+
+  HttpResponse Response(std::shared_ptr<const Snapshot> snapshot, bool gzip) {
+    HttpResponse response;
+    SetMetricsBody(std::move(snapshot), gzip, &response);
+    return response;
+  }
+
+  testing::CapturedLog log_{LogLevel::kWarn};
+  SelfMetrics metrics_{{"0.1.0", "abc123", true, /*process=*/false}, log_.logger()};
+};
+
+TEST_F(MetricsBodyTest, PlainIsThePerBrainTextThenTheOwnFamilies) {
+  auto snapshot = Render(&metrics_);
+  const HttpResponse response = Response(snapshot, /*gzip=*/false);
+  EXPECT_EQ(response.content_encoding, "");
+  EXPECT_EQ(BodyOf(response), snapshot->MetricsText() + metrics_.Text());
+  EXPECT_EQ(snapshot->MetricsText().find("skeleton_coherence_exporter_"), std::string::npos);
+  EXPECT_EQ(BodyOf(response).find("# HELP skeleton_coherence_exporter_"), snapshot->metrics_size());
+}
+
+TEST_F(MetricsBodyTest, GzipIsOneMemberOfTheSameBody) {
+  auto snapshot = Render(&metrics_);
+  const HttpResponse response = Response(snapshot, /*gzip=*/true);
+  EXPECT_EQ(response.content_encoding, "gzip");
+  const std::string zipped = BodyOf(response);
+  // The snapshot's compressed copy is sent as it is, then the bytes that close it.
+  EXPECT_EQ(
+      zipped.compare(0, snapshot->metrics_gzip().bytes.size(), snapshot->metrics_gzip().bytes), 0);
+  EXPECT_LT(zipped.size() - snapshot->metrics_gzip().bytes.size(), metrics_.Text().size() / 2);
+  std::string unzipped;
+  ASSERT_TRUE(GzipDecompress(zipped, &unzipped));  // exactly one member, trailer checked
+  EXPECT_EQ(unzipped, snapshot->MetricsText() + metrics_.Text());
+}
+
+// Counters that change per request are current at each scrape of one snapshot.
+TEST_F(MetricsBodyTest, TheOwnFamiliesAreReadAtEachScrape) {
+  auto snapshot = Render(&metrics_, 10);
+  const std::string line =
+      "skeleton_coherence_exporter_http_requests_total{code=\"200\",handler=\"/metrics\"} ";
+  metrics_.OnRequest("/metrics", 200);
+  for (bool gzip : {false, true}) {
+    std::string body = BodyOf(Response(snapshot, gzip));
+    if (gzip) {
+      ASSERT_TRUE(GzipDecompress(std::string(body), &body));
+    }
+    EXPECT_NE(body.find(line + (gzip ? "2" : "1")), std::string::npos) << body;
+    metrics_.OnRequest("/metrics", 200);
+  }
+}
+
+TEST_F(MetricsBodyTest, WithoutOwnFamiliesItIsThePerBrainText) {
+  auto snapshot = Render(nullptr);
+  EXPECT_EQ(BodyOf(Response(snapshot, false)), snapshot->MetricsText());
+  std::string unzipped;
+  ASSERT_TRUE(GzipDecompress(BodyOf(Response(snapshot, true)), &unzipped));
+  EXPECT_EQ(unzipped, snapshot->MetricsText());
+
+  SelfMetrics disabled({"0.1.0", "abc123", /*enabled=*/false, true}, log_.logger());
+  snapshot = Render(&disabled);
+  EXPECT_EQ(BodyOf(Response(snapshot, false)), snapshot->MetricsText());
+}
+
+// The whole body, the process families included, as Prometheus would lint it.
+TEST_F(MetricsBodyTest, PassesPromtoolCheckMetrics) {
+  if (!testing::HaveCommand("promtool")) GTEST_SKIP() << "promtool not installed";
+  SelfMetrics full({"0.1.0", "abc123", true, /*process=*/true}, log_.logger());
+  full.SetTlsCertificateNotAfter(1767225600);
+  full.OnRequest("/metrics", 200);
+  full.OnAuthFailure(AuthFailure::kBadPassword);
+  full.RecordScan(*ScanOf(20), 0.003, 1767225600.5);
+  auto snapshot = Render(&full, 20);
+  int status = -1;
+  const std::string output = testing::RunShellCommand("promtool check metrics",
+                                                      BodyOf(Response(snapshot, false)), &status);
+  EXPECT_EQ(output, "");
+  EXPECT_EQ(status, 0);
+  // Python's gzip reads the gzip body as one member of the same text.
+  if (!testing::HaveCommand("python3")) return;
+  const std::string zipped = BodyOf(Response(snapshot, true));
+  const std::string check =
+      "import sys, zlib\n"
+      "d = zlib.decompressobj(16 + zlib.MAX_WBITS)\n"
+      "text = d.decompress(sys.stdin.buffer.read())\n"
+      "assert d.eof and not d.unused_data\n"
+      "sys.stdout.buffer.write(text)\n";
+  const std::string unzipped =
+      testing::RunShellCommand("python3 -c '" + check + "'", zipped, &status);
+  EXPECT_EQ(status, 0) << unzipped.substr(0, 2000);
+  EXPECT_EQ(unzipped.substr(0, snapshot->metrics_size()), snapshot->MetricsText());
+  EXPECT_NE(unzipped.find("\nskeleton_coherence_exporter_http_auth_failures_total{reason=\""
+                          "bad_password\"} 1\n"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace scx
