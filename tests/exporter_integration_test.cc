@@ -528,7 +528,7 @@ TEST_F(ExporterIntegrationTest, GzipScrapeDecodesToTheSameText) {
 TEST_F(ExporterIntegrationTest, OwnFamiliesFollowAndCountTheScrapes) {
   const std::string requests =
       "skeleton_coherence_exporter_http_requests_total{code=\"200\",handler=\"/metrics\"} ";
-  // A response is counted once sent: a scrape shows the ones before it.
+  // A request is counted before its response is sent: a scrape shows every one before it.
   EXPECT_FALSE(Contains(Scrape(), "\n" + requests)) << "the first scrape counts itself";
   const std::string first = Scrape();
   const std::size_t own = first.find("# HELP skeleton_coherence_exporter_");

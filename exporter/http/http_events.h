@@ -23,7 +23,9 @@ class HttpEvents {
  public:
   virtual ~HttpEvents() = default;
 
-  // A response was sent (or its sending ended early): `handler` is the path the route
+  // A response is about to be sent (its body is already built, so a /metrics body
+  // never counts its own request; the count is in place before the client can read
+  // the response, so the next scrape always shows it): `handler` is the path the route
   // was registered with (HttpServer::Handle, or the prefix of HandlePrefix), or
   // kUnmatchedHandler; `status` the HTTP status. Requests civetweb refuses itself
   // before a handler could run (a malformed request line, headers over its buffer)

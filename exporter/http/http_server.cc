@@ -286,9 +286,11 @@ struct HttpServer::Impl {
     }
     std::optional<SlotHold> slot;  // held until the response is sent
     HttpResponse response = impl->Respond(conn, *info, socket, &slot);
+    // Counted before it is sent (its body is already rendered, so a scrape never counts
+    // itself): a client that has read response N finds it counted in response N + 1.
+    if (impl->events != nullptr) impl->events->OnRequest(impl->HandlerOf(*info), response.status);
     SendResponse(conn, strcmp(info->request_method, "HEAD") == 0, response);
     if (socket >= 0) impl->guard->RequestEnded(socket);
-    if (impl->events != nullptr) impl->events->OnRequest(impl->HandlerOf(*info), response.status);
     return response.status;
   }
 
