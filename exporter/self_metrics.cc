@@ -153,18 +153,26 @@ struct SelfMetrics::Impl {
     return builder.Name(full).Help(help).Register(registry);
   }
 
-  // The process collector's text; "" (and a warn line, once) when /proc cannot be read.
-  std::string ProcessText() {
+  // Reads /proc into the process collector's text, kept for the scrapes; "" (and a
+  // warn line, once) when /proc cannot be read.
+  void RefreshProcessText() {
+    if (!options.process) return;
     ProcessStats process;
     std::string error;
-    if (!ReadProcessStats(&process, &error)) {
-      if (!process_error_logged.exchange(true)) {
-        logger->Warn("process metrics unavailable", {{"err", error}});
-      }
-      return "";
+    std::string text;
+    if (ReadProcessStats(&process, &error)) {
+      process_error_logged = false;
+      text = RenderProcessMetrics(process);
+    } else if (!process_error_logged.exchange(true)) {
+      logger->Warn("process metrics unavailable", {{"err", error}});
     }
-    process_error_logged = false;
-    return RenderProcessMetrics(process);
+    std::lock_guard<std::mutex> lock(process_mutex);
+    process_text = std::move(text);
+  }
+
+  std::string ProcessText() const {
+    std::lock_guard<std::mutex> lock(process_mutex);
+    return process_text;
   }
 
   static constexpr char kTlsNotAfter[] = "tls_certificate_not_after_seconds";
@@ -198,10 +206,14 @@ struct SelfMetrics::Impl {
   Family<Gauge>* tls_not_after = nullptr;
 
   std::atomic<bool> process_error_logged{false};
+  mutable std::mutex process_mutex;
+  std::string process_text;  // guarded by process_mutex
 };
 
 SelfMetrics::SelfMetrics(const Options& options, Logger* logger)
-    : impl_(std::make_unique<Impl>(options, logger)) {}
+    : impl_(std::make_unique<Impl>(options, logger)) {
+  impl_->RefreshProcessText();
+}
 
 SelfMetrics::~SelfMetrics() = default;
 
@@ -220,6 +232,7 @@ void SelfMetrics::RecordScan(const ScanResult& result, double seconds, double fi
   impl_->orphaned_folders->Set(static_cast<double>(result.orphans.size()));
   impl_->stores_parsed->Increment(NonNegative(result.stores_parsed));
   impl_->stores_unchanged->Increment(NonNegative(result.stores_unchanged));
+  impl_->RefreshProcessText();  // on the scan's thread: a scrape reads no file
 }
 
 void SelfMetrics::RecordWatchTriggeredScan() { impl_->watch_triggered_scans->Increment(); }
@@ -272,7 +285,7 @@ std::string SelfMetrics::Text() const {
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, families);
   std::string text = out.str();
-  if (impl_->options.process) text += impl_->ProcessText();
+  text += impl_->ProcessText();
   return text;
 }
 

@@ -4,10 +4,10 @@
 // updated where they happen (several threads) and written by prometheus-cpp's
 // TextSerializer at each scrape, after the per-brain families that the snapshot
 // rendered once for its scan (exporter/metrics_body.h). The process collector's
-// families are read from /proc at each scrape, as the client libraries read them, and
-// written after those by the renderer's own text writer (prometheus-cpp has no process
-// collector, and its counters cannot be set to a value read elsewhere). SelfMetrics is
-// the HTTP server's HttpEvents.
+// families are read from /proc when it is made and after each scan, on the scan's
+// thread (a scrape reads no file), and written after those by the renderer's own text
+// writer (prometheus-cpp has no process collector, and its counters cannot be set to a
+// value read elsewhere). SelfMetrics is the HTTP server's HttpEvents.
 //
 // Thread-safety: every method may be called from any thread, several at once
 // (prometheus-cpp's metrics are atomic and its families lock).
@@ -40,7 +40,7 @@ class SelfMetrics : public HttpEvents {
     std::string revision;
     // False with --web.disable-exporter-metrics: Text() is empty (counting goes on).
     bool enabled = true;
-    // Whether Text() reads /proc for the process_* families.
+    // Whether the process_* families are read (at construction and by RecordScan).
     bool process = true;
   };
 
@@ -52,8 +52,9 @@ class SelfMetrics : public HttpEvents {
   SelfMetrics& operator=(const SelfMetrics&) = delete;
 
   // A completed scan of `seconds` wall time that ended at Unix time `finished_at`:
-  // counts it, observes it in the histogram, and sets what the last scan decides
-  // (success, brains by state, orphaned folders).
+  // counts it, observes it in the histogram, sets what the last scan decides
+  // (success, brains by state, orphaned folders), and reads /proc for the process_*
+  // families.
   void RecordScan(const ScanResult& result, double seconds, double finished_at);
   // A scan started at once by a change seen with inotify.
   void RecordWatchTriggeredScan();
@@ -72,7 +73,8 @@ class SelfMetrics : public HttpEvents {
   void OnTlsHandshakeFailure() override;
 
   // The exporter's families now, in the order of docs/metrics.md (each family's
-  // series sorted by their labels), then the process collector's; "" when disabled.
+  // series sorted by their labels), then the process collector's as the last scan
+  // read them; "" when disabled. Reads no file.
   std::string Text() const;
 
  private:

@@ -1,6 +1,6 @@
 // BrainReports built by hand for the tests of what reads them (the landing page, the
 // scan log, the renderers' size estimates): a brain in a given state, one whose
-// identity is unknown, and one with every optional fact.
+// identity is unknown, one with every optional fact, and a fleet with one mismatch.
 #ifndef SCX_TESTS_BRAIN_REPORTS_H_
 #define SCX_TESTS_BRAIN_REPORTS_H_
 
@@ -93,6 +93,27 @@ inline BrainReport EveryFact(int index, BrainState state) {
     if (IsReadError(error.value)) report.read_errors_total.Add(error.value, 12);
   }
   return report;
+}
+
+// A scan of `count` brains, one of them in mismatch: a text of several gzip pieces.
+inline std::shared_ptr<const ScanResult> ScanOf(int count) {
+  auto scan = std::make_shared<ScanResult>();
+  for (int i = 0; i < count; ++i) {
+    BrainReport report;
+    Brain* brain = report.mutable_brain();
+    brain->name = "brain" + std::to_string(100000 + i);
+    brain->project_root = "/srv/repos/" + report.brain().name;
+    brain->runtime_dir = "/srv/runtime/" + report.brain().name;
+    report.store = StorePresence::kPresent;
+    Coherence verdict;
+    verdict.expected_slug = report.brain().name;
+    verdict.found_slug = i == 7 ? "keyvault" : report.brain().name;
+    verdict.status = i == 7 ? CoherenceStatus::kMismatch : CoherenceStatus::kOk;
+    report.state = i == 7 ? BrainState::kMismatch : BrainState::kOk;
+    report.coherence = std::make_shared<const Coherence>(verdict);
+    scan->brains.push_back(report);
+  }
+  return scan;
 }
 
 }  // namespace testing

@@ -26,12 +26,14 @@
 #include "tests/http_client.h"
 #include "tests/test_process.h"
 #include "tests/test_support.h"
+#include "tests/text_lines.h"
 
 namespace scx {
 namespace {
 
 using Json = nlohmann::json;
 using std::chrono::milliseconds;
+using testing::HasLine;
 using testing::HttpFetch;
 using testing::HttpGet;
 using testing::HttpResult;
@@ -56,10 +58,6 @@ constexpr milliseconds kChangeTimeout{5000};
 // Reloads start at least this far apart (ConfigReloader::kDefaultMinSpacing); a
 // test that wants the answer of its own reload waits this long after the last one.
 constexpr milliseconds kReloadSpacing{1100};
-
-bool HasLine(const std::string& text, const std::string& line) {
-  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
-}
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -11,28 +11,14 @@
 
 #include "exporter/render/gzip.h"
 #include "exporter/render/metrics_renderer.h"
+#include "tests/brain_reports.h"
 #include "tests/captured_log.h"
 #include "tests/test_process.h"
 
 namespace scx {
 namespace {
 
-std::shared_ptr<const ScanResult> ScanOf(int count) {
-  auto scan = std::make_shared<ScanResult>();
-  for (int i = 0; i < count; ++i) {
-    BrainReport report;
-    report.mutable_brain()->name = "brain" + std::to_string(100000 + i);
-    report.mutable_brain()->project_root = "/srv/repos/" + report.brain().name;
-    report.state = i == 7 ? BrainState::kMismatch : BrainState::kOk;
-    Coherence verdict;
-    verdict.expected_slug = report.brain().name;
-    verdict.found_slug = i == 7 ? "keyvault" : report.brain().name;
-    verdict.status = i == 7 ? CoherenceStatus::kMismatch : CoherenceStatus::kOk;
-    report.coherence = std::make_shared<const Coherence>(verdict);
-    scan->brains.push_back(report);
-  }
-  return scan;
-}
+using testing::ScanOf;
 
 // Every byte of a response's streamed body.
 std::string BodyOf(const HttpResponse& response) {

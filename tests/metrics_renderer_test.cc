@@ -16,9 +16,13 @@
 
 #include "tests/brain_reports.h"
 #include "tests/test_process.h"
+#include "tests/text_lines.h"
 
 namespace scx {
 namespace {
+
+using testing::HasLine;
+using testing::Lines;
 
 BrainReport Report(const std::string& name, BrainState state) {
   BrainReport report;
@@ -100,20 +104,6 @@ std::string Render(const ScanResult& scan) {
   std::string text = RenderMetrics(scan, &dropped);
   EXPECT_TRUE(dropped.empty());
   return text;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-bool HasLine(const std::string& text, const std::string& line) {
-  for (const std::string& candidate : Lines(text)) {
-    if (candidate == line) return true;
-  }
-  return false;
 }
 
 // Sample lines (not comments) whose metric name is exactly `name`.

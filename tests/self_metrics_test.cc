@@ -20,26 +20,16 @@
 #include "tests/http_client.h"
 #include "tests/test_process.h"
 #include "tests/test_support.h"
+#include "tests/text_lines.h"
 
 namespace scx {
 namespace {
 
+using testing::HasLine;
+using testing::Lines;
+
 using testing::BasicAuthorization;
 using testing::HttpGet;
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-bool HasLine(const std::string& text, const std::string& line) {
-  for (const std::string& candidate : Lines(text)) {
-    if (candidate == line) return true;
-  }
-  return false;
-}
 
 // The names of the TYPE lines, in order.
 std::vector<std::string> FamilyNames(const std::string& text) {
@@ -255,7 +245,8 @@ TEST_F(SelfMetricsTest, DisabledWritesNothingAndStillCounts) {
   EXPECT_EQ(disabled.Text(), "");
 }
 
-// The process collector's families come last, read from this process at each call.
+// The process collector's families come last, read from this process (at construction,
+// then after each scan).
 TEST_F(SelfMetricsTest, ProcessFamiliesComeLastAndAreThisProcesss) {
   SelfMetrics with_process({"0.1.0", "abc123", true, /*process=*/true}, log_.logger());
   const std::vector<std::string> names = FamilyNames(with_process.Text());

@@ -16,31 +16,13 @@
 #include "exporter/render/gzip.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/metrics_renderer.h"
+#include "tests/brain_reports.h"
 #include "tests/test_process.h"
 
 namespace scx {
 namespace {
 
-// A scan of `count` brains, one of them in mismatch: a text of several gzip pieces.
-std::shared_ptr<const ScanResult> ScanOf(int count) {
-  auto scan = std::make_shared<ScanResult>();
-  for (int i = 0; i < count; ++i) {
-    BrainReport report;
-    Brain* brain = report.mutable_brain();
-    brain->name = "brain" + std::to_string(100000 + i);
-    brain->project_root = "/srv/repos/" + report.brain().name;
-    brain->runtime_dir = "/srv/runtime/" + report.brain().name;
-    report.store = StorePresence::kPresent;
-    Coherence verdict;
-    verdict.expected_slug = report.brain().name;
-    verdict.found_slug = i == 7 ? "keyvault" : report.brain().name;
-    verdict.status = i == 7 ? CoherenceStatus::kMismatch : CoherenceStatus::kOk;
-    report.state = i == 7 ? BrainState::kMismatch : BrainState::kOk;
-    report.coherence = std::make_shared<const Coherence>(verdict);
-    scan->brains.push_back(report);
-  }
-  return scan;
-}
+using testing::ScanOf;
 
 class SnapshotTest : public ::testing::Test {
  protected:

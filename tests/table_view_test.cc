@@ -8,8 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/text_lines.h"
+
 namespace scx {
 namespace {
+
+using testing::Lines;
 
 BrainReport Report(const std::string& name, BrainState state) {
   BrainReport report;
@@ -24,13 +28,6 @@ BrainReport Report(const std::string& name, BrainState state) {
     report.coherence = std::make_shared<const Coherence>(verdict);
   }
   return report;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 TEST(OnceTableTest, WorstFirstThenByNameWithAlignedColumns) {
