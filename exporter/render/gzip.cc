@@ -13,8 +13,11 @@ namespace {
 // windowBits for deflateInit2/inflateInit2: the largest window, gzip wrapper.
 constexpr int kGzipWindowBits = 16 + MAX_WBITS;
 constexpr int kDefaultMemLevel = 8;
-// The tail that closes an open member is a few kilobytes: raw deflate (no wrapper)
-// with a 4 KiB window and small tables, about 10 KB of zlib state instead of 256 KB.
+// The tail that closes an open member is a few kilobytes, compressed at every request:
+// raw deflate (no wrapper) with a 4 KiB window and small tables, about 10 KB of zlib
+// state instead of 256 KB, at the fastest level (7.8 KB of text: 1.65 KB in 54 us
+// against 1.54 KB in 76 us at the default level).
+constexpr int kTailLevel = Z_BEST_SPEED;
 constexpr int kTailWindowBits = -12;
 constexpr int kTailMemLevel = 4;
 
@@ -129,7 +132,7 @@ bool GzipCloseMember(const OpenGzipMember& open, std::string_view tail, std::str
   output->clear();
   if (tail.size() > std::numeric_limits<uInt>::max()) return false;
   z_stream z{};
-  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, kTailWindowBits, kTailMemLevel,
+  if (deflateInit2(&z, kTailLevel, Z_DEFLATED, kTailWindowBits, kTailMemLevel,
                    Z_DEFAULT_STRATEGY) != Z_OK) {
     return false;
   }
