@@ -10,7 +10,8 @@ namespace scx {
 
 void SetMetricsBody(std::shared_ptr<const Snapshot> snapshot, bool gzip, HttpResponse* response) {
   const SelfMetrics* own = snapshot->own_metrics();
-  auto tail = std::make_shared<const std::string>(own != nullptr ? own->Text() : std::string());
+  std::shared_ptr<const std::string> tail =
+      own != nullptr ? own->SharedText() : std::make_shared<const std::string>();
   const std::string& member = snapshot->metrics_gzip().bytes;
   if (gzip && !member.empty()) {
     auto closing = std::make_shared<std::string>();

@@ -12,13 +12,17 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "exporter/process_metrics.h"
 #include "exporter/render/metrics_renderer.h"
 
@@ -58,6 +62,62 @@ void SortForTheText(const std::map<std::string, int>& rank,
               });
   }
 }
+
+// Runs `write` on a thread of its own and hands its text to every caller of Get that
+// asked before that run began (see self_metrics.h for why).
+class TextWriter {
+ public:
+  explicit TextWriter(std::function<std::string()> write)
+      : write_(std::move(write)), thread_([this] { Run(); }) {}
+  ~TextWriter() {
+    {
+      MutexLock lock(&mutex_);
+      stop_ = true;
+    }
+    asked_.NotifyAll();
+    thread_.join();
+  }
+  TextWriter(const TextWriter&) = delete;
+  TextWriter& operator=(const TextWriter&) = delete;
+
+  std::shared_ptr<const std::string> Get() SCX_EXCLUDES(mutex_) {
+    MutexLock lock(&mutex_);
+    const std::uint64_t ticket = ++asks_;
+    asked_.NotifyAll();
+    while (answered_ < ticket) written_.Wait(&mutex_);
+    return text_;
+  }
+
+ private:
+  void Run() SCX_EXCLUDES(mutex_) {
+    mutex_.lock();
+    for (;;) {
+      while (!stop_ && answered_ == asks_) asked_.Wait(&mutex_);
+      if (stop_) break;
+      const std::uint64_t answers = asks_;
+      mutex_.unlock();
+      auto text = std::make_shared<const std::string>(write_());
+      mutex_.lock();
+      text_.swap(text);
+      answered_ = answers;
+      written_.NotifyAll();
+      mutex_.unlock();
+      text.reset();  // the previous text, freed here unless a scrape still holds it
+      mutex_.lock();
+    }
+    mutex_.unlock();
+  }
+
+  const std::function<std::string()> write_;
+  Mutex mutex_;
+  CondVar asked_;
+  CondVar written_;
+  std::uint64_t asks_ SCX_GUARDED_BY(mutex_) = 0;      // texts asked for so far
+  std::uint64_t answered_ SCX_GUARDED_BY(mutex_) = 0;  // asks the current text answers
+  std::shared_ptr<const std::string> text_ SCX_GUARDED_BY(mutex_);
+  bool stop_ SCX_GUARDED_BY(mutex_) = false;
+  std::thread thread_;  // last: starts once the rest is ready
+};
 
 }  // namespace
 
@@ -205,14 +265,30 @@ struct SelfMetrics::Impl {
   std::mutex tls_mutex;  // SetTlsCertificateNotAfter's family, present only with TLS
   Family<Gauge>* tls_not_after = nullptr;
 
+  // The exporter's families, then the process collector's.
+  std::string Write() {
+    std::vector<prometheus::MetricFamily> families = registry.Collect();
+    SortForTheText(rank, &families);
+    std::ostringstream out;
+    prometheus::TextSerializer().Serialize(out, families);
+    std::string text = out.str();
+    if (options.process) text += ProcessText();
+    return text;
+  }
+
   std::atomic<bool> process_error_logged{false};
   mutable std::mutex process_mutex;
   std::string process_text;  // guarded by process_mutex
+  // Last: stopped before the registry it reads goes. None when disabled.
+  std::unique_ptr<TextWriter> writer;
 };
 
 SelfMetrics::SelfMetrics(const Options& options, Logger* logger)
     : impl_(std::make_unique<Impl>(options, logger)) {
   impl_->RefreshProcessText();
+  if (options.enabled) {
+    impl_->writer = std::make_unique<TextWriter>([impl = impl_.get()] { return impl->Write(); });
+  }
 }
 
 SelfMetrics::~SelfMetrics() = default;
@@ -278,15 +354,9 @@ void SelfMetrics::OnAuthFailure(AuthFailure reason) {
 
 void SelfMetrics::OnTlsHandshakeFailure() { impl_->tls_handshake_failures->Increment(); }
 
-std::string SelfMetrics::Text() const {
-  if (!impl_->options.enabled) return "";
-  std::vector<prometheus::MetricFamily> families = impl_->registry.Collect();
-  SortForTheText(impl_->rank, &families);
-  std::ostringstream out;
-  prometheus::TextSerializer().Serialize(out, families);
-  std::string text = out.str();
-  text += impl_->ProcessText();
-  return text;
+std::shared_ptr<const std::string> SelfMetrics::SharedText() const {
+  if (impl_->writer == nullptr) return std::make_shared<const std::string>();
+  return impl_->writer->Get();
 }
 
 }  // namespace scx
