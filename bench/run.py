@@ -798,7 +798,12 @@ def main():
     parser.add_argument("--write-doc", default=None, help="update this docs/performance.md")
     parser.add_argument("--max-brains", type=int, default=30000, help="largest growth fleet")
     parser.add_argument("--quick", action="store_true", help="tiny fleets: proves it works")
+    parser.add_argument("--served-only", action="store_true",
+                        help="only the served fleet (10,000 brains): warm scan, bodies, RSS and "
+                        "/metrics latency, printed; no cold scans, no growth, no doc")
     args = parser.parse_args()
+    if args.served_only and args.write_doc:
+        sys.exit("--served-only measures too little for --write-doc")
     if not os.access(args.exporter, os.X_OK):
         sys.exit("no exporter at %s (build it first: scripts/build.sh)" % args.exporter)
 
@@ -814,6 +819,8 @@ def main():
         main_brains, reps = 10000, 3
         growth_sizes = [n for n in (100, 1000, 10000, 30000) if n <= args.max_brains]
         latency_plan = [(1, 20, 30), (8, 10, 40)]
+    if args.served_only:
+        growth_sizes = []
 
     report = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -831,12 +838,14 @@ def main():
     out("exporter: " + report["version"])
     workdir = tempfile.mkdtemp(prefix="scx-bench-")
     try:
-        report["store_reader_bench"] = store_reader_bench(args, args.quick, out)
-        report["cold"] = cold_scans(args, workdir, cold_shapes, report["cold_reps"], out)
+        if not args.served_only:
+            report["store_reader_bench"] = store_reader_bench(args, args.quick, out)
+            report["cold"] = cold_scans(args, workdir, cold_shapes, report["cold_reps"], out)
         report["growth"] = []
         for brains in sorted(set(growth_sizes + [main_brains])):
             fleet = Fleet(os.path.join(workdir, "served-%d" % brains), brains, 10)
-            once = median_of(lambda: once_seconds(args.exporter, fleet, check=False), reps)
+            once = 0 if args.served_only else median_of(
+                lambda: once_seconds(args.exporter, fleet, check=False), reps)
             plan = latency_plan if brains == main_brains else None
             served = serve_and_measure(args, fleet, workdir, plan, 1 if args.quick else 3, out)
             if brains == main_brains:
@@ -857,6 +866,8 @@ def main():
                     "text %d bytes" % (brains, once, served["warm_s"], mib(served["rss_idle_kib"]),
                                        mib(served["rss_peak_kib"]), served["body_text"]))
             fleet.remove()
+        if args.served_only:
+            return
         section = render_doc(report)
         if args.write_doc:
             write_doc(args.write_doc, section)
