@@ -82,8 +82,8 @@ class SelfMetrics : public HttpEvents {
 
   // The exporter's families now, in the order of docs/metrics.md (each family's
   // series sorted by their labels), then the process collector's as the last scan
-  // read them; "" when disabled. Reads no file. Written after the call began (by the writer thread, shared with the calls that
-  // asked at the same time).
+  // read them; "" when disabled. Reads no file. Written after the call began (by the
+  // writer thread, shared with the calls that asked at the same time).
   std::shared_ptr<const std::string> SharedText() const;
   std::string Text() const { return *SharedText(); }
 
