@@ -266,7 +266,7 @@ struct SelfMetrics::Impl {
   Family<Gauge>* tls_not_after = nullptr;
 
   // The exporter's families, then the process collector's.
-  std::string Write() {
+  std::string Write() const {
     std::vector<prometheus::MetricFamily> families = registry.Collect();
     SortForTheText(rank, &families);
     std::ostringstream out;
