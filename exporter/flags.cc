@@ -155,6 +155,7 @@ const std::map<std::string, bool Flags::*>& BoolFlags() {
   static const std::map<std::string, bool Flags::*> kFlags = {
       {"once", &Flags::once},
       {"scan.watch", &Flags::scan_watch},
+      {"metrics.store-details", &Flags::store_details},
       {"help", &Flags::help},
       {"version", &Flags::version},
       {"web.disable-exporter-metrics", &Flags::disable_exporter_metrics},
@@ -252,6 +253,9 @@ std::string UsageText() {
          "                              (default 15s).\n"
          "  --scan.watch=BOOL           Rescan at once when a watched brain file changes\n"
          "                              (inotify; default true). The timer still scans.\n"
+         "  --metrics.store-details     Also export each brain's store_version and its\n"
+         "                              store read errors by reason (6 more series a\n"
+         "                              brain; default off).\n"
          "  --log.level=LEVEL           debug, info, warn or error (default info).\n"
          "  --log.format=FORMAT         logfmt or json (default logfmt).\n"
          "  --once                      Scan once, print the verdicts as JSON and exit:\n"

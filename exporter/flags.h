@@ -47,6 +47,7 @@ struct Flags {
   bool disable_exporter_metrics = false;  // no skeleton_coherence_exporter_*, no process_*
   bool enable_lifecycle = false;          // POST /-/reload; 403 without it
   bool scan_watch = true;                 // --scan.watch: instant detection with inotify
+  bool store_details = false;             // --metrics.store-details: 6 more series a brain
   bool once = false;
   OnceOutput once_output = OnceOutput::kJson;  // --output; only with --once
   bool output_given = false;

@@ -85,7 +85,7 @@ void ScanLoop::Run() {
         return;
       case Work::kScan: {
         const Clock::time_point started = Clock::now();
-        ScanOnce(settings.discovery);
+        ScanOnce(settings);
         next_scan = std::max(started + settings.interval, Clock::now());
         break;
       }
@@ -124,7 +124,8 @@ void ScanLoop::ApplyPendingSettings() {
   metrics_->SetScanInterval(Seconds(settings_.interval));
 }
 
-void ScanLoop::ScanOnce(const DiscoveryConfig& discovery) {
+void ScanLoop::ScanOnce(const ScanSettings& settings) {
+  const DiscoveryConfig& discovery = settings.discovery;
   const Clock::time_point started = Clock::now();
   ScanResult result;
   try {
@@ -148,7 +149,7 @@ void ScanLoop::ScanOnce(const DiscoveryConfig& discovery) {
   // (after a first scan of 10,000 brains, 10,000 of them).
   result.changes = std::vector<StateChange>();
   last_result_ = std::make_shared<const ScanResult>(std::move(result));
-  Publish();
+  Publish(settings.brain_metrics);
   // Counted once its snapshot is served (a render takes a while; this does not), so
   // that a scrape's own families are of the scan whose brains it serves.
   metrics_->RecordScan(*last_result_, seconds, last_scanned_at_);
@@ -176,9 +177,10 @@ void ScanLoop::UpdateWatches(const ScanResult& result, const DiscoveryConfig& di
   metrics_->SetWatches(watcher_->watched(), limited);
 }
 
-void ScanLoop::Publish() {
-  std::shared_ptr<const Snapshot> snapshot = RenderSnapshot(
-      last_result_, scans_completed_, last_scanned_at_, metrics_, page_info_, logger_);
+void ScanLoop::Publish(const BrainMetricsOptions& brain_metrics) {
+  std::shared_ptr<const Snapshot> snapshot =
+      RenderSnapshot(last_result_, brain_metrics, scans_completed_, last_scanned_at_, metrics_,
+                     page_info_, logger_);
   {
     MutexLock lock(&snapshot_mutex_);
     snapshot_.swap(snapshot);

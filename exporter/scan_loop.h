@@ -30,6 +30,7 @@
 #include "exporter/change_watcher.h"
 #include "exporter/logger.h"
 #include "exporter/render/landing_page.h"
+#include "exporter/render/metrics_renderer.h"
 #include "exporter/scan_log.h"
 #include "exporter/self_metrics.h"
 #include "exporter/snapshot.h"
@@ -45,6 +46,7 @@ struct ScanSettings {
   StoreReaderOptions store_options;
   std::vector<AllowedAmbiguity> allowed_ambiguity;  // the config's prefix_ambiguity_allowed
   std::chrono::milliseconds interval = kDefaultScanInterval;
+  BrainMetricsOptions brain_metrics;  // the optional per-brain series (flags)
 };
 
 class ScanLoop : public SnapshotSource {
@@ -99,8 +101,8 @@ class ScanLoop : public SnapshotSource {
   Work WaitForWork(std::chrono::steady_clock::time_point next_scan, ScanSettings* settings)
       SCX_EXCLUDES(mutex_);
   void ApplyPendingSettings() SCX_REQUIRES(mutex_);
-  void ScanOnce(const DiscoveryConfig& discovery) SCX_EXCLUDES(mutex_);
-  void Publish() SCX_EXCLUDES(snapshot_mutex_);
+  void ScanOnce(const ScanSettings& settings) SCX_EXCLUDES(mutex_);
+  void Publish(const BrainMetricsOptions& brain_metrics) SCX_EXCLUDES(snapshot_mutex_);
 
   const LandingPageInfo page_info_;
   Logger* const logger_;

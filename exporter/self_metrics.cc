@@ -169,6 +169,13 @@ struct SelfMetrics::Impl {
                   "Store reads skipped because device, inode, size, mtime and ctime were "
                   "unchanged.")
              .Add({});
+    Family<Counter>& read_errors =
+        Register(prometheus::BuildCounter(), "store_read_errors_total",
+                 "Store reads that failed, by reason: one per unreadable brain and scan.");
+    for (const Term<StoreError>& reason : kStoreErrors) {
+      if (IsReadError(reason.value))
+        store_read_errors[reason.value] = &read_errors.Add({{"reason", reason.name}});
+    }
     config_last_reload_successful =
         &Register(prometheus::BuildGauge(), "config_last_reload_successful",
                   "1 when the last config load (start or reload) succeeded.")
@@ -248,6 +255,7 @@ struct SelfMetrics::Impl {
   Gauge* scan_interval = nullptr;
   Counter* scans = nullptr;
   std::map<DiscoveryProblemSource, Counter*> discovery_errors;
+  std::map<StoreError, Counter*> store_read_errors;  // the read errors (IsReadError)
   std::map<BrainState, Gauge*> brains_by_state;
   Gauge* orphaned_folders = nullptr;
   Counter* stores_parsed = nullptr;
@@ -303,7 +311,10 @@ void SelfMetrics::RecordScan(const ScanResult& result, double seconds, double fi
     impl_->discovery_errors.at(problem.source)->Increment();
   }
   std::map<BrainState, int> states;
-  for (const BrainReport& report : result.brains) ++states[report.state];
+  for (const BrainReport& report : result.brains) {
+    ++states[report.state];
+    if (IsReadError(report.read_error)) impl_->store_read_errors.at(report.read_error)->Increment();
+  }
   for (const auto& [state, gauge] : impl_->brains_by_state) gauge->Set(states[state]);
   impl_->orphaned_folders->Set(static_cast<double>(result.orphans.size()));
   impl_->stores_parsed->Increment(NonNegative(result.stores_parsed));

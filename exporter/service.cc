@@ -52,6 +52,7 @@ ScanSettings ScanSettingsFrom(const Flags& flags, const Config& config) {
   settings.interval = flags.scan_interval    ? *flags.scan_interval
                       : config.scan_interval ? *config.scan_interval
                                              : kDefaultScanInterval;
+  settings.brain_metrics.store_details = flags.store_details;
   return settings;
 }
 

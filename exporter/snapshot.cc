@@ -78,6 +78,7 @@ std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info
 }
 
 std::shared_ptr<const Snapshot> RenderSnapshot(std::shared_ptr<const ScanResult> scan,
+                                               const BrainMetricsOptions& brain_metrics,
                                                std::uint64_t scan_number, double scanned_at,
                                                const SelfMetrics* own_metrics,
                                                const LandingPageInfo& page_info, Logger* logger) {
@@ -85,7 +86,7 @@ std::shared_ptr<const Snapshot> RenderSnapshot(std::shared_ptr<const ScanResult>
   std::vector<std::string> dropped;
   GzipWriter gzip;
   std::size_t size = 0;
-  RenderMetricsTo(*scan, &dropped, kGzipPieceBytes, [&](std::string_view piece) {
+  RenderMetricsTo(*scan, brain_metrics, &dropped, kGzipPieceBytes, [&](std::string_view piece) {
     size += piece.size();
     gzip.Add(piece);
   });
@@ -96,7 +97,7 @@ std::shared_ptr<const Snapshot> RenderSnapshot(std::shared_ptr<const ScanResult>
   std::string plain;
   if (!gzip.FinishOpen(&compressed)) {
     logger->Error("gzip compression of the metrics failed; serving them uncompressed");
-    plain = RenderMetrics(*scan, nullptr);
+    plain = RenderMetrics(*scan, nullptr, brain_metrics);
     size = plain.size();
   }
   return std::make_shared<const Snapshot>(std::move(scan), scan_number, scanned_at,

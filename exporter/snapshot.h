@@ -28,6 +28,7 @@
 #include "exporter/logger.h"
 #include "exporter/render/gzip.h"
 #include "exporter/render/landing_page.h"
+#include "exporter/render/metrics_renderer.h"
 #include "exporter/self_metrics.h"
 
 namespace scx {
@@ -87,9 +88,11 @@ class Snapshot {
 
 std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info, Logger* logger);
 
-// Renders scan number `scan_number` (from 1), completed at Unix time `scanned_at`.
+// Renders scan number `scan_number` (from 1), completed at Unix time `scanned_at`, with
+// the per-brain series `brain_metrics` asks for.
 // `own_metrics` as for the Snapshot.
 std::shared_ptr<const Snapshot> RenderSnapshot(std::shared_ptr<const ScanResult> scan,
+                                               const BrainMetricsOptions& brain_metrics,
                                                std::uint64_t scan_number, double scanned_at,
                                                const SelfMetrics* own_metrics,
                                                const LandingPageInfo& page_info, Logger* logger);

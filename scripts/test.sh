@@ -47,5 +47,5 @@ TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/ts
 echo "== all tests =="
 ctest --test-dir build --output-on-failure -j2
 
-echo "== fuzz (libFuzzer, 30 s per target) =="
-./scripts/fuzz.sh --build-dir build-asan 30
+echo "== fuzz (libFuzzer, 20 s per target) =="
+./scripts/fuzz.sh --build-dir build-asan 20

@@ -178,10 +178,14 @@ TEST_F(ExporterIntegrationTest, ServesTheIncident) {
   const std::string& text = result.body;
   EXPECT_TRUE(HasLine(text, kIncidentLine)) << text;
   EXPECT_TRUE(HasLine(text, kHealthyLine)) << text;
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_stale{brain=\"m1nd\"} 0"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_brain_state{brain=\"empty\",state=\"absent\"} 1"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_blocks{brain=\"m1nd\"} 2"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_version{brain=\"keyvault\"} 3"));
+  // Fresh verdicts have no stale series; the store details are off by default.
+  EXPECT_FALSE(Contains(text, "skeleton_coherence_stale{"));
+  EXPECT_FALSE(Contains(text, "skeleton_coherence_store_version{"));
+  EXPECT_FALSE(Contains(text, "skeleton_coherence_store_read_errors_total{"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_store_read_errors_total{reason=\"parse\"} 0"));
   // The empty store is silent: no verdict series at all.
   EXPECT_FALSE(Contains(text, "skeleton_coherence{brain=\"empty\""));
   EXPECT_FALSE(Contains(text, "skeleton_coherence_stale{brain=\"empty\""));
@@ -290,6 +294,10 @@ TEST_F(ExporterIntegrationTest, WithoutWatchesOnlyTheTimerSeesAChange) {
 }
 
 TEST_F(ExporterIntegrationTest, TornStoreKeepsTheLastVerdictAsStale) {
+  RestartWith({"--metrics.store-details"});
+  EXPECT_TRUE(
+      HasLine(Scrape(),
+              "skeleton_coherence_store_read_errors_total{brain=\"keyvault\",reason=\"parse\"} 0"));
   WriteFile(dir_.Join("brains/keyvault/system_blocks.json"), "{\"schema\": \"m1nd-system-blo");
   const std::string text = ScrapeUntil([](const std::string& t) {
     return HasLine(t, "skeleton_coherence_stale{brain=\"keyvault\"} 1");
@@ -304,6 +312,11 @@ TEST_F(ExporterIntegrationTest, TornStoreKeepsTheLastVerdictAsStale) {
   const std::size_t at = ("\n" + text).find("\n" + prefix);
   ASSERT_NE(at, std::string::npos) << text;
   EXPECT_GE(std::stod(text.substr(at + prefix.size())), 1.0);
+  // The exporter's own count by reason has them too.
+  const std::string own = "skeleton_coherence_exporter_store_read_errors_total{reason=\"parse\"} ";
+  const std::size_t own_at = ("\n" + text).find("\n" + own);
+  ASSERT_NE(own_at, std::string::npos) << text;
+  EXPECT_GE(std::stod(text.substr(own_at + own.size())), 1.0);
 }
 
 TEST_F(ExporterIntegrationTest, BadReloadsKeepServingAndAGoodOneApplies) {

@@ -67,6 +67,7 @@ TEST(FlagsTest, Defaults) {
   EXPECT_EQ(flags.log_format, LogFormat::kLogfmt);
   EXPECT_FALSE(flags.once);
   EXPECT_FALSE(flags.disable_exporter_metrics);
+  EXPECT_FALSE(flags.store_details);
 }
 
 TEST(FlagsTest, ListenAddressIsRepeatableAndReplacesTheDefault) {
@@ -125,6 +126,14 @@ TEST(FlagsTest, DisableExporterMetrics) {
   EXPECT_TRUE(MustParse({"--web.disable-exporter-metrics"}).disable_exporter_metrics);
   EXPECT_FALSE(MustParse({"--web.disable-exporter-metrics=false"}).disable_exporter_metrics);
   EXPECT_NE(UsageText().find("--web.disable-exporter-metrics"), std::string::npos);
+}
+
+TEST(FlagsTest, StoreDetails) {
+  EXPECT_TRUE(MustParse({"--metrics.store-details"}).store_details);
+  EXPECT_FALSE(MustParse({"--metrics.store-details=false"}).store_details);
+  EXPECT_EQ(ErrorOf({"--metrics.store-details=yes"}),
+            "--metrics.store-details takes no value (or =true / =false)");
+  EXPECT_NE(UsageText().find("--metrics.store-details"), std::string::npos);
 }
 
 TEST(FlagsTest, EnableLifecycle) {

@@ -162,7 +162,7 @@ class HandlersTest : public ::testing::Test {
   // exporter's own families (without the process's) are `own_`.
   std::shared_ptr<const Snapshot> CompleteScan() {
     std::shared_ptr<const Snapshot> snapshot =
-        RenderSnapshot(Scan(), 3, 1767225600.5, &own_, LandingPageInfo(), &logger_);
+        RenderSnapshot(Scan(), {}, 3, 1767225600.5, &own_, LandingPageInfo(), &logger_);
     snapshots_.Publish(snapshot);
     return snapshot;
   }

@@ -37,7 +37,7 @@ class MetricsBodyTest : public ::testing::Test {
   std::shared_ptr<const Snapshot> Render(const SelfMetrics* own, int brains = 3000) {
     auto scan = ScanOf(brains);
     metrics_.RecordScan(*scan, 0.25, 1767225600.5);
-    return RenderSnapshot(scan, 1, 1767225600.5, own, LandingPageInfo(), log_.logger());
+    return RenderSnapshot(scan, {}, 1, 1767225600.5, own, LandingPageInfo(), log_.logger());
   }
 
   HttpResponse Response(std::shared_ptr<const Snapshot> snapshot, bool gzip) {

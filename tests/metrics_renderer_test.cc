@@ -99,11 +99,18 @@ ScanResult SampleScan() {
   return scan;
 }
 
-std::string Render(const ScanResult& scan) {
+std::string Render(const ScanResult& scan, const BrainMetricsOptions& options = {}) {
   std::vector<std::string> dropped;
-  std::string text = RenderMetrics(scan, &dropped);
+  std::string text = RenderMetrics(scan, &dropped, options);
   EXPECT_TRUE(dropped.empty());
   return text;
+}
+
+// --metrics.store-details.
+BrainMetricsOptions WithStoreDetails() {
+  BrainMetricsOptions options;
+  options.store_details = true;
+  return options;
 }
 
 // Sample lines (not comments) whose metric name is exactly `name`.
@@ -131,7 +138,8 @@ TEST(MetricsRendererTest, IncidentSeriesIsExact) {
   EXPECT_TRUE(HasLine(
       text, "skeleton_coherence{brain=\"m1nd\",expected_slug=\"m1nd\",found_slug=\"keyvault\"} 0"))
       << text;
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_stale{brain=\"m1nd\"} 0"));
+  // A verdict of this scan has no stale series.
+  EXPECT_EQ(text.find("skeleton_coherence_stale{brain=\"m1nd\"}"), std::string::npos);
   EXPECT_TRUE(HasLine(
       text,
       "skeleton_coherence{brain=\"keyvault\",expected_slug=\"keyvault\",found_slug=\"keyvault\"} "
@@ -164,9 +172,12 @@ TEST(MetricsRendererTest, NoVerdictSeriesForBrainWithoutVerdict) {
     EXPECT_EQ(line.find("brain=\"empty\""), std::string::npos) << line;
   }
   EXPECT_EQ(Samples(text, "skeleton_coherence").size(), 3u);
-  EXPECT_EQ(Samples(text, "skeleton_coherence_stale").size(), 3u);
+  EXPECT_EQ(Samples(text, "skeleton_coherence_stale").size(), 1u);  // torn's
   // No store facts either, but the brain is still listed.
-  EXPECT_TRUE(Samples(text, "skeleton_coherence_store_version").size() == 3u);
+  EXPECT_EQ(Samples(text, "skeleton_coherence_store_blocks").size(), 3u);
+  EXPECT_EQ(
+      Samples(Render(SampleScan(), WithStoreDetails()), "skeleton_coherence_store_version").size(),
+      3u);
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_brain_state{brain=\"empty\",state=\"absent\"} 1"));
 }
 
@@ -175,8 +186,9 @@ TEST(MetricsRendererTest, StaleVerdictIsMarked) {
   EXPECT_TRUE(HasLine(
       text, "skeleton_coherence{brain=\"torn\",expected_slug=\"torn\",found_slug=\"torn\"} 1"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_stale{brain=\"torn\"} 1"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_version{brain=\"torn\"} 4"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_blocks{brain=\"torn\"} 1"));
+  EXPECT_TRUE(HasLine(Render(SampleScan(), WithStoreDetails()),
+                      "skeleton_coherence_store_version{brain=\"torn\"} 4"));
 }
 
 TEST(MetricsRendererTest, EveryBrainHasEveryState) {
@@ -193,6 +205,33 @@ TEST(MetricsRendererTest, EveryBrainHasEveryState) {
       HasLine(text, "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"identity_unknown\"} 0"));
   EXPECT_TRUE(
       HasLine(text, "skeleton_coherence_brain_state{brain=\"torn\",state=\"unreadable\"} 1"));
+}
+
+// docs/metrics.md, "Series per brain": a healthy brain is 8 series by default and 14
+// with the store details; a brain without a store 6 and 11.
+TEST(MetricsRendererTest, SeriesPerBrainAsDocumented) {
+  BrainReport healthy = Report("keyvault", BrainState::kOk);
+  healthy.store = StorePresence::kPresent;
+  healthy.coherence = Verdict(CoherenceStatus::kOk, "keyvault", "keyvault");
+  healthy.has_store_facts = true;
+  healthy.store_version = 3;
+  healthy.block_count = 5;
+  const auto series = [](const BrainReport& report, const BrainMetricsOptions& options) {
+    ScanResult scan;
+    scan.brains.push_back(report);
+    std::size_t samples = 0;
+    for (const std::string& line : Lines(Render(scan, options))) samples += line[0] != '#';
+    return samples;
+  };
+  EXPECT_EQ(series(healthy, {}), 8u);
+  EXPECT_EQ(series(healthy, WithStoreDetails()), 14u);
+  const BrainReport absent = Report("empty", BrainState::kAbsent);
+  EXPECT_EQ(series(absent, {}), 6u);
+  EXPECT_EQ(series(absent, WithStoreDetails()), 11u);
+  BrainReport stale = healthy;
+  stale.state = BrainState::kUnreadable;
+  stale.verdict_stale = true;
+  EXPECT_EQ(series(stale, {}), 9u);
 }
 
 // A brain whose identity the exporter cannot decide: its state, no verdict series, and
@@ -232,13 +271,19 @@ TEST(MetricsRendererTest, BrainInfoAndStoreFacts) {
               "skeleton_coherence_brain_info{brain=\"m1nd\",project_root=\"/home/dev/m1nd\","
               "runtime_dir=\"/home/dev/.m1nd/m1nd\",source=\"static\","
               "identity_source=\"project_root\",m1nd_name=\"\"} 1"));
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_version{brain=\"m1nd\"} 7"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_store_blocks{brain=\"keyvault\"} 5"));
+  // store_version is a store detail.
+  EXPECT_TRUE(Samples(text, "skeleton_coherence_store_version").empty());
+  EXPECT_TRUE(HasLine(Render(SampleScan(), WithStoreDetails()),
+                      "skeleton_coherence_store_version{brain=\"m1nd\"} 7"));
 }
 
+// The per-brain read error counters are store details: none by default, every reason
+// of every brain with them.
 TEST(MetricsRendererTest, ReadErrorsStartAtZeroForEveryReason) {
   const ScanResult scan = SampleScan();
-  const std::string text = Render(scan);
+  EXPECT_EQ(Render(scan).find("skeleton_coherence_store_read_errors_total"), std::string::npos);
+  const std::string text = Render(scan, WithStoreDetails());
   EXPECT_TRUE(HasLine(
       text, "skeleton_coherence_store_read_errors_total{brain=\"torn\",reason=\"parse\"} 2"));
   EXPECT_TRUE(
@@ -282,14 +327,14 @@ TEST(MetricsRendererTest, InPiecesItIsTheSameTextAndDrops) {
   }
   scan.brains.push_back(scan.brains[0]);  // a twin: its duplicate samples are dropped
   std::vector<std::string> whole_dropped;
-  const std::string whole = RenderMetrics(scan, &whole_dropped);
+  const std::string whole = RenderMetrics(scan, &whole_dropped, WithStoreDetails());
   ASSERT_FALSE(whole_dropped.empty());
   for (std::size_t piece_bytes :
        {std::size_t{1}, std::size_t{700}, std::size_t{4096}, std::size_t{1} << 30}) {
     std::string joined;
     std::vector<std::string> dropped;
     std::size_t pieces = 0;
-    RenderMetricsTo(scan, &dropped, piece_bytes, [&](std::string_view piece) {
+    RenderMetricsTo(scan, WithStoreDetails(), &dropped, piece_bytes, [&](std::string_view piece) {
       EXPECT_FALSE(piece.empty());
       // A piece ends after the brain or family that made it reach piece_bytes (a
       // brain's lines here are well under 2 KB).
@@ -323,7 +368,7 @@ TEST(MetricsRendererTest, FamiliesComeInDocumentOrder) {
       "skeleton_coherence_store_read_errors_total",
   };
   std::vector<std::string> names;
-  for (const std::string& line : Lines(Render(SampleScan()))) {
+  for (const std::string& line : Lines(Render(SampleScan(), WithStoreDetails()))) {
     const std::string prefix = "# TYPE ";
     if (line.rfind(prefix, 0) == 0) {
       names.push_back(line.substr(prefix.size(), line.rfind(' ') - prefix.size()));
@@ -371,16 +416,17 @@ TEST(MetricsRendererTest, DuplicateLabelSetsAreDroppedAndReported) {
   BrainReport twin = scan.brains[0];  // same name as the incident brain
   twin.mutable_brain()->runtime_dir = "/elsewhere";
   twin.coherence = Verdict(CoherenceStatus::kMismatch, "m1nd", "other");
+  scan.brains[0].verdict_stale = twin.verdict_stale = true;  // both have a stale series
   scan.brains.push_back(twin);
 
   std::vector<std::string> dropped;
-  const std::string text = RenderMetrics(scan, &dropped);
+  const std::string text = RenderMetrics(scan, &dropped, WithStoreDetails());
   // The second m1nd's state, stale, mismatch since, foreign owner, shared skeleton,
   // store facts and read error series collide; its verdict and info series differ in
   // a label and stay.
   EXPECT_EQ(Samples(text, "skeleton_coherence_brain_state").size(),
             (scan.brains.size() - 1) * std::size(kBrainStates));
-  EXPECT_EQ(Samples(text, "skeleton_coherence_stale").size(), 3u);
+  EXPECT_EQ(Samples(text, "skeleton_coherence_stale").size(), 2u);
   EXPECT_EQ(Samples(text, "skeleton_coherence_store_version").size(), 3u);
   EXPECT_EQ(dropped.size(),
             std::size(kBrainStates) + 1u + 1u + 1u + 1u + 2u + ReadErrorReasonCount());
@@ -405,7 +451,7 @@ TEST(MetricsRendererTest, DuplicateGuardSeesNamesEqualOnlyOnceSanitized) {
   scan.brains.push_back(Report(std::string("a\xfe"), BrainState::kAbsent));
   scan.brains.back().mutable_brain()->project_root = "/elsewhere";
   std::vector<std::string> dropped;
-  const std::string text = RenderMetrics(scan, &dropped);
+  const std::string text = RenderMetrics(scan, &dropped, WithStoreDetails());
   // The first of the two keeps its series; the second's state and read errors are
   // dropped, its info line differs in project_root and stays.
   EXPECT_TRUE(
@@ -429,7 +475,7 @@ TEST(MetricsRendererTest, FamilyWithoutSamplesIsLeftOut) {
 
   ScanResult scan;
   scan.brains.push_back(Report("empty", BrainState::kAbsent));
-  const std::string text = Render(scan);
+  const std::string text = Render(scan, WithStoreDetails());
   for (const char* family :
        {"skeleton_coherence", "skeleton_coherence_stale", "skeleton_coherence_store_version",
         "skeleton_coherence_foreign_owner", "skeleton_coherence_prefix_ambiguous"}) {
@@ -466,6 +512,7 @@ TEST(MetricsRendererTest, SmallScanRendersExactly) {
   brain->m1nd_name = "medulla";
   report.store = StorePresence::kPresent;
   report.coherence = Verdict(CoherenceStatus::kMismatch, "m1nd", "keyvault");
+  report.verdict_stale = true;
   report.mismatch_since = 1796003827.979081;
   report.has_store_facts = true;
   report.store_version = 140039;
@@ -480,10 +527,10 @@ TEST(MetricsRendererTest, SmallScanRendersExactly) {
       "foreign one. No series without a verdict.\n"
       "# TYPE skeleton_coherence gauge\n"
       "skeleton_coherence{brain=\"m1nd\",expected_slug=\"m1nd\",found_slug=\"keyvault\"} 0\n"
-      "# HELP skeleton_coherence_stale 1 when the exported verdict is from an earlier read because "
-      "the store cannot be read now.\n"
+      "# HELP skeleton_coherence_stale 1 while the exported verdict is from an earlier read "
+      "because the store cannot be read now. No series otherwise.\n"
       "# TYPE skeleton_coherence_stale gauge\n"
-      "skeleton_coherence_stale{brain=\"m1nd\"} 0\n"
+      "skeleton_coherence_stale{brain=\"m1nd\"} 1\n"
       "# HELP skeleton_coherence_mismatch_since_seconds While the brain serves a foreign skeleton "
       "(stale verdicts included): the store file's mtime, in Unix seconds, at the first read this "
       "process saw of this foreign verdict. The brain has served it at least since then.\n"
@@ -523,7 +570,7 @@ TEST(MetricsRendererTest, SmallScanRendersExactly) {
       "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"not_regular\"} 0\n"
       "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"parse\"} 0\n"
       "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"schema\"} 0\n";
-  EXPECT_EQ(Render(scan), expected);
+  EXPECT_EQ(Render(scan, WithStoreDetails()), expected);
 }
 
 TEST(MetricsRendererTest, ProcessCollectorNamesTypesAndValues) {
@@ -554,12 +601,15 @@ TEST(MetricsRendererTest, EstimateCoversEveryFamily) {
     SCOPED_TRACE(state.name);
     ScanResult scan;
     for (int i = 0; i < kBrains; ++i) scan.brains.push_back(testing::EveryFact(i, state.value));
-    const std::size_t text = Render(scan).size();
-    const std::size_t count = EstimateMetricsBytes(scan, /*with_slack=*/false);
-    const std::size_t estimate = EstimateMetricsBytes(scan);
-    ASSERT_LE(text, count);
-    EXPECT_LT(count - text, kBrains * testing::kLongString);
-    EXPECT_LE(estimate, text + text / 16);
+    for (const BrainMetricsOptions& options : {BrainMetricsOptions(), WithStoreDetails()}) {
+      SCOPED_TRACE(options.store_details ? "store details" : "default");
+      const std::size_t text = Render(scan, options).size();
+      const std::size_t count = EstimateMetricsBytes(scan, options, /*with_slack=*/false);
+      const std::size_t estimate = EstimateMetricsBytes(scan, options);
+      ASSERT_LE(text, count);
+      EXPECT_LT(count - text, kBrains * testing::kLongString);
+      EXPECT_LE(estimate, text + text / 16);
+    }
   }
 }
 

@@ -509,7 +509,9 @@ TEST_F(ScannerTest, MismatchSinceKeepsItsTimeAcrossNewOptions) {
 
 // Sample lines of the rendered metrics that carry `label`.
 std::vector<std::string> SeriesWith(const ScanResult& scan, const std::string& label) {
-  std::istringstream text(RenderMetrics(scan, nullptr));
+  BrainMetricsOptions every_series;
+  every_series.store_details = true;
+  std::istringstream text(RenderMetrics(scan, nullptr, every_series));
   std::vector<std::string> lines;
   for (std::string line; std::getline(text, line);) {
     if (line[0] != '#' && line.find(label) != std::string::npos) lines.push_back(line);
@@ -680,7 +682,7 @@ TEST_F(ScannerTest, NewcomerWithTheSameNameNeverRenamesTheIncumbent) {
   config_.static_brains.push_back(StaticBrain{"", "/home/u/m1nd", "", incumbent_dir});
   const ScanResult before = scanner_.Scan(config_);
   const std::vector<std::string> incumbent_series = SeriesWith(before, "brain=\"m1nd\"");
-  ASSERT_EQ(incumbent_series.size(), 16u);  // verdict, stale, since, 5 states, info, 2, 5
+  ASSERT_EQ(incumbent_series.size(), 15u);  // verdict, since, 5 states, info, 2 facts, 5 errors
 
   config_.static_brains.push_back(StaticBrain{"", "/srv/m1nd", "", newcomer_dir});
   for (int scan = 0; scan < 3; ++scan) {

@@ -54,7 +54,12 @@ ScanResult SampleScan() {
   ScanResult scan;
   scan.brains.push_back(Report("m1nd", BrainState::kMismatch));
   scan.brains.push_back(Report("keyvault", BrainState::kOk));
-  scan.brains.push_back(Report("torn", BrainState::kOk));
+  BrainReport torn = Report("torn", BrainState::kUnreadable);
+  torn.read_error = StoreError::kParse;
+  scan.brains.push_back(torn);
+  BrainReport big = Report("big", BrainState::kUnreadable);
+  big.read_error = StoreError::kTooLarge;
+  scan.brains.push_back(big);
   scan.brains.push_back(Report("empty", BrainState::kAbsent));
   DiscoveryProblem problem;
   problem.source = DiscoveryProblemSource::kManifest;
@@ -91,6 +96,13 @@ TEST_F(SelfMetricsTest, AScanIsCountedAndDecidesTheLastScanFigures) {
       HasLine(text, "skeleton_coherence_exporter_discovery_errors_total{source=\"registry\"} 0"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_stores_parsed_total 3"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_stores_unchanged_total 40"));
+  // One failed read each; the reasons no brain had stay at 0.
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_store_read_errors_total{reason=\"parse\"} 1"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_store_read_errors_total{reason=\"too_large\"} 1"));
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_store_read_errors_total{reason=\"io\"} 0"));
   // The last scan found nothing: every state at 0, no orphan.
   for (const Term<BrainState>& state : kBrainStates) {
     EXPECT_TRUE(HasLine(
@@ -107,7 +119,8 @@ TEST_F(SelfMetricsTest, AScanIsCountedAndDecidesTheLastScanFigures) {
 TEST_F(SelfMetricsTest, BrainsByStateAndOrphansAreTheLastScans) {
   metrics_.RecordScan(SampleScan(), 0.25, 1767225600.5);
   const std::string text = metrics_.Text();
-  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"ok\"} 2")) << text;
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"ok\"} 1")) << text;
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"unreadable\"} 2"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"mismatch\"} 1"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"absent\"} 1"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_brains{state=\"identity_unknown\"} 0"));
@@ -219,6 +232,7 @@ TEST_F(SelfMetricsTest, FamiliesComeInDocumentOrder) {
       "skeleton_coherence_exporter_orphaned_folders",
       "skeleton_coherence_exporter_stores_parsed_total",
       "skeleton_coherence_exporter_stores_unchanged_total",
+      "skeleton_coherence_exporter_store_read_errors_total",
       "skeleton_coherence_exporter_config_last_reload_successful",
       "skeleton_coherence_exporter_config_reloads_total",
       "skeleton_coherence_exporter_watched_dirs",

@@ -32,7 +32,8 @@ class SnapshotTest : public ::testing::Test {
 
   std::shared_ptr<const Snapshot> Render(std::shared_ptr<const ScanResult> scan) {
     text_ = RenderMetrics(*scan, nullptr);
-    return RenderSnapshot(std::move(scan), 3, 1767225600.5, nullptr, LandingPageInfo(), &logger_);
+    return RenderSnapshot(std::move(scan), {}, 3, 1767225600.5, nullptr, LandingPageInfo(),
+                          &logger_);
   }
 
   std::FILE* null_;

@@ -181,7 +181,9 @@ std::string OwnMetricsText() {
 }
 
 TEST(VocabularyTest, EveryValueAppearsInTheRenderedMetrics) {
-  const std::string text = RenderMetrics(EveryValueScan(), nullptr);
+  BrainMetricsOptions store_details;
+  store_details.store_details = true;
+  const std::string text = RenderMetrics(EveryValueScan(), nullptr, store_details);
   const std::string own = OwnMetricsText();
   for (const Term<BrainState>& state : kBrainStates) {
     const std::string label = "state=\"" + std::string(state.name) + "\"";
@@ -193,6 +195,10 @@ TEST(VocabularyTest, EveryValueAppearsInTheRenderedMetrics) {
     const std::string series = "skeleton_coherence_store_read_errors_total{brain=\"b0\",reason=\"" +
                                std::string(error.name) + "\"}";
     EXPECT_EQ(Contains(text, series), IsReadError(error.value)) << error.name;
+    EXPECT_EQ(Contains(own, "skeleton_coherence_exporter_store_read_errors_total{reason=\"" +
+                                std::string(error.name) + "\"} 0\n"),
+              IsReadError(error.value))
+        << error.name;
   }
   for (const Term<DiscoveryProblemSource>& source : kDiscoveryProblemSources) {
     EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_discovery_errors_total{source=\"" +

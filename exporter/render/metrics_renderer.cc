@@ -112,8 +112,8 @@ void WriteVerdictFamilies(Renderer* renderer) {
       kGauge};
   static constexpr MetricFamilySpec kStale{
       "skeleton_coherence_stale",
-      "1 when the exported verdict is from an earlier read because the "
-      "store cannot be read now.",
+      "1 while the exported verdict is from an earlier read because the "
+      "store cannot be read now. No series otherwise.",
       kGauge};
   static constexpr MetricFamilySpec kSince{
       "skeleton_coherence_mismatch_since_seconds",
@@ -131,7 +131,7 @@ void WriteVerdictFamilies(Renderer* renderer) {
                 Bool(verdict.status == CoherenceStatus::kOk));
   });
   renderer->BrainFamily(kStale, [](const BrainReport& report, FamilyWriter* family) {
-    if (report.coherence) family->Add({{"brain", report.brain().name}}, Bool(report.verdict_stale));
+    if (report.coherence && report.verdict_stale) family->Add({{"brain", report.brain().name}}, 1);
   });
   renderer->BrainFamily(kSince, [](const BrainReport& report, FamilyWriter* family) {
     if (report.mismatch_since)
@@ -173,7 +173,7 @@ void WriteProvenanceFamilies(Renderer* renderer) {
   });
 }
 
-void WriteBrainFamilies(Renderer* renderer) {
+void WriteBrainFamilies(const BrainMetricsOptions& options, Renderer* renderer) {
   static constexpr MetricFamilySpec kState{
       "skeleton_coherence_brain_state",
       "The brain's state in the last scan: 1 for the current state, 0 "
@@ -207,14 +207,17 @@ void WriteBrainFamilies(Renderer* renderer) {
                  {"m1nd_name", report.brain().m1nd_name}},
                 1);
   });
-  renderer->BrainFamily(kVersion, [](const BrainReport& report, FamilyWriter* family) {
-    if (!report.has_store_facts) return;
-    family->AddInteger({{"brain", report.brain().name}}, report.store_version);
-  });
+  if (options.store_details) {
+    renderer->BrainFamily(kVersion, [](const BrainReport& report, FamilyWriter* family) {
+      if (!report.has_store_facts) return;
+      family->AddInteger({{"brain", report.brain().name}}, report.store_version);
+    });
+  }
   renderer->BrainFamily(kBlocks, [](const BrainReport& report, FamilyWriter* family) {
     if (!report.has_store_facts) return;
     family->Add({{"brain", report.brain().name}}, static_cast<double>(report.block_count));
   });
+  if (!options.store_details) return;
   // Every reason is exported from zero so that the first error shows as an increase.
   renderer->BrainFamily(kReadErrors, [](const BrainReport& report, FamilyWriter* family) {
     for (const Term<StoreError>& reason : kStoreErrors) {
@@ -243,37 +246,42 @@ void WriteProcessFamilies(const ProcessStats& process, Renderer* renderer) {
                    process.start_time_seconds);
 }
 
-void WriteAllFamilies(Renderer* renderer) {
+void WriteAllFamilies(const BrainMetricsOptions& options, Renderer* renderer) {
   WriteVerdictFamilies(renderer);
   WriteProvenanceFamilies(renderer);
-  WriteBrainFamilies(renderer);
+  WriteBrainFamilies(options, renderer);
   renderer->Finish();
 }
 
 }  // namespace
 
-std::size_t EstimateMetricsBytes(const ScanResult& scan, bool with_slack) {
+std::size_t EstimateMetricsBytes(const ScanResult& scan, const BrainMetricsOptions& options,
+                                 bool with_slack) {
   const auto size = [](const std::string& text) {
     return std::min(text.size(), kMaxLabelValueBytes + 32);
   };
   // Every per-brain family's HELP and TYPE lines, with room to spare since the
   // exporter's and the process's families are written at each scrape instead.
   constexpr std::size_t kFixedBytes = std::size_t{8} * 1024;
-  // The lines every brain gets whatever it holds: one per state and one per read error
-  // reason (WriteBrainFamilies), the brain's name and about 68 bytes each.
-  constexpr std::size_t kEveryBrainLines = std::size(kBrainStates) + CountReadErrors();
+  // The lines every brain gets whatever it holds: one per state, and with the store
+  // details one per read error reason (WriteBrainFamilies), the brain's name and about
+  // 68 bytes each.
+  const std::size_t every_brain_lines =
+      std::size(kBrainStates) + (options.store_details ? CountReadErrors() : 0);
   std::size_t bytes = kFixedBytes;
   for (const BrainReport& report : scan.brains) {
     const Brain& brain = report.brain();
     const std::size_t name = size(brain.name);
-    bytes += kEveryBrainLines * (68 + name);
-    // The info line, the store facts (version, blocks), the verdict and whether stale.
+    bytes += every_brain_lines * (68 + name);
+    // The info line, the store facts (blocks; version with the details), the verdict
+    // and whether stale.
     bytes +=
         155 + name + size(brain.project_root) + size(brain.runtime_dir) + size(brain.m1nd_name);
-    if (report.has_store_facts) bytes += 100 + 2 * name;
+    if (report.has_store_facts) bytes += (options.store_details ? 100 + 2 * name : 50 + name);
     if (report.coherence) {
-      bytes += 100 + 2 * name + size(report.coherence->expected_slug) +
-               size(report.coherence->found_slug);
+      bytes +=
+          60 + name + size(report.coherence->expected_slug) + size(report.coherence->found_slug);
+      if (report.verdict_stale) bytes += 40 + name;
     }
     if (report.mismatch_since) bytes += 80 + name;
     const SkeletonProvenance& provenance = report.provenance();
@@ -287,21 +295,22 @@ std::size_t EstimateMetricsBytes(const ScanResult& scan, bool with_slack) {
   return bytes;
 }
 
-std::string RenderMetrics(const ScanResult& scan, std::vector<std::string>* dropped) {
+std::string RenderMetrics(const ScanResult& scan, std::vector<std::string>* dropped,
+                          const BrainMetricsOptions& options) {
   std::string text;
-  text.reserve(EstimateMetricsBytes(scan));
+  text.reserve(EstimateMetricsBytes(scan, options));
   Renderer renderer(scan, dropped, &text);
-  WriteAllFamilies(&renderer);
+  WriteAllFamilies(options, &renderer);
   return text;
 }
 
-void RenderMetricsTo(const ScanResult& scan, std::vector<std::string>* dropped,
-                     std::size_t piece_bytes,
+void RenderMetricsTo(const ScanResult& scan, const BrainMetricsOptions& options,
+                     std::vector<std::string>* dropped, std::size_t piece_bytes,
                      const std::function<void(std::string_view piece)>& sink) {
   std::string piece;
   piece.reserve(piece_bytes + piece_bytes / 4);
   Renderer renderer(scan, dropped, &piece, piece_bytes, &sink);
-  WriteAllFamilies(&renderer);
+  WriteAllFamilies(options, &renderer);
 }
 
 std::string RenderProcessMetrics(const ProcessStats& process) {

@@ -16,6 +16,15 @@
 
 namespace scx {
 
+// Which per-brain series RenderMetrics writes besides the default set (docs/metrics.md,
+// "Series per brain"). The default set is at most 8 series for a healthy brain.
+struct BrainMetricsOptions {
+  // --metrics.store-details: skeleton_coherence_store_version and the per-brain
+  // skeleton_coherence_store_read_errors_total, one per reason (6 series a brain with
+  // a store, 5 without; zeros for almost every brain, hence off by default).
+  bool store_details = false;
+};
+
 // The per-brain families of docs/metrics.md (the verdict, whose skeleton, per brain)
 // in Prometheus text exposition format 0.0.4, in the order of that document; a family
 // with no sample (e.g. no brain has a verdict) is left out. A sample whose label set
@@ -24,7 +33,8 @@ namespace scx {
 // dropped unless that guarantee breaks. Written straight into the returned string: no
 // object per sample. The exporter's own families are not a scan's: they are written at
 // each scrape (exporter/self_metrics.h), after these.
-std::string RenderMetrics(const ScanResult& scan, std::vector<std::string>* dropped);
+std::string RenderMetrics(const ScanResult& scan, std::vector<std::string>* dropped,
+                          const BrainMetricsOptions& options = {});
 
 // The reserve RenderMetrics makes for its text, so that the string is not grown (and
 // copied) while written: the bytes of each line a brain gets (label values capped as
@@ -33,13 +43,14 @@ std::string RenderMetrics(const ScanResult& scan, std::vector<std::string>* drop
 // longer numbers and escapes. Kept by hand beside the families:
 // tests/metrics_renderer_test.cc checks, without the slack, that it covers every family
 // of brains with every fact (testing::EveryFact, tests/brain_reports.h).
-std::size_t EstimateMetricsBytes(const ScanResult& scan, bool with_slack = true);
+std::size_t EstimateMetricsBytes(const ScanResult& scan, const BrainMetricsOptions& options,
+                                 bool with_slack = true);
 
 // The same text, handed to `sink` in order in pieces of about `piece_bytes` (a piece
 // ends after a brain's samples or a family once it holds that many bytes, so the
 // whole text is never in memory at once; the last piece may be shorter).
-void RenderMetricsTo(const ScanResult& scan, std::vector<std::string>* dropped,
-                     std::size_t piece_bytes,
+void RenderMetricsTo(const ScanResult& scan, const BrainMetricsOptions& options,
+                     std::vector<std::string>* dropped, std::size_t piece_bytes,
                      const std::function<void(std::string_view piece)>& sink);
 
 // The process collector's families of docs/metrics.md ("The exporter process"), with

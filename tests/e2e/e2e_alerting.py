@@ -1250,6 +1250,8 @@ MAY_BE_ABSENT_WITHOUT_ERRORS = (
     "skeleton_coherence_store_read_errors_total",
     "skeleton_coherence_exporter_discovery_errors_total",
     "skeleton_coherence_prefix_ambiguous",
+    # A series only while a verdict is stale (a store unreadable now): none here.
+    "skeleton_coherence_stale",
     # Exported only when the web config serves TLS; this scenario runs plain HTTP.
     "skeleton_coherence_exporter_tls_certificate_not_after_seconds",
 )
