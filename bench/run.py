@@ -22,11 +22,16 @@ store and one in 50 with a store of zero blocks. Then measures, on loopback only
               prometheus-node-exporter serving the same text with its textfile
               collector (when installed);
   memory      peak (VmHWM) and steady (VmRSS) RSS and the body sizes at 10,000 brains;
-  growth      cold and warm scan time, RSS and body size at 100 ... 30,000 brains.
+  growth      cold and warm scan time (and the warm scan against a stat walk), RSS,
+              body sizes and series per brain at 100 ... 100,000 brains.
 
   bench/run.py [--exporter=build/bin/skeleton-coherence-exporter]
                [--store-reader-bench=build/bin/store_reader_bench]
-               [--write-doc=docs/performance.md] [--max-brains=30000] [--quick]
+               [--write-doc=docs/performance.md] [--max-brains=100000] [--quick]
+               [--growth-only=N,N,...]
+
+--growth-only measures the growth rows of the fleet sizes given alone and prints their
+table (100,000 brains: about 10 minutes and 2 GB in the temporary folder).
 
 --quick runs every step on a tiny fleet (a few seconds; the test suite runs it once to
 prove the command works, and checks the verdict counts, never a time). Every process it
@@ -748,17 +753,24 @@ def render_doc(report):
                 if "node_p99" in r else "not run | | ")
         lines.append("| %d | %s | %.4f s | %.4f s | %d | %s |" % (
             r["clients"], "gzip" if r["gzip"] else "plain", r["p50"], r["p99"], r["n"], node))
-    lines += [
-        "",
+    lines += [""] + render_growth(report["growth"])
+    lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def render_growth(growth):
+    """The growth table's lines: one row per fleet size, with what each adds per brain."""
+    lines = [
         "### Growth (10 blocks a brain)",
         "",
-        "| brains | stores | cold `--once` | warm scan "
-        "| RSS after one scrape (median of 12 samples over 3 s; peak so far) | `/metrics` text "
+        "| brains | stores | cold `--once` | warm scan | stat walk (`find -printf`) | warm / walk "
+        "| RSS after one scrape (median of 12 samples over 3 s; peak so far) "
+        "| `/metrics` text, gzip | series per brain "
         "| added per brain since the row above: cold, warm scan, RSS, text |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     previous = None
-    for g in report["growth"]:
+    for g in growth:
         if previous:
             added = g["brains"] - previous["brains"]
             slope = "%.0f us, %.0f us, %.2f KiB, %.0f B" % (
@@ -768,12 +780,27 @@ def render_doc(report):
                 (g["body_text"] - previous["body_text"]) / added)
         else:
             slope = "(first row)"
-        lines.append("| %s | %.0f MB | %.3f s | %.3f s | %.0f MiB (%.0f MiB) | %.1f MB | %s |" % (
-            f"{g['brains']:,}", g["mb"], g["once_s"], g["warm_s"], mib(g["rss_idle_kib"]),
-            mib(g["rss_peak_kib"]), g["body_text"] / 1e6, slope))
+        lines.append(
+            "| %s | %.0f MB | %.3f s | %.3f s | %.3f s | %.2fx | %.0f MiB (%.0f MiB) "
+            "| %.1f MB, %.2f MB | %.1f | %s |" % (
+                f"{g['brains']:,}", g["mb"], g["once_s"], g["warm_s"], g["stat_walk_s"],
+                g["warm_s"] / g["stat_walk_s"], mib(g["rss_idle_kib"]), mib(g["rss_peak_kib"]),
+                g["body_text"] / 1e6, g["body_gzip"] / 1e6, g["samples"] / g["brains"], slope))
         previous = g
-    lines.append("")
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def measure_growth_row(args, fleet, brains, once, served, out):
+    """A growth row from a served fleet: adds the stat walk (median of 3) of its tree."""
+    stat_walk = median_of(lambda: stat_walk_seconds(fleet), 3)
+    row = dict(served, brains=brains, mb=fleet.store_bytes / 1e6, once_s=once,
+               stat_walk_s=stat_walk)
+    out("growth %6d brains: cold %.3f s, warm %.3f s, stat walk %.3f s (%.2fx), RSS %.0f MiB "
+        "(peak %.0f), text %d bytes, gzip %d bytes, %.1f series per brain"
+        % (brains, once, served["warm_s"], stat_walk, served["warm_s"] / stat_walk,
+           mib(served["rss_idle_kib"]), mib(served["rss_peak_kib"]), served["body_text"],
+           served["body_gzip"], served["samples"] / brains))
+    return row
 
 
 def write_doc(path, section):
@@ -796,14 +823,17 @@ def main():
     parser.add_argument("--exporter", default=os.path.join(build, "skeleton-coherence-exporter"))
     parser.add_argument("--store-reader-bench", default=os.path.join(build, "store_reader_bench"))
     parser.add_argument("--write-doc", default=None, help="update this docs/performance.md")
-    parser.add_argument("--max-brains", type=int, default=30000, help="largest growth fleet")
+    parser.add_argument("--max-brains", type=int, default=100000, help="largest growth fleet")
     parser.add_argument("--quick", action="store_true", help="tiny fleets: proves it works")
     parser.add_argument("--served-only", action="store_true",
                         help="only the served fleet (10,000 brains): warm scan, bodies, RSS and "
                         "/metrics latency, printed; no cold scans, no growth, no doc")
+    parser.add_argument("--growth-only", metavar="N,N,...", default=None,
+                        help="only the growth rows of these fleet sizes (10 blocks a brain), "
+                        "printed as a table; no cold scans, no latency, no doc")
     args = parser.parse_args()
-    if args.served_only and args.write_doc:
-        sys.exit("--served-only measures too little for --write-doc")
+    if (args.served_only or args.growth_only) and args.write_doc:
+        sys.exit("--served-only and --growth-only measure too little for --write-doc")
     if not os.access(args.exporter, os.X_OK):
         sys.exit("no exporter at %s (build it first: scripts/build.sh)" % args.exporter)
 
@@ -817,16 +847,21 @@ def main():
     else:
         cold_shapes = [(1000, 50), (10000, 10), (100, 2000)]
         main_brains, reps = 10000, 3
-        growth_sizes = [n for n in (100, 1000, 10000, 30000) if n <= args.max_brains]
+        growth_sizes = [n for n in (100, 1000, 10000, 30000, 100000) if n <= args.max_brains]
         latency_plan = [(1, 20, 30), (8, 10, 40)]
     if args.served_only:
         growth_sizes = []
+    if args.growth_only:
+        try:
+            growth_sizes = sorted(set(int(n) for n in args.growth_only.split(",")))
+        except ValueError:
+            sys.exit("--growth-only wants fleet sizes: --growth-only=10000,100000")
 
     report = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
         "command": "python3 bench/run.py --write-doc=docs/performance.md"
-        + ("" if args.max_brains == 30000 else " --max-brains=%d" % args.max_brains),
+        + ("" if args.max_brains == 100000 else " --max-brains=%d" % args.max_brains),
         "reps": reps,
         "cold_reps": 1 if args.quick else 9,
         "main_brains": main_brains,
@@ -838,6 +873,19 @@ def main():
     out("exporter: " + report["version"])
     workdir = tempfile.mkdtemp(prefix="scx-bench-")
     try:
+        if args.growth_only:
+            report["growth"] = []
+            for brains in growth_sizes:
+                fleet = Fleet(os.path.join(workdir, "growth-%d" % brains), brains, 10)
+                once = median_of(lambda: once_seconds(args.exporter, fleet, check=False), reps)
+                served = serve_and_measure(args, fleet, workdir, None, 1 if args.quick else 3,
+                                           out)
+                report["growth"].append(measure_growth_row(args, fleet, brains, once, served,
+                                                           out))
+                fleet.remove()
+            out("")
+            out("\n".join(render_growth(report["growth"])))
+            return
         if not args.served_only:
             report["store_reader_bench"] = store_reader_bench(args, args.quick, out)
             report["cold"] = cold_scans(args, workdir, cold_shapes, report["cold_reps"], out)
@@ -860,11 +908,8 @@ def main():
                                                served["body_gzip"], served["body_json"],
                                                served["body_html"]))
             if brains in growth_sizes:
-                row = dict(served, brains=brains, mb=fleet.store_bytes / 1e6, once_s=once)
-                report["growth"].append(row)
-                out("growth %6d brains: cold %.3f s, warm %.3f s, RSS %.0f MiB (peak %.0f), "
-                    "text %d bytes" % (brains, once, served["warm_s"], mib(served["rss_idle_kib"]),
-                                       mib(served["rss_peak_kib"]), served["body_text"]))
+                report["growth"].append(measure_growth_row(args, fleet, brains, once, served,
+                                                           out))
             fleet.remove()
         if args.served_only:
             return

@@ -3,9 +3,10 @@
 // once two scans have read every store. Prints medians of wall time and the CPU time
 // of a scan on all its threads.
 //
-//   warm_scan_bench --registry=DIR [--scans=N]
+//   warm_scan_bench --registry=DIR [--scans=N] [--scan-only]
 //
-// DIR is the fleet's m1nd registry folder (the one its config.yml names).
+// DIR is the fleet's m1nd registry folder (the one its config.yml names). --scan-only
+// times Scanner::Scan alone (no discovery loops first): for a profiler.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -55,9 +56,22 @@ Timing Time(int times, const std::function<void()>& body) {
   return timing;
 }
 
-int Run(const std::string& registry, int scans) {
+void ScanWarm(const DiscoveryConfig& config, int scans) {
+  Scanner scanner;
+  scanner.Scan(config);
+  scanner.Scan(config);
+  const Timing warm = Time(scans, [&] { scanner.Scan(config); });
+  std::printf("warm Scanner::Scan: %.3f s wall (median of %d), %.3f s CPU per scan\n",
+              warm.wall_median, scans, warm.cpu_mean);
+}
+
+int Run(const std::string& registry, int scans, bool scan_only) {
   DiscoveryConfig config;
   config.registries = {registry};
+  if (scan_only) {
+    ScanWarm(config, scans);
+    return 0;
+  }
   const Parallelism parallelism;  // as the exporter: one thread per core, at most 4
   std::vector<Brain> previous = DiscoverBrains(config, {}).brains;
   DiscoveryCache cache;
@@ -76,12 +90,7 @@ int Run(const std::string& registry, int scans) {
   std::printf("discovery without cache: %.3f s, with cache: %.3f s (wall, median of %d)\n",
               uncached[uncached.size() / 2], cached[cached.size() / 2], scans);
 
-  Scanner scanner;
-  scanner.Scan(config);
-  scanner.Scan(config);
-  const Timing warm = Time(scans, [&] { scanner.Scan(config); });
-  std::printf("warm Scanner::Scan: %.3f s wall (median of %d), %.3f s CPU per scan\n",
-              warm.wall_median, scans, warm.cpu_mean);
+  ScanWarm(config, scans);
   return 0;
 }
 
@@ -91,19 +100,22 @@ int Run(const std::string& registry, int scans) {
 int main(int argc, char** argv) {
   std::string registry;
   int scans = 11;
+  bool scan_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--registry=", 11) == 0) {
       registry = argv[i] + 11;
     } else if (std::strncmp(argv[i], "--scans=", 8) == 0) {
       scans = std::max(1, std::atoi(argv[i] + 8));
+    } else if (std::strcmp(argv[i], "--scan-only") == 0) {
+      scan_only = true;
     } else {
-      std::fprintf(stderr, "usage: warm_scan_bench --registry=DIR [--scans=N]\n");
+      std::fprintf(stderr, "usage: warm_scan_bench --registry=DIR [--scans=N] [--scan-only]\n");
       return 2;
     }
   }
   if (registry.empty()) {
-    std::fprintf(stderr, "usage: warm_scan_bench --registry=DIR [--scans=N]\n");
+    std::fprintf(stderr, "usage: warm_scan_bench --registry=DIR [--scans=N] [--scan-only]\n");
     return 2;
   }
-  return scx::Run(registry, scans);
+  return scx::Run(registry, scans, scan_only);
 }

@@ -104,8 +104,11 @@ SkeletonDigest DigestOf(const ServedSkeleton& served) {
 }
 
 bool SkeletonCarriesSlug(std::string_view skeleton_id, std::string_view slug) {
-  const std::string exact = std::string(kSkeletonPrefix) + std::string(slug);
-  return skeleton_id == exact || StartsWith(skeleton_id, exact + "_");
+  // "sk_" + slug, whole or followed by '_', compared in place: every scan asks it of
+  // every brain (skeleton_provenance.h).
+  if (!StartsWith(skeleton_id, kSkeletonPrefix)) return false;
+  const std::string_view rest = skeleton_id.substr(kSkeletonPrefix.size());
+  return StartsWith(rest, slug) && (rest.size() == slug.size() || rest[slug.size()] == '_');
 }
 
 std::string FoundSlugOf(std::string_view skeleton_id) {

@@ -2,9 +2,9 @@
 #include "engine/scanner.h"
 
 #include <memory>
-#include <string_view>
-#include <unordered_map>
 #include <utility>
+
+#include "engine/runtime_dir_pairing.h"
 
 namespace scx {
 
@@ -226,19 +226,9 @@ void Scanner::TrackMismatchSince(const Coherence* last, Record* record, BrainRep
 }
 
 std::vector<std::size_t> Scanner::RecordsOf(const std::vector<Brain>& brains) const {
-  std::unordered_map<std::string_view, std::size_t> by_runtime_dir;
-  const std::vector<Brain>& previous = *brains_;
-  by_runtime_dir.reserve(previous.size());
-  for (std::size_t i = 0; i < previous.size(); ++i)
-    by_runtime_dir.emplace(previous[i].runtime_dir, i);
-  std::vector<std::size_t> records(brains.size(), kNoRecord);
-  for (std::size_t i = 0; i < brains.size(); ++i) {
-    auto found = by_runtime_dir.find(brains[i].runtime_dir);
-    if (found == by_runtime_dir.end()) continue;
-    records[i] = found->second;
-    by_runtime_dir.erase(found);  // one brain per record
-  }
-  return records;
+  // records_[i] is brains_[i]'s: the record of a brain is its previous brain's.
+  static_assert(kNoRecord == kNoPrevious, "no previous brain, no record");
+  return PairByRuntimeDir(*brains_, brains);
 }
 
 std::vector<Scanner::Seen> Scanner::SeenByName(const std::vector<Brain>& brains,

@@ -225,8 +225,8 @@ class Scanner {
 
   static constexpr std::size_t kNoRecord = static_cast<std::size_t>(-1);
 
-  // For each of `brains`, the index in records_ of its runtime dir's record, or
-  // kNoRecord; a record goes to one brain at most.
+  // For each of `brains` (sorted by name), the index in records_ of its runtime dir's
+  // record, or kNoRecord; a record goes to one brain at most (PairByRuntimeDir).
   std::vector<std::size_t> RecordsOf(const std::vector<Brain>& brains) const;
 
   // For each of `brains` (sorted by name), what the previous scan saw of its name;

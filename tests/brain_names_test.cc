@@ -318,5 +318,20 @@ TEST(AssignBrainNamesTest, NamesAreUniqueAndSorted) {
   EXPECT_EQ(names.end(), std::adjacent_find(names.begin(), names.end()));
 }
 
+// The brains come out sorted by name even when a renamed one ("x_<hash>") sorts after
+// a name wanted later ("x_00000000"): the claims' order is not the names' then.
+TEST(AssignBrainNamesTest, ARenamedBrainIsSortedAmongTheOthers) {
+  std::vector<Brain> brains = {Derived("/p/x_00000000", "/c"), Derived("/p/x", "/b"),
+                               Derived("/p/x", "/a")};
+  AssignBrainNames(&brains, nullptr);
+  const std::vector<std::string> want = {"x", "x_00000000", "x" + Suffix("/b")};
+  std::vector<std::string> sorted_want = want;
+  std::sort(sorted_want.begin(), sorted_want.end());
+  EXPECT_EQ(sorted_want, Names(brains));
+  EXPECT_EQ("x", FindByRuntimeDir(brains, "/a")->name);
+  EXPECT_EQ("x" + Suffix("/b"), FindByRuntimeDir(brains, "/b")->name);
+  EXPECT_EQ("x_00000000", FindByRuntimeDir(brains, "/c")->name);
+}
+
 }  // namespace
 }  // namespace scx

@@ -3,8 +3,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <random>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
+
+#include "base/strings.h"
+#include "engine/coherence.h"
 
 namespace scx {
 namespace {
@@ -124,6 +133,177 @@ TEST(SkeletonProvenanceTest, LargeFleetsAreIndexedAndSharingIsCapped) {
   EXPECT_EQ(kMaxSharedNames, result[10].shared_with.size());
   EXPECT_EQ("", result[2].owner_brain);
   EXPECT_EQ(0u, result[2].shared_count);
+}
+
+// ---- The same answers as the first indexed version, on adversarial input
+
+// FindSkeletonProvenance as it was before its index became one flat table (a map of
+// views to a list per key), kept as the reference the current one must agree with.
+constexpr std::string_view kReferencePrefix = "sk_";
+
+// SkeletonCarriesSlug as it was: the two candidate prefixes built as strings.
+bool ReferenceCarriesSlug(std::string_view skeleton_id, std::string_view slug) {
+  const std::string exact = std::string(kReferencePrefix) + std::string(slug);
+  return skeleton_id == exact || StartsWith(skeleton_id, exact + "_");
+}
+
+// Brains by a string of theirs (their own slug, or the skeleton id they serve), as
+// views into the `served` list: the brains a skeleton id could belong to are found by
+// looking up its candidate slugs, never by comparing every pair of brains.
+using BrainIndex = std::unordered_map<std::string_view, std::vector<size_t>>;
+
+// Every slug whose rule accepts `skeleton_id`, longest first: "sk_a_b_c" is accepted
+// by "a_b_c" (the whole rest), "a_b" and "a" (a prefix ending before a '_').
+std::vector<std::string_view> AcceptingSlugs(std::string_view skeleton_id) {
+  std::vector<std::string_view> slugs;
+  if (skeleton_id.substr(0, kReferencePrefix.size()) != kReferencePrefix) return slugs;
+  const std::string_view rest = skeleton_id.substr(kReferencePrefix.size());
+  slugs.push_back(rest);
+  for (size_t at = rest.size(); at-- > 1;) {
+    if (rest[at] == '_') slugs.push_back(rest.substr(0, at));
+  }
+  return slugs;
+}
+
+// The brain other than `self` whose slug accepts `skeleton_id` most specifically
+// (longest slug, then smallest name), among slugs longer than `longer_than` and other
+// than self's own. -1 when none.
+int MostSpecificAcceptor(const std::vector<ServedSkeletonOf>& served, const BrainIndex& by_slug,
+                         size_t self, const std::string& skeleton_id, size_t longer_than) {
+  for (std::string_view slug : AcceptingSlugs(skeleton_id)) {
+    if (slug.size() <= longer_than) break;
+    if (slug == served[self].expected_slug) continue;
+    auto brains = by_slug.find(slug);
+    if (brains == by_slug.end()) continue;
+    int best = -1;
+    for (size_t i : brains->second) {
+      if (i != self && (best < 0 || served[i].brain < served[best].brain)) {
+        best = static_cast<int>(i);
+      }
+    }
+    if (best >= 0) return best;
+  }
+  return -1;
+}
+
+std::vector<SkeletonProvenance> ReferenceProvenance(const std::vector<ServedSkeletonOf>& served,
+                                                    const std::vector<AllowedAmbiguity>& allowed) {
+  std::vector<SkeletonProvenance> result(served.size());
+  BrainIndex by_slug;
+  for (size_t i = 0; i < served.size(); ++i) by_slug[served[i].expected_slug].push_back(i);
+  BrainIndex by_skeleton;
+  for (size_t i = 0; i < served.size(); ++i) {
+    if (!served[i].skeleton_id.empty()) by_skeleton[served[i].skeleton_id].push_back(i);
+  }
+  for (size_t i = 0; i < served.size(); ++i) {
+    const ServedSkeletonOf& brain = served[i];
+    if (brain.skeleton_id.empty()) continue;
+    const std::vector<size_t>& same = by_skeleton[brain.skeleton_id];
+    result[i].shared_count = same.size() - 1;
+    for (size_t other : same) {
+      if (other == i) continue;
+      if (result[i].shared_with.size() == kMaxSharedNames) break;
+      result[i].shared_with.push_back(served[other].brain);
+    }
+    const bool skeleton_is_own = ReferenceCarriesSlug(brain.skeleton_id, brain.expected_slug);
+    if (brain.mismatch && !skeleton_is_own) {
+      const int owner = MostSpecificAcceptor(served, by_slug, i, brain.skeleton_id, 0);
+      if (owner >= 0) result[i].owner_brain = served[owner].brain;
+    }
+    if (!brain.mismatch && skeleton_is_own) {
+      SkeletonProvenance& out = result[i];
+      const int specific =
+          MostSpecificAcceptor(served, by_slug, i, brain.skeleton_id, brain.expected_slug.size());
+      const std::string found = FoundSlugOf(brain.skeleton_id);
+      if (specific >= 0) {
+        out.prefix_ambiguous = true;
+        out.ambiguous_with = served[specific].brain;
+        out.ambiguous_slug = served[specific].expected_slug;
+      } else if (found != brain.expected_slug && StartsWith(found, brain.expected_slug + "_")) {
+        out.prefix_ambiguous = true;
+        out.ambiguous_slug = found;
+      }
+      out.ambiguity_allowed =
+          out.prefix_ambiguous &&
+          std::find(allowed.begin(), allowed.end(),
+                    AllowedAmbiguity{brain.brain, out.ambiguous_slug}) != allowed.end();
+    }
+  }
+  return result;
+}
+
+// Slugs that are prefixes of each other at '_' ("a", "a_b", "a_b_c"), ids that name
+// them with and without "_candidate", ids without "sk_", empty ones, one id served by
+// many brains and one slug expected by several.
+std::vector<ServedSkeletonOf> AdversarialFleet(unsigned seed, int brains) {
+  std::mt19937 random(seed);
+  const std::vector<std::string> slugs = {"",     "a",    "a_b",       "a_b_c",      "a_bc",
+                                          "ab",   "b",    "b_a",       "a_",         "_a",
+                                          "a__b", "m1nd", "m1nd_core", "m1nd_core_x"};
+  const std::vector<std::string> tails = {"", "_candidate", "_seed_2026", "_", "candidate"};
+  auto pick = [&random](const std::vector<std::string>& from) {
+    return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(random)];
+  };
+  std::vector<ServedSkeletonOf> served;
+  for (int i = 0; i < brains; ++i) {
+    ServedSkeletonOf brain;
+    brain.brain =
+        "b" + std::to_string(std::uniform_int_distribution<int>(0, 9)(random)) + std::to_string(i);
+    brain.expected_slug = pick(slugs);
+    switch (std::uniform_int_distribution<int>(0, 5)(random)) {
+      case 0:
+        break;  // nothing served
+      case 1:
+        brain.skeleton_id = "sk_" + brain.expected_slug + pick(tails);
+        break;
+      case 2:
+        brain.skeleton_id = pick(slugs) + pick(tails);  // no "sk_", mostly
+        break;
+      default:
+        brain.skeleton_id = "sk_" + pick(slugs) + pick(tails);
+        break;
+    }
+    brain.mismatch = !SkeletonCarriesSlug(brain.skeleton_id, brain.expected_slug) ||
+                     std::uniform_int_distribution<int>(0, 7)(random) == 0;
+    served.push_back(std::move(brain));
+  }
+  std::sort(served.begin(), served.end(),
+            [](const ServedSkeletonOf& a, const ServedSkeletonOf& b) { return a.brain < b.brain; });
+  return served;
+}
+
+TEST(SkeletonProvenanceTest, TheSkeletonRuleAgreesWithTheReference) {
+  const std::vector<std::string> slugs = {"", "a", "a_", "_a", "a_b", "ab", "a__b", "m1nd_core"};
+  for (const std::string& slug : slugs) {
+    for (const std::string& named : slugs) {
+      for (const std::string& id : {"sk_" + named, "sk_" + named + "_candidate", named,
+                                    "sk" + named, "sk_" + named + "_", "sk_" + named + "x"}) {
+        EXPECT_EQ(ReferenceCarriesSlug(id, slug), SkeletonCarriesSlug(id, slug))
+            << "id \"" << id << "\", slug \"" << slug << "\"";
+      }
+    }
+  }
+}
+
+TEST(SkeletonProvenanceTest, AgreesWithTheReferenceOnAdversarialFleets) {
+  const std::vector<AllowedAmbiguity> allowed = {{"b00", "a_b"}, {"b10", "m1nd_core"}};
+  for (unsigned seed = 1; seed <= 60; ++seed) {
+    const std::vector<ServedSkeletonOf> served = AdversarialFleet(seed, 10 + seed * 7);
+    const std::vector<SkeletonProvenance> got = FindSkeletonProvenance(served, allowed);
+    const std::vector<SkeletonProvenance> want = ReferenceProvenance(served, allowed);
+    ASSERT_EQ(want.size(), got.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", brain " + served[i].brain + " expects \"" +
+                   served[i].expected_slug + "\" and serves \"" + served[i].skeleton_id + "\"");
+      EXPECT_EQ(want[i].owner_brain, got[i].owner_brain);
+      EXPECT_EQ(want[i].shared_count, got[i].shared_count);
+      EXPECT_EQ(want[i].shared_with, got[i].shared_with);
+      EXPECT_EQ(want[i].prefix_ambiguous, got[i].prefix_ambiguous);
+      EXPECT_EQ(want[i].ambiguous_slug, got[i].ambiguous_slug);
+      EXPECT_EQ(want[i].ambiguous_with, got[i].ambiguous_with);
+      EXPECT_EQ(want[i].ambiguity_allowed, got[i].ambiguity_allowed);
+    }
+  }
 }
 
 }  // namespace
