@@ -221,9 +221,9 @@ struct SelfMetrics::Impl {
   }
 
   // Reads /proc into the process collector's text, kept for the scrapes; "" (and a
-  // warn line, once) when /proc cannot be read.
+  // warn line, once) when /proc cannot be read. Nothing when no scrape would show it.
   void RefreshProcessText() {
-    if (!options.process) return;
+    if (!options.enabled || !options.process) return;
     ProcessStats process;
     std::string error;
     std::string text;

@@ -48,7 +48,8 @@ class SelfMetrics : public HttpEvents {
     std::string revision;
     // False with --web.disable-exporter-metrics: Text() is empty (counting goes on).
     bool enabled = true;
-    // Whether the process_* families are read (at construction and by RecordScan).
+    // Whether the process_* families are read (at construction and by RecordScan;
+    // never when not `enabled`).
     bool process = true;
   };
 
