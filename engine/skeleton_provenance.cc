@@ -3,13 +3,13 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "base/strings.h"
+#include "base/view_index.h"
 #include "engine/coherence.h"
 
 namespace scx {
@@ -22,65 +22,48 @@ constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 // Brains grouped by a string of theirs (their own slug, or the skeleton id they
 // serve), as views into the `served` list: the brains a skeleton id could belong to
 // are found by looking up its candidate slugs, never by comparing every pair of
-// brains. One flat table for all groups (open addressing, the key's hash kept beside
-// it) and one `next` link per brain, so that building it allocates twice whatever
-// the fleet: a table of one node and one list per key cost a third of a warm scan of
-// 100,000 brains in allocations and cache misses.
+// brains. A ViewIndex from each key to its group and one `next` link per brain, so
+// that building it allocates a few arrays whatever the fleet: a table of one node and
+// one list per key cost a third of a warm scan of 100,000 brains in allocations and
+// cache misses.
 class BrainIndex {
  public:
   // Groups the indices i < count for which key_of(i) is not empty.
   template <typename KeyOf>
-  BrainIndex(std::size_t count, const KeyOf& key_of) : next_(count, kNone) {
-    std::size_t capacity = 16;
-    while (capacity < 2 * count) capacity *= 2;
-    slots_.resize(capacity);
+  BrainIndex(std::size_t count, const KeyOf& key_of) : groups_(count), next_(count, kNone) {
     // From the last index down, so that each group lists its brains in index order.
     for (std::size_t i = count; i-- > 0;) {
       const std::string_view key = key_of(i);
       if (key.empty()) continue;
-      Slot& slot = SlotOf(key);
-      if (slot.count == 0) slot.key = key;
-      next_[i] = slot.first;
-      slot.first = i;
-      ++slot.count;
+      const auto [group, inserted] = groups_.Emplace(key, first_.size());
+      if (inserted) {
+        first_.push_back(kNone);
+        count_.push_back(0);
+      }
+      next_[i] = first_[group];
+      first_[group] = i;
+      ++count_[group];
     }
   }
 
   // The first brain (smallest index) of `key`'s group, kNone when none; Next gives the
   // others in index order.
-  std::size_t First(std::string_view key) const { return FindSlot(key).first; }
+  std::size_t First(std::string_view key) const {
+    const std::size_t group = groups_.Find(key);
+    return group == ViewIndex::kNone ? kNone : first_[group];
+  }
   std::size_t Next(std::size_t i) const { return next_[i]; }
   // How many brains the group of `key` has.
-  std::size_t Count(std::string_view key) const { return FindSlot(key).count; }
+  std::size_t Count(std::string_view key) const {
+    const std::size_t group = groups_.Find(key);
+    return group == ViewIndex::kNone ? 0 : count_[group];
+  }
 
  private:
-  struct Slot {
-    std::size_t hash = 0;
-    std::string_view key;
-    std::size_t first = kNone;
-    std::size_t count = 0;  // 0: an empty slot
-  };
-
-  // The slot of `key`, or the empty one where it would go (the table is never full).
-  std::size_t Probe(std::string_view key, std::size_t hash) const {
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
-      const Slot& slot = slots_[at];
-      if (slot.count == 0 || (slot.hash == hash && slot.key == key)) return at;
-    }
-  }
-  Slot& SlotOf(std::string_view key) {
-    const std::size_t hash = std::hash<std::string_view>()(key);
-    Slot& slot = slots_[Probe(key, hash)];
-    slot.hash = hash;
-    return slot;
-  }
-  const Slot& FindSlot(std::string_view key) const {
-    return slots_[Probe(key, std::hash<std::string_view>()(key))];
-  }
-
-  std::vector<Slot> slots_;
-  std::vector<std::size_t> next_;
+  ViewIndex groups_;                // key -> its group
+  std::vector<std::size_t> first_;  // by group: its smallest brain index
+  std::vector<std::size_t> count_;  // by group: its brains
+  std::vector<std::size_t> next_;   // by brain: the next of its group, or kNone
 };
 
 // The brain other than `self` whose slug accepts `skeleton_id` most specifically
