@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -61,6 +62,25 @@ bool NamesBrainFirst(const OwnerCandidate& a, const OwnerCandidate& b) {
   return std::tie(a.key, a.read_only, b.last_heartbeat_ms, a.instance_file) <
          std::tie(b.key, b.read_only, a.last_heartbeat_ms, b.instance_file);
 }
+
+// The brain of a brain folder `dir`, whose manifest names `manifest_root` and whose
+// identity is `identity`.
+Brain FolderBrain(std::string dir, OwnerIdentity identity, const std::string& manifest_root,
+                  BrainSource source, const std::shared_ptr<const std::string>& origin) {
+  Brain brain;
+  brain.project_root = std::move(identity.root);
+  brain.runtime_dir = std::move(dir);
+  brain.source = source;
+  brain.identity_source = identity.source;
+  brain.identity_note = std::move(identity.undecided_because);
+  brain.m1nd_name = std::string(FileNameOf(manifest_root));
+  brain.origin = origin;
+  return brain;
+}
+
+// Folders under project-brains/ looked into at once: what was read of them is held
+// whole only until their batch is summarized (DiscoveryWalk::ListedFolder).
+constexpr std::size_t kFoldersPerBatch = 1024;
 
 }  // namespace
 
@@ -284,6 +304,28 @@ void DiscoveryWalk::AddProjectBrains() {
   }
 }
 
+DiscoveryWalk::ListedFolder DiscoveryWalk::Summarize(BrainFolder folder) {
+  ListedFolder listed;
+  const Loaded<ManifestParse>& manifest = folder.manifest.file;
+  listed.is_brain = manifest.status == ReadStatus::kOk && manifest.parsed().ok;
+  if (listed.is_brain) listed.manifest_root = manifest.parsed().project_root;
+  const Loaded<IngestRootsParse>& ingest = folder.ingest.file;
+  // What AddFolderBrain does with anything else: problems, notes, carry-overs.
+  const bool plainly_a_brain =
+      listed.is_brain && ingest.status != ReadStatus::kError &&
+      (ingest.status != ReadStatus::kOk || ingest.parsed().ignored_because.empty());
+  if (plainly_a_brain) {
+    listed.key = std::move(folder.key);
+    listed.dir = std::move(folder.dir);
+    listed.identity = std::move(folder.identity);
+  } else {
+    listed.key = folder.key;
+    listed.dir = folder.dir;
+    listed.whole = std::make_unique<BrainFolder>(std::move(folder));
+  }
+  return listed;
+}
+
 void DiscoveryWalk::AddProjectBrainsIn(const std::string& folder,
                                        const std::shared_ptr<const std::string>& registry) {
   std::vector<std::string> names;
@@ -303,20 +345,24 @@ void DiscoveryWalk::AddProjectBrainsIn(const std::string& folder,
                              [](const std::string& name) { return name.front() == '.'; }),
               names.end());
   // Each folder is looked at and its files read on a few threads (this is most of a
-  // cold discovery); what they found is then added here, in name order.
-  std::vector<BrainFolder> found(names.size());
+  // cold discovery), a batch at a time; what they found is then added here, in name
+  // order, once every folder was looked into.
+  std::vector<ListedFolder> listed(names.size());
   const DiscoveryCache* cache = cache_;  // only read on the threads
   // Folders and their files are stat'ed from the listed folder: a path walk of one or
   // two names instead of the whole path.
-  const FolderFd listed(folder);
-  const int at = listed.get();
-  auto look = [this, cache, at, &folder, &names, &found](std::size_t i) {
-    BrainFolder& entry = found[i];
-    entry.dir = JoinPath(folder, names[i]);
+  const FolderFd listed_fd(folder);
+  const int at = listed_fd.get();
+  std::vector<BrainFolder> batch;
+  std::size_t first = 0;  // index in `names` of batch[0]
+  auto look = [this, cache, at, &folder, &names, &batch, &first](std::size_t j) {
+    BrainFolder& entry = batch[j];
+    const std::string& name = names[first + j];
+    entry.dir = JoinPath(folder, name);
     // One lstat per folder: it tells a folder and gives its key. A symlinked brain
     // folder is named (and keyed) by where it points.
     struct stat info;
-    const std::string& name_at = at == AT_FDCWD ? entry.dir : names[i];
+    const std::string& name_at = at == AT_FDCWD ? entry.dir : name;
     if (fstatat(at, name_at.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) return;
     const bool symlink = S_ISLNK(info.st_mode);
     if (symlink) {
@@ -332,54 +378,68 @@ void DiscoveryWalk::AddProjectBrainsIn(const std::string& folder,
     if (symlink) {
       LookIntoFolder(cache, &entry);
     } else {
-      LookIntoFolder(cache, &entry, at, names[i]);
+      LookIntoFolder(cache, &entry, at, name);
     }
   };
-  if (!ParallelFor(names.size(), parallelism_, look, stop_)) return;
+  for (; first < names.size(); first += kFoldersPerBatch) {
+    const std::size_t count = std::min(kFoldersPerBatch, names.size() - first);
+    batch.assign(count, BrainFolder());
+    if (!ParallelFor(count, parallelism_, look, stop_)) return;
+    for (std::size_t j = 0; j < count; ++j) {
+      if (batch[j].key.empty()) continue;
+      if (cache_) RememberFolder(batch[j], cache_);
+      listed[first + j] = Summarize(std::move(batch[j]));
+    }
+  }
+  std::vector<BrainFolder>().swap(batch);
   // Folders that claim one project root: m1nd serves one, the others are orphans.
-  // Roots are compared as views into the parses (stable for the walk), and a group is
-  // made only for a root claimed twice: nearly every root is claimed once.
+  // Roots are compared as views into `listed` (not resized from here on), and a group
+  // is made only for a root claimed twice: nearly every root is claimed once.
   std::unordered_map<std::string_view, std::size_t> first_of_root;  // root -> folder
   std::map<std::size_t, std::vector<std::size_t>> groups;  // first folder -> all of its root
   std::deque<std::string> normalized;                      // roots RootKeyView rewrote
-  first_of_root.reserve(found.size());
-  for (std::size_t i = 0; i < found.size(); ++i) {
-    const BrainFolder& entry = found[i];
-    if (entry.key.empty()) continue;
-    if (cache_) RememberFolder(entry, cache_);
-    const Loaded<ManifestParse>& file = entry.manifest.file;
-    if (claimed_.count(entry.key) || file.status != ReadStatus::kOk || !file.parsed().ok) continue;
-    const auto [first, inserted] =
-        first_of_root.emplace(RootKeyView(file.parsed().project_root, &normalized), i);
+  first_of_root.reserve(listed.size());
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    const ListedFolder& entry = listed[i];
+    if (entry.key.empty() || !entry.is_brain || claimed_.count(entry.key)) continue;
+    const auto [earlier, inserted] =
+        first_of_root.emplace(RootKeyView(entry.manifest_root, &normalized), i);
     if (inserted) continue;
-    std::vector<std::size_t>& group = groups[first->second];
-    if (group.empty()) group.push_back(first->second);
+    std::vector<std::size_t>& group = groups[earlier->second];
+    if (group.empty()) group.push_back(earlier->second);
     group.push_back(i);
   }
-  std::vector<bool> orphaned(found.size(), false);
-  for (const auto& [first, folders] : groups) {
-    const std::size_t served = ServedFolder(found, folders);
+  std::vector<bool> orphaned(listed.size(), false);
+  for (const auto& [earliest, folders] : groups) {
+    const std::size_t served = ServedFolder(listed, folders);
     for (std::size_t i : folders) {
       if (i == served) continue;
       orphaned[i] = true;
-      orphans_.push_back(OrphanedFolder{found[i].dir, found[i].manifest.file.parsed().project_root,
-                                        found[served].dir});
+      orphans_.push_back(
+          OrphanedFolder{listed[i].dir, listed[i].manifest_root, listed[served].dir});
     }
   }
-  brains_.reserve(brains_.size() + found.size());
-  for (std::size_t i = 0; i < found.size(); ++i) {
-    const BrainFolder& entry = found[i];
+  brains_.reserve(brains_.size() + listed.size());
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    ListedFolder& entry = listed[i];
     if (entry.key.empty()) continue;
     if (orphaned[i]) {
       claimed_.insert(entry.key);
       continue;
     }
     if (claimed_.count(entry.key)) continue;
-    AddFolderBrain(entry, BrainSource::kRegistryProject, MissingManifest::kQuiet, registry);
+    if (entry.whole != nullptr) {
+      AddFolderBrain(*entry.whole, BrainSource::kRegistryProject, MissingManifest::kQuiet,
+                     registry);
+      continue;
+    }
+    AddBrain(FolderBrain(std::move(entry.dir), std::move(entry.identity), entry.manifest_root,
+                         BrainSource::kRegistryProject, registry),
+             entry.key);
   }
 }
 
-std::size_t DiscoveryWalk::ServedFolder(const std::vector<BrainFolder>& found,
+std::size_t DiscoveryWalk::ServedFolder(const std::vector<ListedFolder>& listed,
                                         const std::vector<std::size_t>& folders) {
   if (!served_by_entry_indexed_) {
     for (const ProjectEntry& entry : project_entries_) {
@@ -393,7 +453,7 @@ std::size_t DiscoveryWalk::ServedFolder(const std::vector<BrainFolder>& found,
   bool best_has_entry = false;
   std::uint64_t best_heartbeat = 0;
   for (std::size_t i : folders) {
-    auto entry = served_by_entry_.find(found[i].key);
+    auto entry = served_by_entry_.find(listed[i].key);
     if (entry == served_by_entry_.end()) continue;
     if (!best_has_entry || entry->second > best_heartbeat) {
       best = i;
@@ -405,7 +465,7 @@ std::size_t DiscoveryWalk::ServedFolder(const std::vector<BrainFolder>& found,
   // 2. Else the most recently written store; then the first folder by name.
   std::int64_t best_mtime = std::numeric_limits<std::int64_t>::min();
   for (std::size_t i : folders) {
-    const std::int64_t mtime = StoreMtimeNs(found[i].dir);
+    const std::int64_t mtime = StoreMtimeNs(listed[i].dir);
     if (mtime > best_mtime) {
       best = i;
       best_mtime = mtime;
@@ -491,15 +551,7 @@ void DiscoveryWalk::AddFolderBrain(const BrainFolder& folder, BrainSource source
   } else if (IgnoredIngestRoots(folder.ingest, key)) {
     return;
   }
-  Brain brain;
-  brain.project_root = folder.identity.root;
-  brain.runtime_dir = folder.dir;
-  brain.source = source;
-  brain.identity_source = folder.identity.source;
-  brain.identity_note = folder.identity.undecided_because;
-  brain.m1nd_name = std::string(FileNameOf(parse.project_root));
-  brain.origin = origin;
-  AddBrain(std::move(brain), key);
+  AddBrain(FolderBrain(folder.dir, folder.identity, parse.project_root, source, origin), key);
 }
 
 Discovery DiscoveryWalk::Finish(const std::vector<Brain>& previous) {

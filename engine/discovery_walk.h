@@ -20,6 +20,7 @@
 #include "engine/discovery.h"
 #include "engine/discovery_cache.h"
 #include "engine/discovery_reads.h"
+#include "engine/owner_identity.h"
 
 namespace scx {
 
@@ -83,12 +84,27 @@ class DiscoveryWalk {
   // one over, or records why it is not a brain).
   void AddFolderBrain(const BrainFolder& folder, BrainSource source, MissingManifest missing,
                       const std::shared_ptr<const std::string>& origin);
+  // What the walk keeps of one folder under project-brains/ from when it was looked
+  // into until every folder of the listing was (the orphan check needs every root
+  // first): the little a brain is made of. A folder AddFolderBrain has more to say
+  // about than "a brain" is kept whole. At 100,000 folders, keeping every BrainFolder
+  // whole was the exporter's peak of memory.
+  struct ListedFolder {
+    std::string key;  // its RuntimeKey; empty: not a folder
+    std::string dir;
+    bool is_brain = false;      // its manifest parsed as a project brain's
+    std::string manifest_root;  // that manifest's project_root, when is_brain
+    OwnerIdentity identity;     // when is_brain and not kept whole
+    std::unique_ptr<BrainFolder> whole;
+  };
+  // Keeps of `folder`, looked into and remembered, what AddProjectBrainsIn needs.
+  static ListedFolder Summarize(BrainFolder folder);
   // Lists one project-brains/ folder of `registry`'s owner and adds the brain of every
   // folder in it; of several folders claiming one project root, the one m1nd serves.
   void AddProjectBrainsIn(const std::string& folder,
                           const std::shared_ptr<const std::string>& registry);
-  // Of `folders` (indices into `found`) claiming one project root, the one m1nd serves.
-  std::size_t ServedFolder(const std::vector<BrainFolder>& found,
+  // Of `folders` (indices into `listed`) claiming one project root, the one m1nd serves.
+  std::size_t ServedFolder(const std::vector<ListedFolder>& listed,
                            const std::vector<std::size_t>& folders);
   void AddOwner(const OwnerCandidate& owner);
   void ReadInstance(const std::string& registry, const std::string& name);

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -1075,6 +1076,54 @@ TEST_F(DiscoveryTest, OfTwoFoldersForOneRootTheServedOneIsTheBrain) {
   EXPECT_EQ(ProjectBrain("aa-old"), Find(discovery, "keyvault")->runtime_dir);
   ASSERT_EQ(1u, discovery.orphans.size());
   EXPECT_EQ(ProjectBrain("bb-new"), discovery.orphans[0].runtime_dir);
+}
+
+// More folders than discovery looks into at once (it keeps little of each batch): an
+// orphan and the folder m1nd serves in different batches, and folders of every kind
+// in the last one, are found as in a listing of one batch, cold and through the cache.
+TEST_F(DiscoveryTest, FoldersBeyondOneBatchAreFoundAsInOne) {
+  WriteOwner();
+  WriteFoldersOfEveryKind();  // named "f…" and "lf…": after every folder below
+  const Discovery few = DiscoverBrains(RegistryConfig(Registry()), {});
+  constexpr int kBrains = 2300;  // over two batches before the folders of every kind
+  auto hex_of = [](int i) {
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "%04x", i);
+    return std::string(hex);
+  };
+  // Named "q…": no name of the folders of every kind ("p…") changes.
+  for (int i = 0; i < kBrains; ++i) WriteProjectBrain(hex_of(i), "/home/u/q" + std::to_string(i));
+  // A third batch's folder claims a first batch's root, with the newer store: served.
+  WriteProjectBrain(hex_of(kBrains + 3), "/home/u/q5/");
+  SetOld(ProjectBrain(hex_of(5)) + "/system_blocks.json");
+
+  DiscoveryCache cache;
+  for (const char* walk : {"cold", "warm"}) {
+    SCOPED_TRACE(walk);
+    const Discovery many =
+        DiscoverBrains(RegistryConfig(Registry()), {}, nullptr, Parallelism(), &cache);
+    EXPECT_EQ(few.brains.size() + kBrains, many.brains.size());
+    EXPECT_EQ(Describe(few.problems), Describe(many.problems));
+    ASSERT_EQ(few.orphans.size() + 1, many.orphans.size());
+    const OrphanedFolder& orphan = many.orphans[0];  // sorted: "0005" comes first
+    EXPECT_EQ(ProjectBrain(hex_of(5)), orphan.runtime_dir);
+    EXPECT_EQ("/home/u/q5", orphan.project_root);
+    EXPECT_EQ(ProjectBrain(hex_of(kBrains + 3)), orphan.served_runtime_dir);
+    for (const Brain& brain : few.brains) {
+      const Brain* same = Find(many, brain.name);
+      ASSERT_NE(nullptr, same) << brain.name;
+      EXPECT_EQ(brain.runtime_dir, same->runtime_dir);
+      EXPECT_EQ(brain.project_root, same->project_root);
+      EXPECT_EQ(brain.identity_source, same->identity_source);
+      EXPECT_EQ(brain.m1nd_name, same->m1nd_name);
+    }
+    const Brain* q7 = Find(many, "q7");
+    ASSERT_NE(nullptr, q7);
+    EXPECT_EQ(ProjectBrain(hex_of(7)), q7->runtime_dir);
+    EXPECT_EQ("/home/u/q7", q7->project_root);
+    EXPECT_EQ("q7", q7->m1nd_name);
+    EXPECT_EQ(IdentitySource::kManifest, q7->identity_source);
+  }
 }
 
 // When instances/ cannot be listed, its brains did not go away: the previous scan's
