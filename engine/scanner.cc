@@ -43,12 +43,6 @@ bool SameVerdict(const Coherence* a, const Coherence* b) {
          a->found_slug == b->found_slug;
 }
 
-bool IsEmpty(const SkeletonProvenance& provenance) {
-  return provenance.owner_brain.empty() && provenance.shared_count == 0 &&
-         provenance.shared_with.empty() && !provenance.prefix_ambiguous &&
-         provenance.ambiguous_slug.empty() && provenance.ambiguous_with.empty();
-}
-
 }  // namespace
 
 const Brain& BrainReport::brain() const {
@@ -126,8 +120,7 @@ Scanner::Fetched Scanner::FetchStore(const Brain& brain, const Record& record,
       return fetched;
     }
   }
-  fetched.was_read = true;
-  fetched.read = ReadStore(path, options);
+  fetched.read = std::make_unique<StoreReadResult>(ReadStore(path, options));
   return fetched;
 }
 
@@ -148,8 +141,8 @@ BrainReport Scanner::ApplyFetched(std::shared_ptr<const Brain> shared_brain, con
     ++unchanged_;
     error = record.failed->error;
     message = record.failed->message;
-  } else if (fetched.was_read) {
-    StoreReadResult& read = fetched.read;
+  } else if (fetched.read != nullptr) {
+    StoreReadResult& read = *fetched.read;
     error = read.error;
     message = std::move(read.message);
     if (error == StoreError::kNone) {
@@ -270,13 +263,12 @@ void Scanner::AddProvenance(const std::vector<Record>& records,
       entry.expected_slug = report.coherence->expected_slug;
       entry.mismatch = report.coherence->status == CoherenceStatus::kMismatch;
     }  // else no verdict: nothing to compare
-    served.push_back(std::move(entry));
+    served.push_back(entry);
   }
-  std::vector<SkeletonProvenance> provenance = FindSkeletonProvenance(served, allowed_ambiguity_);
+  std::vector<std::shared_ptr<const SkeletonProvenance>> provenance =
+      FindSkeletonProvenance(served, allowed_ambiguity_);
   for (size_t i = 0; i < reports->size(); ++i) {
-    if (IsEmpty(provenance[i])) continue;
-    (*reports)[i].skeleton_provenance =
-        std::make_shared<const SkeletonProvenance>(std::move(provenance[i]));
+    (*reports)[i].skeleton_provenance = std::move(provenance[i]);
   }
 }
 

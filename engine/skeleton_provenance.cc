@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -71,10 +72,9 @@ class BrainIndex {
 // than self's own. -1 when none. The slugs that accept "sk_a_b_c" are "a_b_c" (the
 // whole rest), "a_b" and "a" (a prefix ending before a '_'), tried longest first.
 int MostSpecificAcceptor(const std::vector<ServedSkeletonOf>& served, const BrainIndex& by_slug,
-                         std::size_t self, const std::string& skeleton_id,
-                         std::size_t longer_than) {
+                         std::size_t self, std::string_view skeleton_id, std::size_t longer_than) {
   if (!StartsWith(skeleton_id, kSkeletonPrefix)) return -1;
-  const std::string_view rest = std::string_view(skeleton_id).substr(kSkeletonPrefix.size());
+  const std::string_view rest = skeleton_id.substr(kSkeletonPrefix.size());
   for (std::size_t end = rest.size(); end > longer_than; --end) {
     if (end < rest.size() && rest[end] != '_') continue;
     const std::string_view slug = rest.substr(0, end);
@@ -92,9 +92,15 @@ int MostSpecificAcceptor(const std::vector<ServedSkeletonOf>& served, const Brai
 
 }  // namespace
 
-std::vector<SkeletonProvenance> FindSkeletonProvenance(
+bool IsEmpty(const SkeletonProvenance& provenance) {
+  return provenance.owner_brain.empty() && provenance.shared_count == 0 &&
+         provenance.shared_with.empty() && !provenance.prefix_ambiguous &&
+         provenance.ambiguous_slug.empty() && provenance.ambiguous_with.empty();
+}
+
+std::vector<std::shared_ptr<const SkeletonProvenance>> FindSkeletonProvenance(
     const std::vector<ServedSkeletonOf>& served, const std::vector<AllowedAmbiguity>& allowed) {
-  std::vector<SkeletonProvenance> result(served.size());
+  std::vector<std::shared_ptr<const SkeletonProvenance>> result(served.size());
   const BrainIndex by_slug(served.size(), [&served](std::size_t i) -> std::string_view {
     return served[i].expected_slug;
   });
@@ -104,20 +110,20 @@ std::vector<SkeletonProvenance> FindSkeletonProvenance(
   for (std::size_t i = 0; i < served.size(); ++i) {
     const ServedSkeletonOf& brain = served[i];
     if (brain.skeleton_id.empty()) continue;
-    result[i].shared_count = by_skeleton.Count(brain.skeleton_id) - 1;
+    SkeletonProvenance out;
+    out.shared_count = by_skeleton.Count(brain.skeleton_id) - 1;
     for (std::size_t other = by_skeleton.First(brain.skeleton_id); other != kNone;
          other = by_skeleton.Next(other)) {
       if (other == i) continue;
-      if (result[i].shared_with.size() == kMaxSharedNames) break;
-      result[i].shared_with.push_back(served[other].brain);
+      if (out.shared_with.size() == kMaxSharedNames) break;
+      out.shared_with.emplace_back(served[other].brain);
     }
     const bool skeleton_is_own = SkeletonCarriesSlug(brain.skeleton_id, brain.expected_slug);
     if (brain.mismatch && !skeleton_is_own) {
       const int owner = MostSpecificAcceptor(served, by_slug, i, brain.skeleton_id, 0);
-      if (owner >= 0) result[i].owner_brain = served[owner].brain;
+      if (owner >= 0) out.owner_brain = served[owner].brain;
     }
     if (!brain.mismatch && skeleton_is_own) {
-      SkeletonProvenance& out = result[i];
       const int specific =
           MostSpecificAcceptor(served, by_slug, i, brain.skeleton_id, brain.expected_slug.size());
       if (specific >= 0) {
@@ -134,10 +140,11 @@ std::vector<SkeletonProvenance> FindSkeletonProvenance(
         }
       }
       out.ambiguity_allowed =
-          out.prefix_ambiguous &&
-          std::find(allowed.begin(), allowed.end(),
-                    AllowedAmbiguity{brain.brain, out.ambiguous_slug}) != allowed.end();
+          out.prefix_ambiguous && std::find(allowed.begin(), allowed.end(),
+                                            AllowedAmbiguity{std::string(brain.brain),
+                                                             out.ambiguous_slug}) != allowed.end();
     }
+    if (!IsEmpty(out)) result[i] = std::make_shared<const SkeletonProvenance>(std::move(out));
   }
   return result;
 }

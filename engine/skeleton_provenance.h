@@ -7,17 +7,21 @@
 #define SCX_ENGINE_SKELETON_PROVENANCE_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scx {
 
-// What one brain serves, as the provenance rules need it.
+// What one brain serves, as the provenance rules need it: views into the caller's
+// strings, which must outlive FindSkeletonProvenance (copies of them for 100,000
+// brains were a peak of the exporter's memory).
 struct ServedSkeletonOf {
-  std::string brain;          // unique name
-  std::string expected_slug;  // the brain's own slug
-  std::string skeleton_id;    // empty: no store read yet (nothing served)
-  bool mismatch = false;      // the verdict is a mismatch
+  std::string_view brain;          // unique name
+  std::string_view expected_slug;  // the brain's own slug
+  std::string_view skeleton_id;    // empty: no store read yet (nothing served)
+  bool mismatch = false;           // the verdict is a mismatch
 };
 
 // At most this many names in SkeletonProvenance::shared_with (a copied store served by
@@ -53,9 +57,13 @@ struct AllowedAmbiguity {
   }
 };
 
-// One result per input, in the same order. An ambiguity listed in `allowed` (same
-// brain, same ambiguous slug) is marked ambiguity_allowed.
-std::vector<SkeletonProvenance> FindSkeletonProvenance(
+// True when `provenance` has nothing to say: no owner, no sharing, no ambiguity.
+bool IsEmpty(const SkeletonProvenance& provenance);
+
+// One result per input, in the same order; null where it would be empty (IsEmpty), as
+// for nearly every brain. An ambiguity listed in `allowed` (same brain, same
+// ambiguous slug) is marked ambiguity_allowed.
+std::vector<std::shared_ptr<const SkeletonProvenance>> FindSkeletonProvenance(
     const std::vector<ServedSkeletonOf>& served, const std::vector<AllowedAmbiguity>& allowed = {});
 
 }  // namespace scx

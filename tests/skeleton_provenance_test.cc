@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <deque>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -18,13 +20,36 @@
 namespace scx {
 namespace {
 
-ServedSkeletonOf Served(const std::string& brain, const std::string& expected,
-                        const std::string& skeleton_id, bool mismatch) {
+// ServedSkeletonOf holds views: the strings must outlive the call (literals here, or
+// a Fleet's own).
+ServedSkeletonOf Served(std::string_view brain, std::string_view expected,
+                        std::string_view skeleton_id, bool mismatch) {
   return ServedSkeletonOf{brain, expected, skeleton_id, mismatch};
 }
 
+// Brains with strings made at run time, and the strings they view.
+struct Fleet {
+  std::deque<std::string> texts;
+  std::vector<ServedSkeletonOf> served;
+
+  std::string_view Keep(std::string text) { return texts.emplace_back(std::move(text)); }
+};
+
+// FindSkeletonProvenance with an empty result where it gives none.
+std::vector<SkeletonProvenance> Provenance(const std::vector<ServedSkeletonOf>& served,
+                                           const std::vector<AllowedAmbiguity>& allowed = {}) {
+  std::vector<SkeletonProvenance> result;
+  for (const auto& found : FindSkeletonProvenance(served, allowed)) {
+    if (found != nullptr) {
+      EXPECT_FALSE(IsEmpty(*found));
+    }
+    result.push_back(found != nullptr ? *found : SkeletonProvenance());
+  }
+  return result;
+}
+
 TEST(SkeletonProvenanceTest, TheIncidentNamesTheOwner) {
-  const auto result = FindSkeletonProvenance({
+  const auto result = Provenance({
       Served("keyvault", "keyvault", "sk_keyvault_candidate", false),
       Served("m1nd", "m1nd", "sk_keyvault_candidate", true),
       Served("notes", "notes", "", false),
@@ -40,7 +65,7 @@ TEST(SkeletonProvenanceTest, TheIncidentNamesTheOwner) {
 }
 
 TEST(SkeletonProvenanceTest, NoKnownOwnerWhenNoOtherBrainAcceptsIt) {
-  const auto result = FindSkeletonProvenance({
+  const auto result = Provenance({
       Served("m1nd", "m1nd", "sk_stranger_candidate", true),
       Served("keyvault", "keyvault", "sk_keyvault_candidate", false),
   });
@@ -49,7 +74,7 @@ TEST(SkeletonProvenanceTest, NoKnownOwnerWhenNoOtherBrainAcceptsIt) {
 }
 
 TEST(SkeletonProvenanceTest, TheMostSpecificOwnerWins) {
-  const auto result = FindSkeletonProvenance({
+  const auto result = Provenance({
       Served("m1nd", "m1nd", "sk_keyvault_core_candidate", true),
       Served("keyvault", "keyvault", "sk_keyvault_candidate", false),
       Served("keyvault_core", "keyvault_core", "sk_keyvault_core_seed", false),
@@ -59,7 +84,7 @@ TEST(SkeletonProvenanceTest, TheMostSpecificOwnerWins) {
 
 // A mismatch of blocks only serves its own skeleton: it has no foreign owner.
 TEST(SkeletonProvenanceTest, BlocksOnlyMismatchHasNoOwner) {
-  const auto result = FindSkeletonProvenance({
+  const auto result = Provenance({
       Served("m1nd", "m1nd", "sk_m1nd_candidate", true),
       Served("m1nd_copy", "m1nd", "sk_m1nd_candidate", false),
   });
@@ -68,7 +93,7 @@ TEST(SkeletonProvenanceTest, BlocksOnlyMismatchHasNoOwner) {
 }
 
 TEST(SkeletonProvenanceTest, PrefixAmbiguityFromTheIdAlone) {
-  const auto result = FindSkeletonProvenance({
+  const auto result = Provenance({
       Served("m1nd", "m1nd", "sk_m1nd_core_candidate", false),
       Served("exact", "exact", "sk_exact_candidate", false),
       Served("ratified", "m1nd_x", "sk_m1nd_x_seed_2026_07", false),
@@ -86,18 +111,18 @@ TEST(SkeletonProvenanceTest, AnAllowedAmbiguityIsMarkedForThatBrainAndSlugOnly) 
       Served("m1nd", "m1nd", "sk_m1nd_core_candidate", false),
       Served("lib", "lib", "sk_lib_extra_candidate", false),
   };
-  const auto result = FindSkeletonProvenance(
-      served, {{"m1nd", "m1nd_core"}, {"lib", "lib_other"}, {"other", "lib_extra"}});
+  const auto result =
+      Provenance(served, {{"m1nd", "m1nd_core"}, {"lib", "lib_other"}, {"other", "lib_extra"}});
   EXPECT_TRUE(result[0].prefix_ambiguous);
   EXPECT_TRUE(result[0].ambiguity_allowed);
   // Another slug, or the slug for another brain, is not this ambiguity.
   EXPECT_TRUE(result[1].prefix_ambiguous);
   EXPECT_FALSE(result[1].ambiguity_allowed);
-  EXPECT_FALSE(FindSkeletonProvenance(served)[0].ambiguity_allowed);
+  EXPECT_FALSE(Provenance(served)[0].ambiguity_allowed);
 }
 
 TEST(SkeletonProvenanceTest, PrefixAmbiguityFromAMoreSpecificBrain) {
-  const auto result = FindSkeletonProvenance({
+  const auto result = Provenance({
       Served("m1nd", "m1nd", "sk_m1nd_core_seed_2026_07", false),
       Served("m1nd_core", "m1nd_core", "sk_m1nd_core_candidate", false),
   });
@@ -108,8 +133,7 @@ TEST(SkeletonProvenanceTest, PrefixAmbiguityFromAMoreSpecificBrain) {
 }
 
 TEST(SkeletonProvenanceTest, NothingServedNothingSaid) {
-  const auto result =
-      FindSkeletonProvenance({Served("a", "a", "", false), Served("b", "b", "", false)});
+  const auto result = Provenance({Served("a", "a", "", false), Served("b", "b", "", false)});
   for (const SkeletonProvenance& p : result) {
     EXPECT_TRUE(p.owner_brain.empty());
     EXPECT_TRUE(p.shared_with.empty());
@@ -120,14 +144,15 @@ TEST(SkeletonProvenanceTest, NothingServedNothingSaid) {
 // 20,000 brains, one copied store served by 2,000 of them: answered from indexes
 // (no pair of brains compared), and each list of sharers is capped.
 TEST(SkeletonProvenanceTest, LargeFleetsAreIndexedAndSharingIsCapped) {
-  std::vector<ServedSkeletonOf> served;
+  Fleet fleet;
   for (int i = 0; i < 20000; ++i) {
-    const std::string name = "b" + std::to_string(i);
+    const std::string_view name = fleet.Keep("b" + std::to_string(i));
     const bool copied = i % 10 == 0;
-    served.push_back(Served(name, name, copied ? "sk_b1_candidate" : "sk_" + name + "_candidate",
-                            copied && i != 0));
+    const std::string_view id =
+        copied ? "sk_b1_candidate" : fleet.Keep("sk_" + std::string(name) + "_candidate");
+    fleet.served.push_back(Served(name, name, id, copied && i != 0));
   }
-  const auto result = FindSkeletonProvenance(served);
+  const auto result = Provenance(fleet.served);
   EXPECT_EQ("b1", result[10].owner_brain);
   EXPECT_EQ(1999u + 1u, result[10].shared_count);  // 1,999 copies and b1 itself
   EXPECT_EQ(kMaxSharedNames, result[10].shared_with.size());
@@ -169,7 +194,7 @@ std::vector<std::string_view> AcceptingSlugs(std::string_view skeleton_id) {
 // (longest slug, then smallest name), among slugs longer than `longer_than` and other
 // than self's own. -1 when none.
 int MostSpecificAcceptor(const std::vector<ServedSkeletonOf>& served, const BrainIndex& by_slug,
-                         size_t self, const std::string& skeleton_id, size_t longer_than) {
+                         size_t self, std::string_view skeleton_id, size_t longer_than) {
   for (std::string_view slug : AcceptingSlugs(skeleton_id)) {
     if (slug.size() <= longer_than) break;
     if (slug == served[self].expected_slug) continue;
@@ -203,7 +228,7 @@ std::vector<SkeletonProvenance> ReferenceProvenance(const std::vector<ServedSkel
     for (size_t other : same) {
       if (other == i) continue;
       if (result[i].shared_with.size() == kMaxSharedNames) break;
-      result[i].shared_with.push_back(served[other].brain);
+      result[i].shared_with.emplace_back(served[other].brain);
     }
     const bool skeleton_is_own = ReferenceCarriesSlug(brain.skeleton_id, brain.expected_slug);
     if (brain.mismatch && !skeleton_is_own) {
@@ -219,14 +244,15 @@ std::vector<SkeletonProvenance> ReferenceProvenance(const std::vector<ServedSkel
         out.prefix_ambiguous = true;
         out.ambiguous_with = served[specific].brain;
         out.ambiguous_slug = served[specific].expected_slug;
-      } else if (found != brain.expected_slug && StartsWith(found, brain.expected_slug + "_")) {
+      } else if (found != brain.expected_slug &&
+                 StartsWith(found, std::string(brain.expected_slug) + "_")) {
         out.prefix_ambiguous = true;
         out.ambiguous_slug = found;
       }
       out.ambiguity_allowed =
-          out.prefix_ambiguous &&
-          std::find(allowed.begin(), allowed.end(),
-                    AllowedAmbiguity{brain.brain, out.ambiguous_slug}) != allowed.end();
+          out.prefix_ambiguous && std::find(allowed.begin(), allowed.end(),
+                                            AllowedAmbiguity{std::string(brain.brain),
+                                                             out.ambiguous_slug}) != allowed.end();
     }
   }
   return result;
@@ -235,7 +261,7 @@ std::vector<SkeletonProvenance> ReferenceProvenance(const std::vector<ServedSkel
 // Slugs that are prefixes of each other at '_' ("a", "a_b", "a_b_c"), ids that name
 // them with and without "_candidate", ids without "sk_", empty ones, one id served by
 // many brains and one slug expected by several.
-std::vector<ServedSkeletonOf> AdversarialFleet(unsigned seed, int brains) {
+Fleet AdversarialFleet(unsigned seed, int brains) {
   std::mt19937 random(seed);
   const std::vector<std::string> slugs = {"",     "a",    "a_b",       "a_b_c",      "a_bc",
                                           "ab",   "b",    "b_a",       "a_",         "_a",
@@ -244,32 +270,32 @@ std::vector<ServedSkeletonOf> AdversarialFleet(unsigned seed, int brains) {
   auto pick = [&random](const std::vector<std::string>& from) {
     return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(random)];
   };
-  std::vector<ServedSkeletonOf> served;
+  Fleet fleet;
   for (int i = 0; i < brains; ++i) {
     ServedSkeletonOf brain;
-    brain.brain =
-        "b" + std::to_string(std::uniform_int_distribution<int>(0, 9)(random)) + std::to_string(i);
-    brain.expected_slug = pick(slugs);
+    brain.brain = fleet.Keep(
+        "b" + std::to_string(std::uniform_int_distribution<int>(0, 9)(random)) + std::to_string(i));
+    brain.expected_slug = fleet.Keep(pick(slugs));
     switch (std::uniform_int_distribution<int>(0, 5)(random)) {
       case 0:
         break;  // nothing served
       case 1:
-        brain.skeleton_id = "sk_" + brain.expected_slug + pick(tails);
+        brain.skeleton_id = fleet.Keep("sk_" + std::string(brain.expected_slug) + pick(tails));
         break;
       case 2:
-        brain.skeleton_id = pick(slugs) + pick(tails);  // no "sk_", mostly
+        brain.skeleton_id = fleet.Keep(pick(slugs) + pick(tails));  // no "sk_", mostly
         break;
       default:
-        brain.skeleton_id = "sk_" + pick(slugs) + pick(tails);
+        brain.skeleton_id = fleet.Keep("sk_" + pick(slugs) + pick(tails));
         break;
     }
     brain.mismatch = !SkeletonCarriesSlug(brain.skeleton_id, brain.expected_slug) ||
                      std::uniform_int_distribution<int>(0, 7)(random) == 0;
-    served.push_back(std::move(brain));
+    fleet.served.push_back(brain);
   }
-  std::sort(served.begin(), served.end(),
+  std::sort(fleet.served.begin(), fleet.served.end(),
             [](const ServedSkeletonOf& a, const ServedSkeletonOf& b) { return a.brain < b.brain; });
-  return served;
+  return fleet;
 }
 
 TEST(SkeletonProvenanceTest, TheSkeletonRuleAgreesWithTheReference) {
@@ -288,13 +314,15 @@ TEST(SkeletonProvenanceTest, TheSkeletonRuleAgreesWithTheReference) {
 TEST(SkeletonProvenanceTest, AgreesWithTheReferenceOnAdversarialFleets) {
   const std::vector<AllowedAmbiguity> allowed = {{"b00", "a_b"}, {"b10", "m1nd_core"}};
   for (unsigned seed = 1; seed <= 60; ++seed) {
-    const std::vector<ServedSkeletonOf> served = AdversarialFleet(seed, 10 + seed * 7);
-    const std::vector<SkeletonProvenance> got = FindSkeletonProvenance(served, allowed);
+    const Fleet fleet = AdversarialFleet(seed, 10 + seed * 7);
+    const std::vector<ServedSkeletonOf>& served = fleet.served;
+    const std::vector<SkeletonProvenance> got = Provenance(served, allowed);
     const std::vector<SkeletonProvenance> want = ReferenceProvenance(served, allowed);
     ASSERT_EQ(want.size(), got.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
-      SCOPED_TRACE("seed " + std::to_string(seed) + ", brain " + served[i].brain + " expects \"" +
-                   served[i].expected_slug + "\" and serves \"" + served[i].skeleton_id + "\"");
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", brain " + std::string(served[i].brain) +
+                   " expects \"" + std::string(served[i].expected_slug) + "\" and serves \"" +
+                   std::string(served[i].skeleton_id) + "\"");
       EXPECT_EQ(want[i].owner_brain, got[i].owner_brain);
       EXPECT_EQ(want[i].shared_count, got[i].shared_count);
       EXPECT_EQ(want[i].shared_with, got[i].shared_with);
