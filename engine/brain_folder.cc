@@ -22,13 +22,13 @@
 
 namespace scx {
 
-ManifestFile ReadManifest(const std::string& dir, const DiscoveryCache* cache, int dir_fd,
-                          const std::string& dir_name) {
+ManifestFile ReadManifest(const std::string& dir, const std::string& key,
+                          const DiscoveryCache* cache, int dir_fd, const std::string& dir_name) {
   ManifestFile manifest;
   manifest.path = JoinPath(dir, kProjectBrainManifest);
   const std::string name_at =
       dir_fd == AT_FDCWD ? manifest.path : JoinPath(dir_name, kProjectBrainManifest);
-  manifest.file = LoadSmallFile(manifest.path, cache ? cache->FindManifest(manifest.path) : nullptr,
+  manifest.file = LoadSmallFile(manifest.path, cache ? cache->FindManifest(key) : nullptr,
                                 ReaderOf(cache), ParseProjectBrainManifest, dir_fd, &name_at);
   return manifest;
 }
@@ -78,12 +78,11 @@ OwnerIdentity IdentityOf(const IngestRootsFile& ingest, const std::string& works
 
 void LookIntoFolder(const DiscoveryCache* cache, BrainFolder* folder, int dir_fd,
                     const std::string& dir_name) {
-  folder->manifest = ReadManifest(folder->dir, cache, dir_fd, dir_name);
+  folder->manifest = ReadManifest(folder->dir, folder->key, cache, dir_fd, dir_name);
   const Loaded<ManifestParse>& file = folder->manifest.file;
   if (file.status != ReadStatus::kOk || !file.parsed().ok) return;
-  folder->ingest =
-      ReadIngestRootsIn(folder->dir, cache, dir_fd, dir_name,
-                        folder->has_stamp ? &folder->stamp : nullptr, &folder->manifest.path);
+  folder->ingest = ReadIngestRootsIn(folder->dir, cache, dir_fd, dir_name,
+                                     folder->has_stamp ? &folder->stamp : nullptr, &folder->key);
   // A hosted project brain is named by its own session state: its ingest roots
   // first, its manifest's project_root at rule 2.
   folder->identity =
@@ -92,7 +91,7 @@ void LookIntoFolder(const DiscoveryCache* cache, BrainFolder* folder, int dir_fd
 
 void RememberFolder(const BrainFolder& folder, DiscoveryCache* cache) {
   if (!folder.manifest.path.empty()) {
-    cache->RememberManifest(folder.manifest.path, folder.manifest.file);
+    cache->RememberManifest(folder.key, folder.manifest.file);
   }
   if (folder.ingest.kept_absent != nullptr) {
     cache->KeepIngestRootsAbsence(*folder.ingest.kept_absent);
@@ -100,11 +99,11 @@ void RememberFolder(const BrainFolder& folder, DiscoveryCache* cache) {
   }
   if (folder.ingest.path.empty()) return;  // not looked for: no brain's manifest
   cache->RememberIngestRoots(folder.ingest.path, folder.ingest.file);
-  // Known by the folder's manifest path, which a brain folder always has.
+  // Known by the folder's RuntimeKey.
   if (folder.ingest.file.status == ReadStatus::kMissing && folder.has_stamp) {
-    cache->RememberIngestRootsAbsent(folder.manifest.path, folder.stamp);
+    cache->RememberIngestRootsAbsent(folder.key, folder.stamp);
   } else {
-    cache->ForgetIngestRootsAbsence(folder.manifest.path);
+    cache->ForgetIngestRootsAbsence(folder.key);
   }
 }
 

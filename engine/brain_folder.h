@@ -25,12 +25,14 @@ struct ManifestFile {
   Loaded<ManifestParse> file;
 };
 
-// Loads the manifest of `dir` through `cache` (may be null); when `dir_fd` is not
-// AT_FDCWD, `dir` is `dir_name` in that folder, and the stat that tells an unchanged
-// manifest is made from there (a shorter path walk). Changes nothing, so that several
-// threads may load manifests of different folders at once.
-ManifestFile ReadManifest(const std::string& dir, const DiscoveryCache* cache,
-                          int dir_fd = AT_FDCWD, const std::string& dir_name = std::string());
+// Loads the manifest of `dir`, whose RuntimeKey is `key` (how the cache knows it),
+// through `cache` (may be null); when `dir_fd` is not AT_FDCWD, `dir` is `dir_name`
+// in that folder, and the stat that tells an unchanged manifest is made from there (a
+// shorter path walk). Changes nothing, so that several threads may load manifests of
+// different folders at once.
+ManifestFile ReadManifest(const std::string& dir, const std::string& key,
+                          const DiscoveryCache* cache, int dir_fd = AT_FDCWD,
+                          const std::string& dir_name = std::string());
 
 // A folder's ingest_roots.json as loaded.
 struct IngestRootsFile {
@@ -42,7 +44,7 @@ struct IngestRootsFile {
 
 // Loads `dir`'s ingest_roots.json through `cache` (may be null), as ReadManifest does
 // its manifest. With `dir_stamp` (the folder's stamp now) and `absent_key` (how the
-// cache knows the folder: its manifest's path), a file the cache knows absent from the
+// cache knows the folder: its RuntimeKey), a file the cache knows absent from the
 // folder as it still is is not looked for (then `path` stays empty). Changes nothing.
 IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache* cache,
                                   int dir_fd = AT_FDCWD,

@@ -57,8 +57,8 @@ void DiscoveryCache::DropUnseen() {
   ingest_roots_absent_.DropUnseen();
 }
 
-const KeptParse<ManifestParse>* DiscoveryCache::FindManifest(const std::string& path) const {
-  return manifests_.Find(path);
+const KeptParse<ManifestParse>* DiscoveryCache::FindManifest(const std::string& folder_key) const {
+  return manifests_.Find(folder_key);
 }
 
 const KeptParse<InstanceRecordParse>* DiscoveryCache::FindInstance(const std::string& path) const {
@@ -69,14 +69,13 @@ const KeptParse<IngestRootsParse>* DiscoveryCache::FindIngestRoots(const std::st
   return ingest_roots_.Find(path);
 }
 
-const KeptParse<bool>* DiscoveryCache::FindIngestRootsAbsence(
-    const std::string& manifest_path) const {
-  return ingest_roots_absent_.Find(manifest_path);
+const KeptParse<bool>* DiscoveryCache::FindIngestRootsAbsence(const std::string& folder_key) const {
+  return ingest_roots_absent_.Find(folder_key);
 }
 
-void DiscoveryCache::RememberManifest(const std::string& path,
+void DiscoveryCache::RememberManifest(const std::string& folder_key,
                                       const Loaded<ManifestParse>& loaded) {
-  Remember(path, loaded, walk_started_ns_, &manifests_);
+  Remember(folder_key, loaded, walk_started_ns_, &manifests_);
 }
 
 void DiscoveryCache::RememberInstance(const std::string& path,
@@ -93,13 +92,13 @@ void DiscoveryCache::KeepIngestRootsAbsence(const KeptParse<bool>& absence) {
   ingest_roots_absent_.MarkSeen(absence);
 }
 
-void DiscoveryCache::RememberIngestRootsAbsent(const std::string& manifest_path,
+void DiscoveryCache::RememberIngestRootsAbsent(const std::string& folder_key,
                                                const FileStamp& folder_stamp) {
-  ingest_roots_absent_.Keep(manifest_path, folder_stamp, walk_started_ns_, true);
+  ingest_roots_absent_.Keep(folder_key, folder_stamp, walk_started_ns_, true);
 }
 
-void DiscoveryCache::ForgetIngestRootsAbsence(const std::string& manifest_path) {
-  ingest_roots_absent_.Forget(manifest_path);
+void DiscoveryCache::ForgetIngestRootsAbsence(const std::string& folder_key) {
+  ingest_roots_absent_.Forget(folder_key);
 }
 
 const ReadFileFunction& ReaderOf(const DiscoveryCache* cache) {

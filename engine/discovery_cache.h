@@ -65,23 +65,26 @@ class DiscoveryCache {
   const ReadFileFunction& read_file() const { return options_.read_file; }
 
   // ---- Look-ups: what is kept for a file whatever its stamp, or null. LoadSmallFile
-  // tells whether it still stands for the file as a stat finds it now.
+  // tells whether it still stands for the file as a stat finds it now. Files are known
+  // by their path, but a project_brain.json by its folder's RuntimeKey: one per brain
+  // folder, and short enough to need no allocation of its own.
 
-  const KeptParse<ManifestParse>* FindManifest(const std::string& path) const;
+  const KeptParse<ManifestParse>* FindManifest(const std::string& folder_key) const;
   const KeptParse<InstanceRecordParse>* FindInstance(const std::string& path) const;
   const KeptParse<IngestRootsParse>* FindIngestRoots(const std::string& path) const;
-  // A project brain folder known to have no ingest_roots.json, by the folder's manifest
-  // path (so that a warm walk makes no path of it), with the stamp of the folder: any
+  // A project brain folder known to have no ingest_roots.json, by the folder's
+  // RuntimeKey (so that a warm walk makes no path of it; and a key is short enough
+  // to need no allocation of its own), with the stamp of the folder: any
   // file made in the folder since changes its mtime and ctime (CanReuseParse of that
   // stamp and the folder's now). Most project brains have none, and a warm discovery
   // would otherwise try to open one in every folder at every scan.
-  const KeptParse<bool>* FindIngestRootsAbsence(const std::string& manifest_path) const;
+  const KeptParse<bool>* FindIngestRootsAbsence(const std::string& folder_key) const;
 
-  // ---- Remembering what LoadSmallFile found at `path` during this walk: a kept parse
-  // is marked met, a parse read now is kept with its stamp (once settled), a read
-  // error forgets the file.
+  // ---- Remembering what LoadSmallFile found at `path` (a manifest: in the folder of
+  // `folder_key`) during this walk: a kept parse is marked met, a parse read now is
+  // kept with its stamp (once settled), a read error forgets the file.
 
-  void RememberManifest(const std::string& path, const Loaded<ManifestParse>& loaded);
+  void RememberManifest(const std::string& folder_key, const Loaded<ManifestParse>& loaded);
   void RememberInstance(const std::string& path, const Loaded<InstanceRecordParse>& loaded);
   void RememberIngestRoots(const std::string& path, const Loaded<IngestRootsParse>& loaded);
 
@@ -89,10 +92,11 @@ class DiscoveryCache {
 
   // Marks an absence from FindIngestRootsAbsence, still standing, as met.
   void KeepIngestRootsAbsence(const KeptParse<bool>& absence);
-  // The folder of `manifest_path`, stamped `folder_stamp` now, has no ingest_roots.json.
-  void RememberIngestRootsAbsent(const std::string& manifest_path, const FileStamp& folder_stamp);
-  // The folder of `manifest_path` has an ingest_roots.json, or its stamp is unknown.
-  void ForgetIngestRootsAbsence(const std::string& manifest_path);
+  // The folder of RuntimeKey `folder_key`, stamped `folder_stamp` now, has no
+  // ingest_roots.json.
+  void RememberIngestRootsAbsent(const std::string& folder_key, const FileStamp& folder_stamp);
+  // The folder of `folder_key` has an ingest_roots.json, or its stamp is unknown.
+  void ForgetIngestRootsAbsence(const std::string& folder_key);
 
  private:
   Options options_;
@@ -100,7 +104,7 @@ class DiscoveryCache {
   StampCache<ManifestParse> manifests_;
   StampCache<InstanceRecordParse> instances_;
   StampCache<IngestRootsParse> ingest_roots_;
-  StampCache<bool> ingest_roots_absent_;  // by manifest path: FindIngestRootsAbsence
+  StampCache<bool> ingest_roots_absent_;  // by folder key: FindIngestRootsAbsence
 };
 
 // How small files are read with `cache` (may be null): ReadBrainFile without one.

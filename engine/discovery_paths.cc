@@ -1,10 +1,12 @@
 // Discovery's rules for paths (discovery_paths.h).
 #include "engine/discovery_paths.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <string>
@@ -44,8 +46,12 @@ std::string RealDir(const std::string& path) {
 }
 
 std::string InodeKey(const struct stat& info) {
-  return "inode " + std::to_string(static_cast<std::uint64_t>(info.st_dev)) + ":" +
-         std::to_string(static_cast<std::uint64_t>(info.st_ino));
+  // "i" and both numbers in hex: short enough for std::string to keep inline (no
+  // allocation) on common filesystems, where discovery makes one per brain folder.
+  char key[40];
+  std::snprintf(key, sizeof(key), "i%" PRIx64 ":%" PRIx64, static_cast<std::uint64_t>(info.st_dev),
+                static_cast<std::uint64_t>(info.st_ino));
+  return key;
 }
 
 std::string RuntimeKey(const std::string& path) {

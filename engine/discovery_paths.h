@@ -28,7 +28,7 @@ std::string DirKey(const std::string& path);
 // checkout, like examples/registry, works wherever the checkout lives).
 std::string ResolveInRegistry(const std::string& registry, const std::string& path);
 
-// The RuntimeKey of a folder stat'ed as `info`.
+// The RuntimeKey of a folder stat'ed as `info`: "i<device>:<inode>", in hex.
 std::string InodeKey(const struct stat& info);
 
 // `dir` + "/" + `name`, without a second '/' when `dir` ends in one.
@@ -49,7 +49,8 @@ std::string_view RootKeyView(const std::string& root, std::deque<std::string>* n
 std::string RealDir(const std::string& path);
 
 // What makes two runtime dirs one: the folder's device and inode (symlinks, ".."
-// paths and bind mounts of one folder agree), else the lexically normal path.
+// paths and bind mounts of one folder agree: InodeKey), else the lexically normal
+// path ("path " + the path).
 std::string RuntimeKey(const std::string& path);
 
 }  // namespace scx

@@ -143,8 +143,10 @@ TEST_F(DiscoveryCacheTest, SizeCountsTheParsedFilesEachCompleteWalkMet) {
                                                   cache_.read_file(), ParseInstanceRecord));
   cache_.RememberIngestRoots(ingest, LoadSmallFile(ingest, cache_.FindIngestRoots(ingest),
                                                    cache_.read_file(), ParseIngestRootsAsM1nd));
-  // Absences are bookkeeping, not parses: not counted.
-  cache_.RememberIngestRootsAbsent(manifest, FileStamp());
+  // Absences are bookkeeping, not parses: not counted. They are known by the
+  // folder's RuntimeKey.
+  const std::string folder_key = "i801:2a";
+  cache_.RememberIngestRootsAbsent(folder_key, FileStamp());
   cache_.DropUnseen();
   EXPECT_EQ(3u, cache_.size());
   ASSERT_NE(nullptr, cache_.FindInstance(instance));
@@ -157,11 +159,11 @@ TEST_F(DiscoveryCacheTest, SizeCountsTheParsedFilesEachCompleteWalkMet) {
   EXPECT_EQ(1u, cache_.size());
   EXPECT_EQ(nullptr, cache_.FindInstance(instance));
   EXPECT_EQ(nullptr, cache_.FindIngestRoots(ingest));
-  EXPECT_EQ(nullptr, cache_.FindIngestRootsAbsence(manifest));
+  EXPECT_EQ(nullptr, cache_.FindIngestRootsAbsence(folder_key));
 }
 
 TEST_F(DiscoveryCacheTest, AnIngestRootsAbsenceStandsWhileTheWalksMeetIt) {
-  const std::string manifest = dir_.Join("brain/project_brain.json");
+  const std::string folder_key = "i801:2a";  // a RuntimeKey
   FileStamp folder_stamp;
   folder_stamp.inode = 42;
   folder_stamp.mtime_ns = 1000;
@@ -169,20 +171,20 @@ TEST_F(DiscoveryCacheTest, AnIngestRootsAbsenceStandsWhileTheWalksMeetIt) {
 
   cache_.BeginWalk();
   EXPECT_EQ(now_ns_, cache_.walk_started_ns());
-  cache_.RememberIngestRootsAbsent(manifest, folder_stamp);
+  cache_.RememberIngestRootsAbsent(folder_key, folder_stamp);
   cache_.DropUnseen();
-  const KeptParse<bool>* absence = cache_.FindIngestRootsAbsence(manifest);
+  const KeptParse<bool>* absence = cache_.FindIngestRootsAbsence(folder_key);
   ASSERT_NE(nullptr, absence);
   EXPECT_EQ(folder_stamp, absence->stamp);
 
   cache_.BeginWalk();
   cache_.KeepIngestRootsAbsence(*absence);
   cache_.DropUnseen();
-  EXPECT_NE(nullptr, cache_.FindIngestRootsAbsence(manifest));
+  EXPECT_NE(nullptr, cache_.FindIngestRootsAbsence(folder_key));
 
   cache_.BeginWalk();
-  cache_.ForgetIngestRootsAbsence(manifest);  // the folder has one now
-  EXPECT_EQ(nullptr, cache_.FindIngestRootsAbsence(manifest));
+  cache_.ForgetIngestRootsAbsence(folder_key);  // the folder has one now
+  EXPECT_EQ(nullptr, cache_.FindIngestRootsAbsence(folder_key));
 }
 
 TEST(ReaderOfTest, ReadsThroughTheCachesReaderOrBrainFile) {
