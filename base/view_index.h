@@ -11,6 +11,8 @@
 #define SCX_BASE_VIEW_INDEX_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -20,12 +22,14 @@ namespace scx {
 class ViewIndex {
  public:
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  static constexpr std::size_t kMaxValue = std::numeric_limits<std::uint32_t>::max();
 
   // Room for `expected` keys before the table grows.
   explicit ViewIndex(std::size_t expected = 0);
 
-  // Maps `key` to `value` unless `key` is mapped already. Returns the value `key` maps
-  // to now, and true when it was emplaced by this call.
+  // Maps `key` to `value` (below kMaxValue: an index into an array) unless `key` is
+  // mapped already. Returns the value `key` maps to now, and true when it was emplaced
+  // by this call.
   std::pair<std::size_t, bool> Emplace(std::string_view key, std::size_t value);
 
   // The value `key` maps to, or kNone.
@@ -35,14 +39,16 @@ class ViewIndex {
   std::size_t size() const { return size_; }
 
  private:
+  // 24 bytes: the tables of a scan of 100,000 brains are 6 MB each, not 8.
   struct Slot {
-    std::size_t hash = 0;
     std::string_view key;
-    std::size_t value = kNone;  // kNone: an empty slot
+    std::uint32_t hash = 0;        // the low bits of the key's hash
+    std::uint32_t value = kEmpty;  // kEmpty: an empty slot
   };
+  static constexpr std::uint32_t kEmpty = std::numeric_limits<std::uint32_t>::max();
 
   // The slot holding `key`, or the empty one where it would go.
-  std::size_t Probe(std::string_view key, std::size_t hash) const;
+  std::size_t Probe(std::string_view key, std::uint32_t hash) const;
   // Doubles the table, keeping every key.
   void Grow();
 
