@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/permute.h"
 #include "base/strings.h"
 #include "base/view_index.h"
 #include "engine/slug.h"
@@ -74,25 +75,6 @@ std::string FreeHashedName(const std::string& base, const std::string& runtime_d
   std::string name = hashed;
   for (int n = 2; taken(name); ++n) name = hashed + "_" + std::to_string(n);
   return name;
-}
-
-// Reorders `items` so that item k is the one at order[k] before (order is a
-// permutation of the indices), moving each item once along the cycles of the order.
-template <typename T>
-void PermuteInPlace(std::vector<std::size_t> order, std::vector<T>* items) {
-  for (std::size_t start = 0; start < order.size(); ++start) {
-    if (order[start] == start) continue;
-    T held = std::move((*items)[start]);
-    std::size_t hole = start;
-    while (order[hole] != start) {
-      const std::size_t next = order[hole];
-      (*items)[hole] = std::move((*items)[next]);
-      order[hole] = hole;  // in place now
-      hole = next;
-    }
-    (*items)[hole] = std::move(held);
-    order[hole] = hole;
-  }
 }
 
 }  // namespace

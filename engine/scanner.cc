@@ -1,9 +1,13 @@
 // One scan of every brain: discovery, change detection, store read and verdict.
 #include "engine/scanner.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <utility>
+#include <vector>
 
+#include "base/permute.h"
 #include "engine/runtime_dir_pairing.h"
 
 namespace scx {
@@ -224,6 +228,33 @@ std::vector<std::size_t> Scanner::RecordsOf(const std::vector<Brain>& brains) co
   return PairByRuntimeDir(*brains_, brains);
 }
 
+void Scanner::HandOnRecords(const std::vector<std::size_t>& earlier) {
+  const std::size_t before = records_.size();
+  const std::size_t slots = std::max(before, earlier.size());
+  records_.resize(slots);  // new records past the old ones, when there are more brains
+  // order[k]: the record that goes to k. A brain without a record of its own gets one
+  // no brain takes: a dropped one (reset below) or a new one.
+  std::vector<std::size_t> order(slots, kNoRecord);
+  std::vector<bool> taken(slots, false);
+  for (std::size_t i = 0; i < earlier.size(); ++i) {
+    if (earlier[i] == kNoRecord) continue;
+    order[i] = earlier[i];
+    taken[earlier[i]] = true;
+  }
+  std::size_t spare = 0;
+  for (std::size_t k = 0; k < slots; ++k) {
+    if (order[k] != kNoRecord) continue;
+    while (taken[spare]) ++spare;
+    order[k] = spare;
+    taken[spare] = true;
+  }
+  PermuteInPlace(std::move(order), &records_);
+  records_.resize(earlier.size());
+  for (std::size_t i = 0; i < earlier.size(); ++i) {
+    if (earlier[i] == kNoRecord) records_[i] = Record();
+  }
+}
+
 std::vector<Scanner::Seen> Scanner::SeenByName(const std::vector<Brain>& brains,
                                                std::vector<StateChange>* gone) const {
   // Both lists are sorted by name: one walk pairs them.
@@ -294,8 +325,9 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   // Every brain's record of the previous scan, found here on the scan thread; the
   // fetch threads only read them, and only this thread changes them, after the fetch.
   // The reports point into this list, kept as brains_ for the next scan.
+  // Not shrunk to fit: that would copy every brain, while the served scan's are held
+  // too (discovery reserves about one brain a listed folder).
   auto shared_brains = std::make_shared<std::vector<Brain>>(std::move(discovery.brains));
-  shared_brains->shrink_to_fit();
   const std::vector<Brain>& brains = *shared_brains;
   const std::vector<std::size_t> earlier = RecordsOf(brains);
   const Record new_record{};
@@ -316,16 +348,12 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   // before the records move to this scan's brains.
   std::vector<StateChange> gone;
   std::vector<Seen> seen = SeenByName(brains, &gone);
-  std::vector<Record> records(brains.size());
+  HandOnRecords(earlier);
   result.brains.reserve(brains.size());
   for (std::size_t i = 0; i < brains.size(); ++i) {
-    const Brain* before = nullptr;
-    if (earlier[i] != kNoRecord) {
-      records[i] = std::move(records_[earlier[i]]);
-      before = &(*brains_)[earlier[i]];
-    }
+    const Brain* before = earlier[i] != kNoRecord ? &(*brains_)[earlier[i]] : nullptr;
     BrainReport report = ApplyFetched(std::shared_ptr<const Brain>(shared_brains, &brains[i]),
-                                      before, &records[i], std::move(fetched[i]));
+                                      before, &records_[i], std::move(fetched[i]));
     if (!seen[i].seen || seen[i].state != report.state ||
         !SameVerdict(seen[i].coherence.get(), report.coherence.get())) {
       StateChange change;
@@ -347,11 +375,9 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   }
   for (StateChange& change : gone) result.changes.push_back(std::move(change));
   // What this scan no longer needs goes before the provenance is worked out: the
-  // previous scan's brains and records (those of runtime dirs no brain has any more
-  // are forgotten here), the fetches.
+  // previous scan's brains, the fetches.
   std::vector<Fetched>().swap(fetched);
   std::vector<Seen>().swap(seen);
-  records_ = std::move(records);
   brains_ = std::move(shared_brains);
   AddProvenance(records_, &result.brains);
 

@@ -230,6 +230,11 @@ class Scanner {
   // record, or kNoRecord; a record goes to one brain at most (PairByRuntimeDir).
   std::vector<std::size_t> RecordsOf(const std::vector<Brain>& brains) const;
 
+  // Reorders records_ for this scan's brains: records_[i] becomes brain i's, the
+  // previous scan's record earlier[i] or a new one (kNoRecord); the records of brains
+  // gone are dropped. In place: a second list of records was 17.6 MB at 100,000 brains.
+  void HandOnRecords(const std::vector<std::size_t>& earlier);
+
   // For each of `brains` (sorted by name), what the previous scan saw of its name;
   // appends to `gone` a change for each previous name no brain has any more.
   std::vector<Seen> SeenByName(const std::vector<Brain>& brains,
