@@ -63,9 +63,9 @@ bool NamesBrainFirst(const OwnerCandidate& a, const OwnerCandidate& b) {
          std::tie(b.key, b.read_only, a.last_heartbeat_ms, b.instance_file);
 }
 
-// The brain of a brain folder `dir`, whose manifest names `manifest_root` and whose
-// identity is `identity`.
-Brain FolderBrain(std::string dir, OwnerIdentity identity, const std::string& manifest_root,
+// The brain of a brain folder `dir` whose identity is `identity`, named `m1nd_name` in
+// m1nd's brain list (the basename of its manifest's project_root).
+Brain FolderBrain(std::string dir, OwnerIdentity identity, std::string m1nd_name,
                   BrainSource source, const std::shared_ptr<const std::string>& origin) {
   Brain brain;
   brain.project_root = std::move(identity.root);
@@ -73,7 +73,7 @@ Brain FolderBrain(std::string dir, OwnerIdentity identity, const std::string& ma
   brain.source = source;
   brain.identity_source = identity.source;
   brain.identity_note = std::move(identity.undecided_because);
-  brain.m1nd_name = std::string(FileNameOf(manifest_root));
+  brain.m1nd_name = std::move(m1nd_name);
   brain.origin = origin;
   return brain;
 }
@@ -318,6 +318,9 @@ DiscoveryWalk::ListedFolder DiscoveryWalk::Summarize(BrainFolder folder) {
     listed.key = std::move(folder.key);
     listed.dir = std::move(folder.dir);
     listed.identity = std::move(folder.identity);
+    // Most project brains are named by their manifest's root: one copy is kept.
+    listed.identity_is_manifest_root = listed.identity.root == listed.manifest_root;
+    if (listed.identity_is_manifest_root) std::string().swap(listed.identity.root);
   } else {
     listed.key = folder.key;
     listed.dir = folder.dir;
@@ -391,34 +394,11 @@ void DiscoveryWalk::AddProjectBrainsIn(const std::string& folder,
       listed[first + j] = Summarize(std::move(batch[j]));
     }
   }
+  // What the batches no longer need goes before the brains are added.
   std::vector<BrainFolder>().swap(batch);
-  // Folders that claim one project root: m1nd serves one, the others are orphans.
-  // Roots are compared as views into `listed` (not resized from here on), and a group
-  // is made only for a root claimed twice: nearly every root is claimed once.
-  std::unordered_map<std::string_view, std::size_t> first_of_root;  // root -> folder
-  std::map<std::size_t, std::vector<std::size_t>> groups;  // first folder -> all of its root
-  std::deque<std::string> normalized;                      // roots RootKeyView rewrote
-  first_of_root.reserve(listed.size());
-  for (std::size_t i = 0; i < listed.size(); ++i) {
-    const ListedFolder& entry = listed[i];
-    if (entry.key.empty() || !entry.is_brain || claimed_.count(entry.key)) continue;
-    const auto [earlier, inserted] =
-        first_of_root.emplace(RootKeyView(entry.manifest_root, &normalized), i);
-    if (inserted) continue;
-    std::vector<std::size_t>& group = groups[earlier->second];
-    if (group.empty()) group.push_back(earlier->second);
-    group.push_back(i);
-  }
+  std::vector<std::string>().swap(names);
   std::vector<bool> orphaned(listed.size(), false);
-  for (const auto& [earliest, folders] : groups) {
-    const std::size_t served = ServedFolder(listed, folders);
-    for (std::size_t i : folders) {
-      if (i == served) continue;
-      orphaned[i] = true;
-      orphans_.push_back(
-          OrphanedFolder{listed[i].dir, listed[i].manifest_root, listed[served].dir});
-    }
-  }
+  MarkOrphans(listed, &orphaned);
   brains_.reserve(brains_.size() + listed.size());
   for (std::size_t i = 0; i < listed.size(); ++i) {
     ListedFolder& entry = listed[i];
@@ -433,9 +413,40 @@ void DiscoveryWalk::AddProjectBrainsIn(const std::string& folder,
                      registry);
       continue;
     }
-    AddBrain(FolderBrain(std::move(entry.dir), std::move(entry.identity), entry.manifest_root,
+    std::string m1nd_name(FileNameOf(entry.manifest_root));
+    if (entry.identity_is_manifest_root) entry.identity.root = std::move(entry.manifest_root);
+    AddBrain(FolderBrain(std::move(entry.dir), std::move(entry.identity), std::move(m1nd_name),
                          BrainSource::kRegistryProject, registry),
              entry.key);
+  }
+}
+
+void DiscoveryWalk::MarkOrphans(const std::vector<ListedFolder>& listed,
+                                std::vector<bool>* orphaned) {
+  // Roots are compared as views into `listed`, and a group is made only for a root
+  // claimed twice: nearly every root is claimed once.
+  std::unordered_map<std::string_view, std::size_t> first_of_root;  // root -> folder
+  std::map<std::size_t, std::vector<std::size_t>> groups;  // first folder -> all of its root
+  std::deque<std::string> normalized;                      // roots RootKeyView rewrote
+  first_of_root.reserve(listed.size());
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    const ListedFolder& entry = listed[i];
+    if (entry.key.empty() || !entry.is_brain || claimed_.count(entry.key)) continue;
+    const auto [earlier, inserted] =
+        first_of_root.emplace(RootKeyView(entry.manifest_root, &normalized), i);
+    if (inserted) continue;
+    std::vector<std::size_t>& group = groups[earlier->second];
+    if (group.empty()) group.push_back(earlier->second);
+    group.push_back(i);
+  }
+  for (const auto& [earliest, folders] : groups) {
+    const std::size_t served = ServedFolder(listed, folders);
+    for (std::size_t i : folders) {
+      if (i == served) continue;
+      (*orphaned)[i] = true;
+      orphans_.push_back(
+          OrphanedFolder{listed[i].dir, listed[i].manifest_root, listed[served].dir});
+    }
   }
 }
 
@@ -551,7 +562,9 @@ void DiscoveryWalk::AddFolderBrain(const BrainFolder& folder, BrainSource source
   } else if (IgnoredIngestRoots(folder.ingest, key)) {
     return;
   }
-  AddBrain(FolderBrain(folder.dir, folder.identity, parse.project_root, source, origin), key);
+  AddBrain(FolderBrain(folder.dir, folder.identity, std::string(FileNameOf(parse.project_root)),
+                       source, origin),
+           key);
 }
 
 Discovery DiscoveryWalk::Finish(const std::vector<Brain>& previous) {

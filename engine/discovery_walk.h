@@ -95,6 +95,8 @@ class DiscoveryWalk {
     bool is_brain = false;      // its manifest parsed as a project brain's
     std::string manifest_root;  // that manifest's project_root, when is_brain
     OwnerIdentity identity;     // when is_brain and not kept whole
+    // identity.root is manifest_root (then left empty here, not kept twice).
+    bool identity_is_manifest_root = false;
     std::unique_ptr<BrainFolder> whole;
   };
   // Keeps of `folder`, looked into and remembered, what AddProjectBrainsIn needs.
@@ -103,6 +105,10 @@ class DiscoveryWalk {
   // folder in it; of several folders claiming one project root, the one m1nd serves.
   void AddProjectBrainsIn(const std::string& folder,
                           const std::shared_ptr<const std::string>& registry);
+  // Marks in `orphaned` the folders of `listed` that claim a project root another one
+  // claims too and that m1nd does not serve, and reports them in orphans_. Every
+  // folder's root is needed before the first brain of the listing is added.
+  void MarkOrphans(const std::vector<ListedFolder>& listed, std::vector<bool>* orphaned);
   // Of `folders` (indices into `listed`) claiming one project root, the one m1nd serves.
   std::size_t ServedFolder(const std::vector<ListedFolder>& listed,
                            const std::vector<std::size_t>& folders);
