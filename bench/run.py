@@ -23,12 +23,17 @@ store and one in 50 with a store of zero blocks. Then measures, on loopback only
               collector (when installed);
   memory      peak (VmHWM) and steady (VmRSS) RSS and the body sizes at 10,000 brains;
   growth      cold and warm scan time (and the warm scan against a stat walk), RSS,
-              body sizes and series per brain at 100 ... 100,000 brains.
+              body sizes and series per brain at 100 ... 100,000 brains;
+  peak RSS    (--peak-rss=N only) VmHWM serving N brains of 1 block through a cold
+              scan, warm scans, 8 clients scraping, and a scan under those clients.
 
   bench/run.py [--exporter=build/bin/skeleton-coherence-exporter]
                [--store-reader-bench=build/bin/store_reader_bench]
                [--write-doc=docs/performance.md] [--max-brains=100000] [--quick]
-               [--growth-only=N,N,...]
+               [--growth-only=N,N,...] [--peak-rss=N]
+
+--peak-rss measures the peak RSS alone, for issue 25's "under 256 MiB serving 100,000
+brains with 8 concurrent scrapers" (100,000 brains: about 5 minutes, 1.2 GB).
 
 --growth-only measures the growth rows of the fleet sizes given alone and prints their
 table (100,000 brains: about 10 minutes and 2 GB in the temporary folder).
@@ -569,6 +574,52 @@ def start_node_exporter(binary, text, workdir):
             time.sleep(0.2)
 
 
+def peak_rss(args, fleet, workdir, out):
+    """VmHWM of the exporter serving `fleet` through what holds the most memory: the cold
+    scan, two warm scans (each holds the served scan beside the one it builds), 8 clients
+    x 6 scrapes plain then gzip, two warm scans after them, and one under 8 clients.
+    Scans are asked for with SIGHUP (the interval is an hour). Returns the phases."""
+    port = free_port()
+    server = Process([args.exporter, "--config.file=" + fleet.config,
+                      "--web.listen-address=127.0.0.1:%d" % port, "--scan.interval=1h",
+                      "--scan.watch=false", "--log.level=error"],
+                     os.path.join(workdir, "peak-%d.log" % port))
+    phases = []
+    scans = 0
+
+    def note(phase):
+        hwm = proc_status_kib(server.proc.pid, "VmHWM")
+        rss = proc_status_kib(server.proc.pid, "VmRSS")
+        phases.append((phase, hwm, rss))
+        out("peak RSS %-34s VmHWM %6.1f MiB, VmRSS %6.1f MiB" % (phase, mib(hwm), mib(rss)))
+
+    def scan(phase):
+        nonlocal scans
+        scans += 1
+        if scans > 1:
+            server.proc.send_signal(signal.SIGHUP)
+        wait_for_scans(port, server.proc, scans, 1800)
+        note(phase)
+
+    try:
+        scan("after the cold scan")
+        scan("after warm scan 1")
+        scan("after warm scan 2")
+        for gzip_ok in (False, True):
+            latencies(port, 8, 6, gzip_ok, 600)
+            note("after 8 clients x 6 %s" % ("gzip" if gzip_ok else "plain"))
+        scan("after warm scan 3")
+        scan("after warm scan 4")
+        scans += 1
+        server.proc.send_signal(signal.SIGHUP)
+        latencies(port, 8, 3, False, 600)
+        wait_for_scans(port, server.proc, scans, 1800)
+        note("after warm scan 5, under 8 clients")
+    finally:
+        server.stop()
+    return phases
+
+
 def serve_and_measure(args, fleet, workdir, latency_plan, scans, out):
     """Runs the exporter over `fleet`: warm scan, body sizes, optional latencies, RSS."""
     result = {}
@@ -831,9 +882,13 @@ def main():
     parser.add_argument("--growth-only", metavar="N,N,...", default=None,
                         help="only the growth rows of these fleet sizes (10 blocks a brain), "
                         "printed as a table; no cold scans, no latency, no doc")
+    parser.add_argument("--peak-rss", metavar="N", type=int, default=None,
+                        help="only the peak RSS serving N brains of 1 block through cold and "
+                        "warm scans and 8 concurrent scrapers, printed; nothing else")
     args = parser.parse_args()
-    if (args.served_only or args.growth_only) and args.write_doc:
-        sys.exit("--served-only and --growth-only measure too little for --write-doc")
+    if (args.served_only or args.growth_only or args.peak_rss) and args.write_doc:
+        sys.exit("--served-only, --growth-only and --peak-rss measure too little for "
+                 "--write-doc")
     if not os.access(args.exporter, os.X_OK):
         sys.exit("no exporter at %s (build it first: scripts/build.sh)" % args.exporter)
 
@@ -873,6 +928,15 @@ def main():
     out("exporter: " + report["version"])
     workdir = tempfile.mkdtemp(prefix="scx-bench-")
     try:
+        if args.peak_rss or args.quick:
+            brains = args.peak_rss or main_brains
+            fleet = Fleet(os.path.join(workdir, "peak-%d" % brains), brains, 1)
+            phases = peak_rss(args, fleet, workdir, out)
+            fleet.remove()
+            worst = max(hwm for _, hwm, _ in phases)
+            out("peak RSS serving %d brains: %.1f MiB (VmHWM)" % (brains, mib(worst)))
+            if args.peak_rss:
+                return
         if args.growth_only:
             report["growth"] = []
             for brains in growth_sizes:
