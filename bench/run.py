@@ -33,7 +33,7 @@ store and one in 50 with a store of zero blocks. Then measures, on loopback only
                [--growth-only=N,N,...] [--peak-rss=N]
 
 --peak-rss measures the peak RSS alone, for issue 25's "under 256 MiB serving 100,000
-brains with 8 concurrent scrapers" (100,000 brains: about 5 minutes, 1.2 GB).
+brains with 8 concurrent scrapers" (100,000 brains: about 2 minutes, 1.2 GB).
 
 --growth-only measures the growth rows of the fleet sizes given alone and prints their
 table (100,000 brains: about 10 minutes and 2 GB in the temporary folder).
@@ -380,14 +380,14 @@ class Process:
         self.log.close()
 
 
-def start_exporter(exporter, fleet, workdir):
+def start_exporter(exporter, fleet, workdir, interval="1s"):
     port = free_port()
     server = Process(
         [
             exporter,
             "--config.file=" + fleet.config,
             "--web.listen-address=127.0.0.1:%d" % port,
-            "--scan.interval=1s",
+            "--scan.interval=" + interval,
             "--scan.watch=false",
             "--log.level=error",
         ],
@@ -579,11 +579,7 @@ def peak_rss(args, fleet, workdir, out):
     scan, two warm scans (each holds the served scan beside the one it builds), 8 clients
     x 6 scrapes plain then gzip, two warm scans after them, and one under 8 clients.
     Scans are asked for with SIGHUP (the interval is an hour). Returns the phases."""
-    port = free_port()
-    server = Process([args.exporter, "--config.file=" + fleet.config,
-                      "--web.listen-address=127.0.0.1:%d" % port, "--scan.interval=1h",
-                      "--scan.watch=false", "--log.level=error"],
-                     os.path.join(workdir, "peak-%d.log" % port))
+    server, port = start_exporter(args.exporter, fleet, workdir, interval="1h")
     phases = []
     scans = 0
 
@@ -593,11 +589,14 @@ def peak_rss(args, fleet, workdir, out):
         phases.append((phase, hwm, rss))
         out("peak RSS %-34s VmHWM %6.1f MiB, VmRSS %6.1f MiB" % (phase, mib(hwm), mib(rss)))
 
-    def scan(phase):
+    def scan(phase, scrapes_per_client=0):
+        """The next scan (the first is the cold one), with 8 clients scraping meanwhile."""
         nonlocal scans
         scans += 1
         if scans > 1:
             server.proc.send_signal(signal.SIGHUP)
+        if scrapes_per_client:
+            latencies(port, 8, scrapes_per_client, False, 600)
         wait_for_scans(port, server.proc, scans, 1800)
         note(phase)
 
@@ -610,11 +609,7 @@ def peak_rss(args, fleet, workdir, out):
             note("after 8 clients x 6 %s" % ("gzip" if gzip_ok else "plain"))
         scan("after warm scan 3")
         scan("after warm scan 4")
-        scans += 1
-        server.proc.send_signal(signal.SIGHUP)
-        latencies(port, 8, 3, False, 600)
-        wait_for_scans(port, server.proc, scans, 1800)
-        note("after warm scan 5, under 8 clients")
+        scan("after warm scan 5, under 8 clients", scrapes_per_client=3)
     finally:
         server.stop()
     return phases
