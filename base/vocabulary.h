@@ -9,6 +9,7 @@
 #define SCX_BASE_VOCABULARY_H_
 
 #include <cstddef>
+#include <string_view>
 
 namespace scx {
 
@@ -26,6 +27,18 @@ constexpr const char* NameOf(const Term<Enum> (&terms)[N], Enum value) {
     if (term.value == value) return term.name;
   }
   return "";
+}
+
+// Sets *value to the term named `name`; false (and *value unchanged) when none is.
+template <typename Enum, std::size_t N>
+bool ValueOf(const Term<Enum> (&terms)[N], std::string_view name, Enum* value) {
+  for (const Term<Enum>& term : terms) {
+    if (name == term.name) {
+      *value = term.value;
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace scx

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -81,6 +82,26 @@ Brain FolderBrain(std::string dir, OwnerIdentity identity, std::string m1nd_name
 // Folders under project-brains/ looked into at once: what was read of them is held
 // whole only until their batch is summarized (DiscoveryWalk::ListedFolder).
 constexpr std::size_t kFoldersPerBatch = 1024;
+
+// False, with why in *why, when `folder` is missing or cannot be searched: what it
+// holds is then out of this process' view, not gone.
+bool FolderIsVisible(const std::string& folder, std::string* why) {
+  struct stat info;
+  if (stat(folder.c_str(), &info) != 0) {
+    *why = errno == ENOENT ? "is missing: moved, unmounted or out of this process' view"
+                           : "cannot be seen: " + ErrnoText(errno);
+    return false;
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    *why = "is not a folder";
+    return false;
+  }
+  if (access(folder.c_str(), X_OK) != 0) {
+    *why = "cannot be searched: " + ErrnoText(errno);
+    return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -253,6 +274,25 @@ void DiscoveryWalk::AddOwner(const OwnerCandidate& owner) {
   if (claimed_.count(key)) return;  // a static brain, or an entry that names it first
   const IngestRootsFile ingest = ReadIngestRootsIn(owner.ingest_dir, cache_);
   if (cache_) cache_->RememberIngestRoots(ingest.path, ingest.file);
+  std::string unseen_because;
+  if (ingest.file.status == ReadStatus::kMissing &&
+      !FolderIsVisible(owner.ingest_dir, &unseen_because)) {
+    // Not "no ingest roots": the folder that holds them is out of view (unmounted,
+    // moved, a hostPath the pod lacks). Named by a later rule, the brain could be
+    // renamed and page on nothing: the last scan's identity stands, or none.
+    Problem(DiscoveryProblemSource::kIngestRoots, owner.ingest_dir, unseen_because);
+    if (CarryOver(key)) return;
+    claimed_.erase(key);  // a failed CarryOver claimed it
+    Brain brain;
+    brain.runtime_dir = owner.runtime_dir;
+    brain.source = BrainSource::kRegistryOwner;
+    brain.identity_source = IdentitySource::kUnknown;
+    brain.identity_note =
+        "the folder of its ingest_roots.json, " + owner.ingest_dir + ", " + unseen_because;
+    brain.m1nd_name = owner.m1nd_name;
+    brain.origin = owner.registry;
+    return AddBrain(std::move(brain), key);
+  }
   if (ingest.file.status == ReadStatus::kError) {
     Problem(DiscoveryProblemSource::kIngestRoots, ingest.path, ingest.file.error);
     // Named after its workspace_root instead, it could page on a healthy brain: the
@@ -334,6 +374,12 @@ void DiscoveryWalk::AddProjectBrainsIn(const std::string& folder,
   std::vector<std::string> names;
   std::string error;
   ReadStatus status = ListDir(folder, &names, &error);
+  // Missing because the runtime root around it is out of view, not because it holds
+  // no project brain: listing it failed.
+  if (status == ReadStatus::kMissing && !FolderIsVisible(ParentFolder(folder), &error)) {
+    status = ReadStatus::kError;
+    error = "its runtime root " + error;
+  }
   if (status == ReadStatus::kError) {
     Problem(DiscoveryProblemSource::kRegistry, folder, error);
     // Its brains did not go away: what the last scan knew of them stands.

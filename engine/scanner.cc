@@ -4,11 +4,15 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "base/permute.h"
+#include "engine/discovery_paths.h"
 #include "engine/runtime_dir_pairing.h"
+#include "engine/runtime_dir_view.h"
 
 namespace scx {
 
@@ -33,6 +37,22 @@ bool SameIdentity(const Brain& a, const Brain& b) {
   return a.project_root == b.project_root && a.display_name == b.display_name &&
          (a.identity_source == IdentitySource::kUnknown) ==
              (b.identity_source == IdentitySource::kUnknown);
+}
+
+bool IsMismatch(const Coherence* verdict) {
+  return verdict != nullptr && verdict->status == CoherenceStatus::kMismatch;
+}
+
+// A store reported missing (kAbsent) is absent only in a runtime dir this process
+// sees: otherwise it is unseen, a read error that keeps the last verdict.
+void CheckAbsentStore(const Brain& brain, bool held_a_store, StoreError* error,
+                      std::string* message) {
+  if (*error != StoreError::kAbsent) return;
+  std::string why =
+      WhyRuntimeDirUnseen(ProbeRuntimeDir(brain.runtime_dir, held_a_store), held_a_store);
+  if (why.empty()) return;
+  *error = StoreError::kUnseen;
+  *message = brain.runtime_dir + ": " + why;
 }
 
 BrainState StateOfVerdict(const Coherence* verdict) {
@@ -108,12 +128,14 @@ void Scanner::SetOptions(const StoreReaderOptions& options) {
 Scanner::Fetched Scanner::FetchStore(const Brain& brain, const Record& record,
                                      const StoreReaderOptions& options) {
   const std::string path = brain.runtime_dir + "/" + kStoreFileName;
+  const bool held_a_store = record.has_good_read || record.verdict != nullptr;
   Fetched fetched;
   // With a stamp to compare, one stat tells an unchanged store (read nothing);
   // without one, the store is opened at once and stamped by the read's fstat.
   if (record.has_good_read || record.failed) {
     FileStamp stamp;
     fetched.error = StatStore(path, &stamp, &fetched.message);
+    CheckAbsentStore(brain, held_a_store, &fetched.error, &fetched.message);
     if (fetched.error != StoreError::kNone) return fetched;
     if (record.has_good_read && stamp == record.stamp) {
       fetched.unchanged = true;
@@ -125,6 +147,7 @@ Scanner::Fetched Scanner::FetchStore(const Brain& brain, const Record& record,
     }
   }
   fetched.read = std::make_unique<StoreReadResult>(ReadStore(path, options));
+  CheckAbsentStore(brain, held_a_store, &fetched.read->error, &fetched.read->message);
   return fetched;
 }
 
@@ -181,19 +204,24 @@ BrainReport Scanner::ApplyFetched(std::shared_ptr<const Brain> shared_brain, con
   }
 
   const bool identity_known = brain.identity_source != IdentitySource::kUnknown;
-  if (record.has_good_read) {
+  if (!identity_known) {
+    // Without an identity there is no verdict to stand behind, except that a brain
+    // known to serve a foreign skeleton stays a mismatch (stale) until it is judged.
+    if (!IsMismatch(record.verdict.get())) record.verdict.reset();
+  } else if (record.has_good_read &&
+             (new_contents || before == nullptr || !SameIdentity(*before, brain))) {
     // The verdict is worked out again only when the read or the brain's identity is
     // new; a record with a good read kept from the previous scan has its `before`.
-    // Without an identity there is no verdict to stand behind, not even an old one.
-    if (!identity_known) {
-      record.verdict.reset();
-    } else if (new_contents || before == nullptr || !SameIdentity(*before, brain)) {
-      record.verdict = VerdictOf(brain, record.contents);
-      ++verdicts_computed_;
-    }
-    report.coherence = record.verdict;
-    report.verdict_stale =
-        report.coherence != nullptr && (error != StoreError::kNone || brain.carried_over);
+    record.verdict = VerdictOf(brain, record.contents);
+    ++verdicts_computed_;
+  }
+  // Else the last verdict stands: of the last good read, or one restored (Restore)
+  // for a store not read well since.
+  report.coherence = record.verdict;
+  report.verdict_stale =
+      report.coherence != nullptr && (error != StoreError::kNone || brain.carried_over ||
+                                      !identity_known || !record.has_good_read);
+  if (record.has_good_read) {
     report.has_store_facts = true;
     report.store_version = record.contents.store_version;
     report.block_count = record.contents.block_count;
@@ -220,6 +248,89 @@ void Scanner::TrackMismatchSince(const Coherence* last, Record* record, BrainRep
     record->mismatch_since_ns = record->contents_mtime_ns;
   }
   report->mismatch_since = static_cast<double>(record->mismatch_since_ns) / 1e9;
+}
+
+void Scanner::Restore(std::vector<RememberedBrain> remembered) {
+  std::stable_sort(remembered.begin(), remembered.end(),
+                   [](const RememberedBrain& a, const RememberedBrain& b) {
+                     return a.brain.name < b.brain.name;
+                   });
+  auto brains = std::make_shared<std::vector<Brain>>();
+  std::vector<Record> records;
+  std::set<std::string> runtime_dirs;
+  for (RememberedBrain& entry : remembered) {
+    if (entry.brain.name.empty() || entry.brain.runtime_dir.empty()) continue;
+    if (!brains->empty() && brains->back().name == entry.brain.name) continue;
+    if (!runtime_dirs.insert(entry.brain.runtime_dir).second) continue;
+    Record record;
+    record.state = entry.state;
+    if (IsMismatch(entry.mismatch.get())) {
+      record.verdict = std::move(entry.mismatch);
+      record.mismatch_tracked = true;
+      record.mismatch_since_ns = entry.mismatch_since_ns;
+    } else {
+      // Only a label: nothing to judge it by until discovery finds it again.
+      Brain& brain = entry.brain;
+      brain.project_root.clear();
+      brain.display_name.clear();
+      brain.identity_note.clear();
+      brain.identity_source = IdentitySource::kUnknown;
+      brain.origin.reset();
+    }
+    entry.brain.carried_over = false;
+    brains->push_back(std::move(entry.brain));
+    records.push_back(std::move(record));
+  }
+  brains_ = std::move(brains);
+  records_ = std::move(records);
+}
+
+bool Scanner::HoldLostMismatches(const DiscoveryConfig& config,
+                                 const std::vector<std::size_t>& earlier,
+                                 std::vector<Brain>* brains,
+                                 std::vector<DiscoveryProblem>* problems) {
+  std::vector<bool> found(records_.size(), false);
+  for (std::size_t index : earlier) {
+    if (index != kNoRecord) found[index] = true;
+  }
+  std::vector<Brain> held;
+  for (std::size_t i = 0; i < records_.size(); ++i) {
+    if (found[i] || !IsMismatch(records_[i].verdict.get())) continue;
+    const Brain& brain = (*brains_)[i];
+    bool still_watched = false;  // its source is still configured
+    switch (brain.source) {
+      case BrainSource::kStatic:
+        break;  // the config no longer names it
+      case BrainSource::kRegistryOwner:
+      case BrainSource::kRegistryProject:
+        for (const std::string& registry : config.registries) {
+          still_watched |= brain.origin != nullptr && CleanDir(registry) == *brain.origin;
+        }
+        break;
+      case BrainSource::kGlob:
+        still_watched = !config.runtime_globs.empty();
+        break;
+    }
+    if (!still_watched || IsGone(ProbeGone(brain.runtime_dir))) continue;
+    const auto same_name = std::lower_bound(
+        brains->begin(), brains->end(), brain.name,
+        [](const Brain& other, const std::string& name) { return other.name < name; });
+    if (same_name != brains->end() && same_name->name == brain.name) continue;
+    problems->push_back(DiscoveryProblem{
+        brain.source == BrainSource::kGlob ? DiscoveryProblemSource::kGlob
+                                           : DiscoveryProblemSource::kRegistry,
+        brain.runtime_dir,
+        "brain " + brain.name +
+            " is no longer found, but its runtime dir is not gone: its mismatch is kept, stale",
+        /*transient=*/false});
+    held.push_back(brain);
+    held.back().carried_over = true;
+  }
+  if (held.empty()) return false;
+  for (Brain& brain : held) brains->push_back(std::move(brain));
+  std::sort(brains->begin(), brains->end(),
+            [](const Brain& a, const Brain& b) { return a.name < b.name; });
+  return true;
 }
 
 std::vector<std::size_t> Scanner::RecordsOf(const std::vector<Brain>& brains) const {
@@ -328,8 +439,11 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   // Not shrunk to fit: that would copy every brain, while the served scan's are held
   // too (discovery reserves about one brain a listed folder).
   auto shared_brains = std::make_shared<std::vector<Brain>>(std::move(discovery.brains));
+  std::vector<std::size_t> earlier = RecordsOf(*shared_brains);
+  if (HoldLostMismatches(config, earlier, shared_brains.get(), &result.problems)) {
+    earlier = RecordsOf(*shared_brains);
+  }
   const std::vector<Brain>& brains = *shared_brains;
-  const std::vector<std::size_t> earlier = RecordsOf(brains);
   const Record new_record{};
   std::vector<Fetched> fetched(brains.size());
   const StoreReaderOptions& options = options_;

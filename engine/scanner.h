@@ -152,6 +152,16 @@ struct ScanResult {
   bool stopped = false;
 };
 
+// What a scanner remembers of one brain, to be kept across restarts (the exporter's
+// state file): the brain as last discovered, its state and, while it is a mismatch,
+// its verdict and since when it has served it.
+struct RememberedBrain {
+  Brain brain;
+  BrainState state = BrainState::kAbsent;
+  std::shared_ptr<const Coherence> mismatch;  // null unless the last verdict is a mismatch
+  std::int64_t mismatch_since_ns = 0;         // the store's mtime, with `mismatch`
+};
+
 class Scanner {
  public:
   explicit Scanner(StoreReaderOptions options = {});
@@ -171,6 +181,27 @@ class Scanner {
   void SetAllowedAmbiguity(std::vector<AllowedAmbiguity> allowed) {
     allowed_ambiguity_ = std::move(allowed);
   }
+
+  // Calls `visit` for every brain of the last scan, in name order. Brains without a
+  // mismatch carry their name, runtime dir, source and state; identities are needed
+  // only to hold a mismatch while discovery cannot find its brain.
+  template <typename Visit>
+  void ForEachRemembered(const Visit& visit) const {
+    for (std::size_t i = 0; i < records_.size(); ++i) {
+      const Record& record = records_[i];
+      const Coherence* verdict = record.verdict.get();
+      const bool mismatch = verdict != nullptr && verdict->status == CoherenceStatus::kMismatch;
+      visit((*brains_)[i], record.state, mismatch ? verdict : nullptr,
+            mismatch && record.mismatch_tracked ? record.mismatch_since_ns : 0);
+    }
+  }
+
+  // Takes `remembered` (from a state kept across a restart) as the previous scan, so
+  // that the next scan keeps their labels and the mismatches stand, stale, until a
+  // good read judges them. Only before the first scan; brains with duplicate names
+  // or runtime dirs are dropped but the first. A brain restored without a mismatch
+  // has no identity of its own (IdentitySource::kUnknown): it is only a label.
+  void Restore(std::vector<RememberedBrain> remembered);
 
   // Sets how many threads the next scans read stores on (stat, open, read, parse).
   // The verdicts, the remembered state and the result are worked out on the scan
@@ -249,6 +280,13 @@ class Scanner {
   // `before` is the Brain the record had in the previous scan (null: a new record).
   BrainReport ApplyFetched(std::shared_ptr<const Brain> brain, const Brain* before, Record* record,
                            Fetched fetched);
+
+  // Adds to `brains` (sorted by name) a carried-over copy of each brain of the previous
+  // scan that discovery no longer finds while it is a mismatch, unless its runtime dir
+  // is gone (ProbeGone) or its source is no longer configured; `earlier` is
+  // RecordsOf(*brains). Appends a problem for each. Returns whether any was added.
+  bool HoldLostMismatches(const DiscoveryConfig& config, const std::vector<std::size_t>& earlier,
+                          std::vector<Brain>* brains, std::vector<DiscoveryProblem>* problems);
 
   // Sets report->mismatch_since, starting the clock when the mismatch is new or
   // names another foreign slug than `last` (the previous scan's verdict) and

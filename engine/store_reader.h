@@ -29,6 +29,7 @@ enum class StoreError {
   kNotRegular,  // a directory, FIFO, socket, device, dangling or looping symlink
   kParse,       // not valid JSON (torn write, garbage, too deep)
   kSchema,      // valid JSON of the wrong shape or schema
+  kUnseen,      // no file, in a runtime dir this process cannot see (runtime_dir_view.h)
 };
 
 inline constexpr Term<StoreError> kStoreErrors[] = {
@@ -39,6 +40,7 @@ inline constexpr Term<StoreError> kStoreErrors[] = {
     {StoreError::kNotRegular, "not_regular"},
     {StoreError::kParse, "parse"},
     {StoreError::kSchema, "schema"},
+    {StoreError::kUnseen, "unseen"},
 };
 
 inline const char* StoreErrorName(StoreError error) { return NameOf(kStoreErrors, error); }

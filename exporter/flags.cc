@@ -144,6 +144,8 @@ const std::map<std::string, ValueSetter>& ValueFlags() {
       {"web.config.file",
        [](const std::string& v, Flags* f, std::string*) { return f->web_config_file = v, true; }},
       {"scan.interval", SetScanInterval},
+      {"storage.path",
+       [](const std::string& v, Flags* f, std::string*) { return f->storage_path = v, true; }},
       {"log.level", SetLogLevel},
       {"log.format", SetLogFormat},
       {"output", SetOutput},
@@ -253,6 +255,10 @@ std::string UsageText() {
          "                              (default 15s).\n"
          "  --scan.watch=BOOL           Rescan at once when a watched brain file changes\n"
          "                              (inotify; default true). The timer still scans.\n"
+         "  --storage.path=DIR          Folder of the exporter's own state (labels, and\n"
+         "                              the last verdict of each mismatch), so that a page\n"
+         "                              stands through a restart (default none: nothing\n"
+         "                              is kept). Never a brain's folder.\n"
          "  --metrics.store-details     Also export each brain's store_version and its\n"
          "                              store read errors by reason (6 more series a\n"
          "                              brain; default off).\n"

@@ -39,8 +39,9 @@ struct Flags {
   std::chrono::milliseconds write_timeout = kDefaultWriteTimeout;
   int max_connections_per_address = kDefaultMaxConnectionsPerAddress;  // 0: no cap
   std::string telemetry_path = kDefaultTelemetryPath;
-  std::string runbook_url = kDefaultRunbookUrl;            // --web.runbook-url
-  std::string web_config_file;                             // empty: plain HTTP, no auth
+  std::string runbook_url = kDefaultRunbookUrl;  // --web.runbook-url
+  std::string web_config_file;                   // empty: plain HTTP, no auth
+  std::string storage_path;  // --storage.path: the state's folder; empty: no state kept
   std::optional<std::chrono::milliseconds> scan_interval;  // wins over the config file
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kLogfmt;

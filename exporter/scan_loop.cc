@@ -145,6 +145,8 @@ void ScanLoop::ScanOnce(const ScanSettings& settings) {
   ++scans_completed_;
   scan_log_.LogScan(result, seconds);
   UpdateWatches(result, discovery);
+  // A brain new, gone or in another state, or renamed: the state to keep changed.
+  const bool state_changed = !result.changes.empty() || !result.name_collisions.empty();
   // Logged above and used nowhere else: not kept for as long as the scan is served
   // (after a first scan of 10,000 brains, 10,000 of them).
   result.changes = std::vector<StateChange>();
@@ -153,6 +155,12 @@ void ScanLoop::ScanOnce(const ScanSettings& settings) {
   // Counted once its snapshot is served (a render takes a while; this does not), so
   // that a scrape's own families are of the scan whose brains it serves.
   metrics_->RecordScan(*last_result_, seconds, last_scanned_at_);
+  // After the snapshot is served: a scrape never waits for the write.
+  state_unsaved_ = state_unsaved_ || state_changed || scans_completed_ == 1;
+  if (state_file_ != nullptr && state_unsaved_) {
+    state_unsaved_ = !state_file_->Save(*scanner_);
+    if (state_unsaved_) metrics_->RecordStateWriteFailure();
+  }
 }
 
 void ScanLoop::RequestScan() {
@@ -164,6 +172,11 @@ void ScanLoop::RequestScan() {
 }
 
 void ScanLoop::SetChangeWatcher(ChangeWatcher* watcher) { watcher_ = watcher; }
+
+void ScanLoop::SetStateFile(StateFile* state) {
+  state_file_ = state;
+  if (state_file_ != nullptr) scanner_->Restore(state_file_->Load());
+}
 
 void ScanLoop::UpdateWatches(const ScanResult& result, const DiscoveryConfig& discovery) {
   if (watcher_ == nullptr) return;

@@ -35,6 +35,7 @@
 #include "exporter/self_metrics.h"
 #include "exporter/snapshot.h"
 #include "exporter/snapshot_source.h"
+#include "exporter/state_file.h"
 
 namespace scx {
 
@@ -78,6 +79,11 @@ class ScanLoop : public SnapshotSource {
   // After each scan, tells `watcher` (null: none) which folders to watch, and reports
   // its state in the metrics. Call before Start; it must outlive the loop's thread.
   void SetChangeWatcher(ChangeWatcher* watcher);
+
+  // Keeps the scanner's state in `state` (null: none) after each scan that changed a
+  // brain's state or label, and takes the state it holds now as the previous scan.
+  // Call before Start; it must outlive the loop's thread.
+  void SetStateFile(StateFile* state);
 
   // True once the first scan has completed and its snapshot is published.
   bool ready() const;
@@ -124,6 +130,8 @@ class ScanLoop : public SnapshotSource {
 
   // The scan thread's own (ApplyPendingSettings also runs there).
   std::unique_ptr<Scanner> scanner_;
+  StateFile* state_file_ = nullptr;
+  bool state_unsaved_ = false;                     // a change the state file does not hold yet
   std::shared_ptr<const ScanResult> last_result_;  // shared with the snapshot
   std::uint64_t scans_completed_ = 0;              // the last one's scan_number
   double last_scanned_at_ = 0;                     // Unix time the last one completed

@@ -194,6 +194,11 @@ struct SelfMetrics::Impl {
     watch_triggered_scans = &Register(prometheus::BuildCounter(), "watch_triggered_scans_total",
                                       "Scans started at once by a change seen with inotify.")
                                  .Add({});
+    state_write_failures =
+        &Register(prometheus::BuildCounter(), "state_write_failures_total",
+                  "Writes of the state (--storage.path) that failed: a restart would lose "
+                  "the verdicts and labels since the last good write.")
+             .Add({});
     // Registered by SetTlsCertificateNotAfter, with TLS only; its place is here.
     rank.emplace(std::string(kPrefix) + kTlsNotAfter, static_cast<int>(rank.size()));
     http_requests = &Register(prometheus::BuildCounter(), "http_requests_total",
@@ -266,6 +271,7 @@ struct SelfMetrics::Impl {
   Gauge* watched_dirs = nullptr;
   Gauge* watch_limited = nullptr;
   Counter* watch_triggered_scans = nullptr;
+  Counter* state_write_failures = nullptr;
   Family<Counter>* http_requests = nullptr;
   std::array<Counter*, std::size(kAuthFailures)> auth_failures{};
   Counter* tls_handshake_failures = nullptr;
@@ -323,6 +329,8 @@ void SelfMetrics::RecordScan(const ScanResult& result, double seconds, double fi
 }
 
 void SelfMetrics::RecordWatchTriggeredScan() { impl_->watch_triggered_scans->Increment(); }
+
+void SelfMetrics::RecordStateWriteFailure() { impl_->state_write_failures->Increment(); }
 
 void SelfMetrics::SetScanInterval(double seconds) { impl_->scan_interval->Set(seconds); }
 

@@ -67,6 +67,7 @@ class SelfMetrics : public HttpEvents {
   void RecordScan(const ScanResult& result, double seconds, double finished_at);
   // A scan started at once by a change seen with inotify.
   void RecordWatchTriggeredScan();
+  void RecordStateWriteFailure();
   void SetScanInterval(double seconds);
   // What the change watcher watches after a scan.
   void SetWatches(std::uint64_t watched_dirs, bool limited);

@@ -4,15 +4,19 @@
 // never on an HTTP worker or the signal thread.
 #include "exporter/service.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <ctime>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +33,7 @@
 #include "exporter/logger.h"
 #include "exporter/scan_loop.h"
 #include "exporter/self_metrics.h"
+#include "exporter/state_file.h"
 #include "exporter/watched_sources.h"
 
 namespace scx {
@@ -151,6 +156,7 @@ class Service {
     metrics_.SetTlsCertificateNotAfter(server_.tls_certificate_not_after());
     WarnIfCertificateExpires("start");
     StartChangeWatcher();
+    OpenStateFile();
     loop_.Start();
     reloader_.Start();
     WaitForStopSignal();
@@ -172,6 +178,26 @@ class Service {
       return;
     }
     loop_.SetChangeWatcher(&watcher_);
+  }
+
+  // With --storage.path, the state of the last run is restored and kept from now on.
+  // Its folder is made when missing (one level, as Prometheus makes its own); when it
+  // cannot be, the exporter runs without a state, as without the flag.
+  void OpenStateFile() {
+    if (flags_.storage_path.empty()) return;
+    const std::string& folder = flags_.storage_path;
+    struct stat info;
+    if (stat(folder.c_str(), &info) != 0 && errno == ENOENT && mkdir(folder.c_str(), 0750) != 0) {
+      logger_->Warn("cannot make the state folder: no state is kept",
+                    {{"path", folder}, {"err", strerror(errno)}});
+      return;
+    }
+    if (stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+      logger_->Warn("the state folder is not a folder: no state is kept", {{"path", folder}});
+      return;
+    }
+    state_file_ = std::make_unique<StateFile>(folder, logger_);
+    loop_.SetStateFile(state_file_.get());
   }
 
   // Every HTTP worker may hold one connection: raise the soft descriptor limit (as Go
@@ -266,6 +292,7 @@ class Service {
   const Flags flags_;
   Logger* const logger_;
   SelfMetrics metrics_;  // counted by all below, read by snapshots: declared before them
+  std::unique_ptr<StateFile> state_file_;  // used by loop_'s thread: declared before it
   ScanLoop loop_;
   ChangeWatcher watcher_;    // calls loop_: declared after it, stopped first
   ConfigReloader reloader_;  // applies to loop_: declared after it, stopped first

@@ -1,0 +1,64 @@
+// The exporter's own state, kept across restarts in a folder of its own
+// (--storage.path): the label of every brain and, for each brain serving a foreign
+// skeleton, its identity and last verdict. Restored at start, it lets a page stand
+// through a restart while the exporter cannot judge the brain (a torn store, a runtime
+// dir out of view), and keeps the labels the last run gave. Written atomically
+// (base/atomic_file.h) after a scan that changed a state or a label; never in or
+// beside a brain. A missing, unreadable or corrupt state is a warning, never a stop.
+//
+// Format (JSON, one brain a line): {"schema": kStateSchema, "brains": [{"name",
+// "runtime_dir", "source", "state", and with a mismatch "project_root", "display_name",
+// "identity_source", "identity_note", "m1nd_name", "origin", "expected_slug",
+// "found_slug", "reason", "mismatch_since_ns"}]}.
+//
+// Thread-safety: EncodeState and DecodeState are pure. A StateFile is used by one
+// thread at a time (the service at start, then the scan thread).
+#ifndef SCX_EXPORTER_STATE_FILE_H_
+#define SCX_EXPORTER_STATE_FILE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/scanner.h"
+#include "exporter/logger.h"
+
+namespace scx {
+
+inline constexpr char kStateSchema[] = "skeleton-coherence-exporter-state-v1";
+inline constexpr char kStateFileName[] = "state.json";
+
+// The state of every brain `scanner` remembers (Scanner::ForEachRemembered).
+std::string EncodeState(const Scanner& scanner);
+
+// Parses a state. False with a reason when it is not a state at all (torn, another
+// schema); entries that are not whole are skipped and counted in *skipped.
+bool DecodeState(std::string_view text, std::vector<RememberedBrain>* brains, int* skipped,
+                 std::string* error);
+
+class StateFile {
+ public:
+  // `folder` must exist; the state is `folder`/kStateFileName. `logger` outlives it.
+  StateFile(std::string folder, Logger* logger);
+
+  const std::string& path() const { return path_; }
+
+  // The state of the last run, or nothing (with a warn line) when it cannot be had.
+  std::vector<RememberedBrain> Load();
+
+  // Writes the state of `scanner`; false (with a warn line) when it could not be.
+  bool Save(const Scanner& scanner);
+
+  std::uint64_t write_failures() const { return write_failures_; }
+
+ private:
+  const std::string path_;
+  Logger* const logger_;
+  std::uint64_t write_failures_ = 0;
+  bool last_write_failed_ = false;
+};
+
+}  // namespace scx
+
+#endif  // SCX_EXPORTER_STATE_FILE_H_
