@@ -278,20 +278,15 @@ void DiscoveryWalk::AddOwner(const OwnerCandidate& owner) {
   if (ingest.file.status == ReadStatus::kMissing &&
       !FolderIsVisible(owner.ingest_dir, &unseen_because)) {
     // Not "no ingest roots": the folder that holds them is out of view (unmounted,
-    // moved, a hostPath the pod lacks). Named by a later rule, the brain could be
-    // renamed and page on nothing: the last scan's identity stands, or none.
-    Problem(DiscoveryProblemSource::kIngestRoots, owner.ingest_dir, unseen_because);
-    if (CarryOver(key)) return;
+    // moved, a hostPath the pod lacks). Named by a later rule, a known brain would be
+    // renamed: the last scan's identity stands. A brain never seen is named as m1nd's
+    // rules say of an empty list (its store is out of view too: no verdict).
+    if (CarryOver(key)) {
+      Problem(DiscoveryProblemSource::kIngestRoots, owner.ingest_dir,
+              "the folder " + unseen_because + ": the brain keeps its last identity");
+      return;
+    }
     claimed_.erase(key);  // a failed CarryOver claimed it
-    Brain brain;
-    brain.runtime_dir = owner.runtime_dir;
-    brain.source = BrainSource::kRegistryOwner;
-    brain.identity_source = IdentitySource::kUnknown;
-    brain.identity_note =
-        "the folder of its ingest_roots.json, " + owner.ingest_dir + ", " + unseen_because;
-    brain.m1nd_name = owner.m1nd_name;
-    brain.origin = owner.registry;
-    return AddBrain(std::move(brain), key);
   }
   if (ingest.file.status == ReadStatus::kError) {
     Problem(DiscoveryProblemSource::kIngestRoots, ingest.path, ingest.file.error);
@@ -376,17 +371,19 @@ void DiscoveryWalk::AddProjectBrainsIn(const std::string& folder,
   ReadStatus status = ListDir(folder, &names, &error);
   // Missing because the runtime root around it is out of view, not because it holds
   // no project brain: listing it failed.
-  if (status == ReadStatus::kMissing && !FolderIsVisible(ParentFolder(folder), &error)) {
+  auto hosted_here = [&folder](const Brain& brain) {
+    return brain.source == BrainSource::kRegistryProject &&
+           ParentFolder(brain.runtime_dir) == folder;
+  };
+  if (status == ReadStatus::kMissing && !FolderIsVisible(ParentFolder(folder), &error) &&
+      std::any_of(previous_brains_.begin(), previous_brains_.end(), hosted_here)) {
     status = ReadStatus::kError;
     error = "its runtime root " + error;
   }
   if (status == ReadStatus::kError) {
     Problem(DiscoveryProblemSource::kRegistry, folder, error);
     // Its brains did not go away: what the last scan knew of them stands.
-    return CarryOverAll([&folder](const Brain& brain) {
-      return brain.source == BrainSource::kRegistryProject &&
-             ParentFolder(brain.runtime_dir) == folder;
-    });
+    return CarryOverAll(hosted_here);
   }
   if (status != ReadStatus::kOk) return;
   // Dot-folders are brains being born (.birth-staging-*), committed by rename.

@@ -260,7 +260,7 @@ std::string UsageText() {
          "                              stands through a restart (default none: nothing\n"
          "                              is kept). Never a brain's folder.\n"
          "  --metrics.store-details     Also export each brain's store_version and its\n"
-         "                              store read errors by reason (6 more series a\n"
+         "                              store read errors by reason (7 more series a\n"
          "                              brain; default off).\n"
          "  --log.level=LEVEL           debug, info, warn or error (default info).\n"
          "  --log.format=FORMAT         logfmt or json (default logfmt).\n"

@@ -279,6 +279,7 @@ TEST_F(ScanLoopTest, DiscoveryProblemsWarnOnceAndTransientOnesOnlyWhenTheyPersis
 TEST_F(ScanLoopTest, UnknownBrainKindWarnsOnceAndIsNoScanFailure) {
   WriteFile(dir_.Join("registry/instances/odd.json"),
             testing::InstanceJson("odd", "/home/dev/odd", dir_.Join("odd"), "\"satellite\""));
+  testing::MakeDirs(dir_.Join("odd"));  // its runtime root, in view
   ScanSettings settings = Settings(milliseconds(40));
   settings.discovery.registries.push_back(dir_.Join("registry"));
   CapturedLog warn_log(LogLevel::kWarn);

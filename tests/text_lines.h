@@ -26,6 +26,15 @@ inline bool HasLine(const std::string& text, const std::string& line) {
   return false;
 }
 
+// How many times `part` occurs in `text` (overlapping occurrences counted).
+inline std::size_t CountOf(const std::string& text, const std::string& part) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
 }  // namespace testing
 }  // namespace scx
 

@@ -59,6 +59,7 @@ bool IsEnumerator(StoreError value) {
     case StoreError::kNotRegular:
     case StoreError::kParse:
     case StoreError::kSchema:
+    case StoreError::kUnseen:
       return true;
   }
   return false;

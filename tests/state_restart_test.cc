@@ -1,0 +1,137 @@
+// The real exporter binary with --storage.path: a brain that pages keeps paging
+// through a restart while its store is torn, and without the flag it does not (what
+// the state is for). Loopback only; every exporter is stopped by PID.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "tests/http_client.h"
+#include "tests/test_process.h"
+#include "tests/test_support.h"
+#include "tests/text_lines.h"
+
+namespace scx {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::HttpGet;
+using testing::ReplaceFileAtomically;
+using testing::StoreJson;
+using testing::TempDir;
+using testing::TestProcess;
+using testing::WaitFor;
+
+constexpr milliseconds kWait{15000};
+const char kMismatch[] =
+    "skeleton_coherence{brain=\"m1nd\",expected_slug=\"m1nd\",found_slug=\"keyvault\"} 0";
+
+class StateRestartTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    runtime_ = dir_.Join("rt");
+    testing::MakeDirs(runtime_);
+    testing::WriteFile(runtime_ + "/graph_snapshot.json", "{}");
+    testing::WriteFile(dir_.Join("config.yml"),
+                       "m1nd_registries: []\nbrains:\n"
+                       "  - project_root: /home/u/m1nd\n"
+                       "    runtime_dir: " +
+                           runtime_ + "\n");
+  }
+
+  // Starts the exporter and returns its /metrics once it has scanned.
+  std::string Start(TestProcess* exporter, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"--config.file=" + dir_.Join("config.yml"),
+                                     "--scan.interval=100ms"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::string error;
+    if (!exporter->StartOnFreePort(SCX_EXPORTER_BINARY, args, dir_.Join("log"), &port_, &error)) {
+      ADD_FAILURE() << error;
+      return "";
+    }
+    std::string metrics;
+    WaitFor(
+        [&] {
+          const testing::HttpResult ready = HttpGet(port_, "/-/ready");
+          if (ready.status != 200) return false;
+          metrics = HttpGet(port_, "/metrics").body;
+          return true;
+        },
+        kWait);
+    return metrics;
+  }
+
+  std::string Metrics() { return HttpGet(port_, "/metrics").body; }
+
+  void Tear() {
+    const std::string whole = StoreJson("sk_keyvault_candidate", {"sb_keyvault_core_1a2b3c4d"});
+    ReplaceFileAtomically(runtime_ + "/system_blocks.json", whole.substr(0, whole.size() / 2));
+  }
+
+  TempDir dir_;
+  std::string runtime_;
+  int port_ = 0;
+};
+
+TEST_F(StateRestartTest, RestartWhileTornKeepsPagingWithTheState) {
+  ReplaceFileAtomically(runtime_ + "/system_blocks.json",
+                        StoreJson("sk_keyvault_candidate", {"sb_keyvault_core_1a2b3c4d"}));
+  const std::string storage = "--storage.path=" + dir_.Join("state");
+  {
+    TestProcess exporter;
+    const std::string metrics = Start(&exporter, {storage});
+    ASSERT_TRUE(testing::HasLine(metrics, kMismatch)) << metrics;
+    ASSERT_TRUE(
+        WaitFor([&] { return !testing::ReadFile(dir_.Join("state/state.json")).empty(); }, kWait));
+    ASSERT_TRUE(exporter.Stop().has_value());
+  }
+  Tear();
+  {
+    TestProcess exporter;
+    const std::string metrics = Start(&exporter, {storage});
+    EXPECT_TRUE(testing::HasLine(metrics, kMismatch)) << metrics;
+    EXPECT_TRUE(testing::HasLine(metrics, "skeleton_coherence_stale{brain=\"m1nd\"} 1")) << metrics;
+    EXPECT_TRUE(testing::HasLine(
+        metrics, "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"unreadable\"} 1"));
+    // Fixed: judged again, ok, no longer stale.
+    ReplaceFileAtomically(runtime_ + "/system_blocks.json",
+                          StoreJson("sk_m1nd_candidate", {"sb_m1nd_core_1a2b3c4d"}));
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          return testing::HasLine(
+              Metrics(),
+              "skeleton_coherence{brain=\"m1nd\",expected_slug=\"m1nd\",found_slug=\"m1nd\"} 1");
+        },
+        kWait))
+        << Metrics();
+    EXPECT_EQ(std::string::npos, Metrics().find("skeleton_coherence_stale{"));
+  }
+}
+
+TEST_F(StateRestartTest, WithoutTheStateARestartWhileTornForgetsTheMismatch) {
+  ReplaceFileAtomically(runtime_ + "/system_blocks.json",
+                        StoreJson("sk_keyvault_candidate", {"sb_keyvault_core_1a2b3c4d"}));
+  {
+    TestProcess exporter;
+    ASSERT_TRUE(testing::HasLine(Start(&exporter, {}), kMismatch));
+  }
+  Tear();
+  TestProcess exporter;
+  const std::string metrics = Start(&exporter, {});
+  EXPECT_FALSE(testing::HasLine(metrics, kMismatch)) << metrics;
+}
+
+TEST_F(StateRestartTest, CorruptStateIsAWarningNotAStop) {
+  testing::MakeDirs(dir_.Join("state"));
+  testing::WriteFile(dir_.Join("state/state.json"), "{\"schema\": \"skeleton-coh");
+  ReplaceFileAtomically(runtime_ + "/system_blocks.json",
+                        StoreJson("sk_keyvault_candidate", {"sb_keyvault_core_1a2b3c4d"}));
+  TestProcess exporter;
+  const std::string metrics = Start(&exporter, {"--storage.path=" + dir_.Join("state")});
+  EXPECT_TRUE(testing::HasLine(metrics, kMismatch)) << metrics;
+  EXPECT_NE(std::string::npos, testing::ReadFile(dir_.Join("log")).find("the state is corrupt"));
+}
+
+}  // namespace
+}  // namespace scx
