@@ -123,6 +123,10 @@ def check_daemonset(documents, exporter, version):
         check(container["image"].endswith(":" + version),
               f"{name}: image {container['image']} is not version {version} (project(VERSION))")
         for mount in container.get("volumeMounts", []):
+            if mount["name"] == "state":  # the exporter's own state, its one writable path
+                check(mount["mountPath"] == "/var/lib/skeleton-coherence-exporter",
+                      f"{name}: the state is mounted at {mount['mountPath']}")
+                continue
             check(mount.get("readOnly") is True, f"{name}: mount {mount['name']} is writable")
         host_mounts = [m for m in container.get("volumeMounts", [])
                        if "hostPath" in volumes.get(m["name"], {})]

@@ -22,7 +22,7 @@ unit="$work/prefix/lib/systemd/system/skeleton-coherence-exporter.service"
 
 fail() { echo "FAIL: $*"; exit 1; }
 
-grep -qx "ExecStart=$work/prefix/bin/skeleton-coherence-exporter \$ARGS" "$unit" ||
+grep -qx "ExecStart=$work/prefix/bin/skeleton-coherence-exporter --storage.path=/var/lib/skeleton-coherence-exporter \$ARGS" "$unit" ||
   fail "ExecStart does not name the installed binary"
 grep -qx "EnvironmentFile=-$work/prefix/etc/default/skeleton-coherence-exporter" "$unit" ||
   fail "EnvironmentFile does not name the installed environment file"
