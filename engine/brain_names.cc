@@ -106,12 +106,16 @@ void AssignBrainNames(std::vector<Brain>* brains, const std::vector<Brain>& prev
     const std::size_t before = previous_labels.Find(brain.runtime_dir);
     if (before != ViewIndex::kNone) {
       const std::string& label = previous[before].name;
-      // A brain whose identity cannot be decided now (its repo hidden for a while)
-      // keeps the name it had: its series and alerts stay whose they were.
+      // A brain keeps the label it had, whatever its identity says now (its repo
+      // hidden for a while, re-ingested, renamed): its series and alerts stay whose
+      // they were. Only a name the config gives it wins over its label.
+      // Without an identity it wants nothing else (no collision line for it).
       if (!claim.is_explicit && brain.identity_source == IdentitySource::kUnknown) {
         claim.wanted = label;
       }
-      if (IsLabelFor(label, claim.wanted, brain.runtime_dir)) claim.held = label;
+      if (!claim.is_explicit || IsLabelFor(label, claim.wanted, brain.runtime_dir)) {
+        claim.held = label;
+      }
     }
     claims.push_back(std::move(claim));
   }

@@ -145,8 +145,9 @@ void ScanLoop::ScanOnce(const ScanSettings& settings) {
   ++scans_completed_;
   scan_log_.LogScan(result, seconds);
   UpdateWatches(result, discovery);
-  // A brain new, gone or in another state, or renamed: the state to keep changed.
-  const bool state_changed = !result.changes.empty() || !result.name_collisions.empty();
+  // A brain new, gone or in another state: the state to keep changed (a label
+  // changes only with a brain new or gone).
+  const bool state_changed = !result.changes.empty();
   // Logged above and used nowhere else: not kept for as long as the scan is served
   // (after a first scan of 10,000 brains, 10,000 of them).
   result.changes = std::vector<StateChange>();

@@ -280,20 +280,28 @@ TEST(StableBrainNamesTest, CounterSuffixIsKeptToo) {
   EXPECT_EQ(hashed + "_2", second[0].name);
 }
 
-TEST(StableBrainNamesTest, ALabelOfAnotherNameIsNotKept) {
-  // The brain's identity changed: it wants another name and gets it; its old one is
-  // free for the newcomer. A label that merely looks suffixed is not kept either.
+TEST(StableBrainNamesTest, ALabelIsKeptWhenTheIdentityChanges) {
+  // The brain's identity changed: it keeps its label (its series and alerts stay
+  // whose they were), and says so once; a newcomer wanting that label is suffixed.
+  std::vector<std::string> collisions;
   std::vector<Brain> brains =
       SecondScan({Derived("/home/dev/m1nd", "/z/rt")},
-                 {Derived("/home/dev/notes", "/z/rt"), Derived("/srv/m1nd", "/a/rt")});
-  EXPECT_EQ("notes", FindByRuntimeDir(brains, "/z/rt")->name);
-  EXPECT_EQ("m1nd", FindByRuntimeDir(brains, "/a/rt")->name);
+                 {Derived("/home/dev/notes", "/z/rt"), Derived("/srv/m1nd", "/a/rt")}, &collisions);
+  EXPECT_EQ("m1nd", FindByRuntimeDir(brains, "/z/rt")->name);
+  EXPECT_EQ("m1nd" + Suffix("/a/rt"), FindByRuntimeDir(brains, "/a/rt")->name);
+  EXPECT_EQ(2u, collisions.size());
 
+  // A label from an earlier run (the state) is kept as it is, suffix and all.
   Brain previous = Derived("/home/dev/m1nd", "/z/rt");
-  previous.name = "m1nd_0000abcd";  // not this runtime dir's suffix
+  previous.name = "m1nd_0000abcd";
   std::vector<Brain> now = {Derived("/home/dev/m1nd", "/z/rt")};
   AssignBrainNames(&now, {previous}, nullptr);
-  EXPECT_EQ("m1nd", now[0].name);
+  EXPECT_EQ("m1nd_0000abcd", now[0].name);
+
+  // Only a name the config gives wins over the label.
+  std::vector<Brain> named = {Explicit("notes", "/home/dev/m1nd", "/z/rt")};
+  AssignBrainNames(&named, {previous}, nullptr);
+  EXPECT_EQ("notes", named[0].name);
 }
 
 TEST(StableBrainNamesTest, StartUpRuleIsUnchangedWithoutAPreviousScan) {

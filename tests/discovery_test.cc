@@ -310,14 +310,14 @@ TEST_F(DiscoveryTest, CarriedOverBrainIsMatchedByNormalizedRuntimeDir) {
   WriteOwner();
   WriteFile(ProjectBrain("aa") + "/project_brain.json", "{");
   Brain previous;
-  previous.name = "stale_label";  // re-derived: only static brains have explicit names
+  previous.name = "stale_label";  // kept: a brain keeps its label (brain_names.h)
   previous.project_root = "/home/u/keyvault";
   previous.runtime_dir = Runtime() + "/project-brains/./aa/";
   previous.source = BrainSource::kRegistryProject;
 
   Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {previous});
 
-  EXPECT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(discovery));
+  EXPECT_EQ((std::vector<std::string>{"m1nd", "stale_label"}), Names(discovery));
 }
 
 // Today's m1nd keeps more than brains in project-brains/: a job log folder and brains
@@ -1341,7 +1341,7 @@ TEST_F(CachedDiscoveryTest, ManifestThatGoesBadIsReportedAsWithoutACache) {
   const Discovery mended = Discover(&cache, still.brains);
   EXPECT_EQ(1, Reads(Manifest("aa")));
   EXPECT_TRUE(mended.problems.empty()) << Describe(mended.problems);
-  EXPECT_EQ((std::vector<std::string>{"m1nd", "vault"}), Names(mended));
+  EXPECT_EQ("/home/u/vault", Find(mended, "keyvault")->project_root);  // its label kept
 }
 
 TEST_F(CachedDiscoveryTest, ChangedInstanceFileAndIngestRootsAreReadAgain) {
