@@ -261,6 +261,19 @@ TEST(OnceCliTest, BadConfigIsOneLineNamingFileLineAndKeyExitTwo) {
                          "scan_interval)\n");
 }
 
+// As on a reload: an empty file is not the defaults (to run on them, leave out
+// --config.file).
+TEST(OnceCliTest, EmptyConfigFileExitsTwo) {
+  TempDir dir;
+  WriteFile(dir.Join("config.yml"), "# nothing but a comment\n");
+  RunResult run = RunExporter("--config.file='" + dir.Join("config.yml") + "' --once");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(run.err, "skeleton-coherence-exporter: " + dir.Join("config.yml") +
+                         ": config file is empty (to run on the defaults, leave out "
+                         "--config.file or write {})\n");
+}
+
 TEST(OnceCliTest, MissingConfigFileExitsTwo) {
   RunResult run = RunExporter("--config.file=/nonexistent/config.yml --once");
   EXPECT_EQ(run.exit_code, 2);
