@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "base/brain_file.h"
@@ -91,6 +93,64 @@ bool Count(const YAML::Node& node, const YamlTreeSize& bound, YamlTreeSize* size
   ++size->nodes;
   if (node.IsScalar()) size->scalar_bytes += static_cast<std::int64_t>(node.Scalar().size());
   return size->nodes <= bound.nodes && size->scalar_bytes <= bound.scalar_bytes;
+}
+
+// How errors name the child of a collection at `path`: "KEY" or "PATH.KEY" for a
+// mapping's value, "PATH[I]" for a list's item.
+std::string ChildPath(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+std::string ItemPath(const std::string& path, std::size_t index) {
+  return path + "[" + std::to_string(index) + "]";
+}
+
+// A collection still to be checked, and how errors name it. Never assigned to: a
+// YAML::Node's operator= writes into the node it refers to (std::swap, and so
+// std::reverse or std::sort, would rewrite the tree), so these are only constructed.
+struct PendingCollection {
+  YAML::Node node;
+  std::string path;
+};
+
+// The collections among the keys and values of `map` (in the file's order) to
+// `children`; false, with `error`, at the first key `map` holds twice.
+bool CheckMapKeys(const PendingCollection& map, const std::string& file_name,
+                  std::vector<PendingCollection>* children, std::string* error) {
+  std::map<std::string, YAML::Mark> first_seen;  // key -> where it first appears
+  for (const auto& entry : map.node) {
+    const bool scalar_key = entry.first.IsScalar();
+    const std::string key = scalar_key ? entry.first.Scalar() : "?";
+    if (scalar_key) {
+      const auto [seen, inserted] = first_seen.emplace(key, entry.first.Mark());
+      if (!inserted) {
+        const YAML::Mark& first = seen->second;
+        *error = YamlError(file_name, entry.first.Mark(), ChildPath(map.path, key),
+                           first.is_null() ? "duplicate key"
+                                           : "duplicate key (first on line " +
+                                                 std::to_string(first.line + 1) + ")");
+        return false;
+      }
+    }
+    if (entry.first.IsMap() || entry.first.IsSequence()) {
+      children->push_back({entry.first, ChildPath(map.path, "?")});
+    }
+    if (entry.second.IsMap() || entry.second.IsSequence()) {
+      children->push_back({entry.second, ChildPath(map.path, key)});
+    }
+  }
+  return true;
+}
+
+// The collections among the items of `list` (in the file's order) to `children`.
+void ListChildren(const PendingCollection& list, std::vector<PendingCollection>* children) {
+  std::size_t index = 0;
+  for (const YAML::Node& item : list.node) {
+    if (item.IsMap() || item.IsSequence()) {
+      children->push_back({item, ItemPath(list.path, index)});
+    }
+    ++index;
+  }
 }
 
 // YAML::Load, with its exceptions turned into `error`. Never throws.
@@ -189,6 +249,28 @@ bool MeasureYamlTree(const YAML::Node& root, const YamlTreeSize& bound, YamlTree
   return true;
 }
 
+bool CheckNoDuplicateKeys(const YAML::Node& root, const std::string& file_name,
+                          std::string* error) {
+  // Only collections are queued, each with its path; scalars are never held.
+  std::vector<PendingCollection> pending = {{root, ""}};
+  std::vector<PendingCollection> children;
+  while (!pending.empty()) {
+    const PendingCollection collection = pending.back();
+    pending.pop_back();
+    children.clear();
+    if (collection.node.IsMap()) {
+      if (!CheckMapKeys(collection, file_name, &children, error)) return false;
+    } else if (collection.node.IsSequence()) {
+      ListChildren(collection, &children);
+    }
+    // Queued last first, so that the walk follows the file's order.
+    for (auto child = children.rbegin(); child != children.rend(); ++child) {
+      pending.push_back(*child);
+    }
+  }
+  return true;
+}
+
 bool LoadYamlFile(const std::string& path, const YamlFileLimits& limits, YAML::Node* root,
                   std::string* error) {
   std::string text;
@@ -217,6 +299,10 @@ bool ParseYamlText(const std::string& text, const std::string& file_name, YAML::
   if (!MeasureYamlTree(*root, {kMaxYamlNodes, kMaxYamlScalarBytes}, &size)) {
     *root = YAML::Node();
     *error = TooLargeExpanded(file_name);
+    return false;
+  }
+  if (!CheckNoDuplicateKeys(*root, file_name, error)) {
+    *root = YAML::Node();
     return false;
   }
   return true;

@@ -1,6 +1,6 @@
 // What both YAML config files (--config.file and --web.config.file) share: reading
-// the file safely, parsing it, resolving the paths written in it, and the error
-// format "FILE:LINE: key 'KEY': what is wrong".
+// the file safely, parsing it, refusing duplicate keys, resolving the paths written
+// in it, and the error format "FILE:LINE: key 'KEY': what is wrong".
 //
 // Thread-safety: functions without shared state.
 #ifndef SCX_BASE_YAML_FILE_H_
@@ -43,6 +43,16 @@ struct YamlFileLimits {
   std::string too_large_hint;  // appended to the error of a file over max_bytes
 };
 
+// The first key that a mapping in `root` (at any depth, aliases expanded) holds
+// twice: yaml-cpp keeps both pairs, and a lookup finds the first, so a second
+// `cert_file` would be ignored without a word. Keys are compared as text (`1` and
+// `"1"` are the same key to a config reader); keys that are not scalars are left
+// out. False with `error` "FILE:LINE: key 'PATH': duplicate key (first on line N)",
+// PATH as the config errors name keys (`brains[1].name`,
+// `tls_server_config.cert_file`). `root` must be within the bounds of
+// MeasureYamlTree: the walk expands every alias.
+bool CheckNoDuplicateKeys(const YAML::Node& root, const std::string& file_name, std::string* error);
+
 // Our configs nest four levels at most. yaml-cpp parses by recursion (about 400
 // bytes of stack per level; a ~100 KiB thread stack overflows near 220 levels), so
 // deeper text is refused before yaml-cpp sees it.
@@ -59,7 +69,8 @@ bool LoadYamlFile(const std::string& path, const YamlFileLimits& limits, YAML::N
 // The parse itself runs on a thread of its own with an 8 MiB stack, where yaml-cpp's
 // own depth guard (about 500 levels) ends text the bound misjudges with an error,
 // whatever the caller's stack. A tree over kMaxYamlNodes or kMaxYamlScalarBytes once
-// its aliases are expanded (MeasureYamlTree) is refused before anyone walks it.
+// its aliases are expanded (MeasureYamlTree) is refused before anyone walks it, and
+// so is a mapping with a duplicate key (CheckNoDuplicateKeys).
 bool ParseYamlText(const std::string& text, const std::string& file_name, YAML::Node* root,
                    std::string* error);
 

@@ -13,6 +13,12 @@ namespace scx {
 
 namespace {
 
+// A file with no YAML document (nothing, blanks or comments) or a null one. Read as
+// the defaults, a file that config management empties before writing it again would
+// drop every brain it names on a reload, and their alerts would resolve.
+constexpr char kEmptyConfigError[] =
+    "config file is empty (to run on the defaults, leave out --config.file or write {})";
+
 // Thrown inside this file only; ParseConfig turns it into the error string.
 struct ConfigError {
   YAML::Mark mark;
@@ -114,7 +120,6 @@ void ReadAllowedAmbiguity(const YAML::Node& node, Config* config) {
 }
 
 void ReadRoot(const YAML::Node& root, const std::string& file_name, Config* config) {
-  if (root.IsNull()) return;  // an empty file: the defaults
   if (!root.IsMap())
     Fail(root, "(top level)", std::string("expected a mapping, got ") + KindOf(root));
   CheckKeys(root, "",
@@ -165,6 +170,10 @@ void ReadRoot(const YAML::Node& root, const std::string& file_name, Config* conf
 // Reads `root`, the parsed file `file_name`, into `config` (left untouched on error).
 bool ReadConfig(const YAML::Node& root, const std::string& file_name, Config* config,
                 std::string* error) {
+  if (root.IsNull()) {
+    *error = YamlError(file_name, YAML::Mark::null_mark(), "", kEmptyConfigError);
+    return false;
+  }
   Config parsed = DefaultConfig();
   try {
     ReadRoot(root, file_name, &parsed);

@@ -1,6 +1,7 @@
 // The YAML config file: static brains, m1nd registries, runtime globs, scan interval.
-// Strict: an unknown key, a wrong type or a missing file is a one-line error naming
-// the file, the line and the key.
+// Strict: an unknown key, a duplicate key, a wrong type or a missing file is a
+// one-line error naming the file, the line and the key; an empty file (no YAML
+// document, or a null one) is an error too, "FILE: config file is empty ...".
 #ifndef SCX_EXPORTER_CONFIG_H_
 #define SCX_EXPORTER_CONFIG_H_
 

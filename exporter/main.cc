@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "exporter/render/json_view.h"
 #include "exporter/render/table_view.h"
 #include "exporter/scan_log.h"
+#include "exporter/scan_settings.h"
 #include "exporter/service.h"
 #include "exporter/watched_sources.h"
 
@@ -35,13 +37,13 @@ bool StdoutWantsColor() {
 
 // Scans once, prints the report on stdout, and reports problems on stderr (through
 // ScanLog, as the service does, in its --once mode).
-int RunOnce(const Config& config, OnceOutput output, Logger* logger) {
-  StoreReaderOptions options;
-  options.max_bytes = config.max_store_bytes;
-  LogWatchedSources(config.discovery, logger);
-  Scanner scanner(options);
+// The scan is set up as the service sets up its scans (ScanSettingsOf).
+int RunOnce(const Flags& flags, const Config& config, Logger* logger) {
+  const ScanSettings settings = ScanSettingsOf(flags, config);
+  LogWatchedSources(settings.discovery, logger);
+  const std::unique_ptr<Scanner> scanner = NewScanner(settings);
   const auto start = std::chrono::steady_clock::now();
-  ScanResult scan = scanner.Scan(config.discovery);
+  ScanResult scan = scanner->Scan(settings.discovery);
   ScanLog(logger, ScanLog::Mode::kOnce)
       .LogScan(scan,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -51,7 +53,7 @@ int RunOnce(const Config& config, OnceOutput output, Logger* logger) {
   for (const BrainReport& brain : scan.brains) {
     mismatch = mismatch || brain.state == BrainState::kMismatch;
   }
-  const std::string report = output == OnceOutput::kTable
+  const std::string report = flags.once_output == OnceOutput::kTable
                                  ? OnceTable(scan.brains, StdoutWantsColor(), scan.orphans)
                                  : OnceReport(scan.brains, scan.orphans);
   std::fwrite(report.data(), 1, report.size(), stdout);
@@ -85,7 +87,7 @@ int Main(int argc, char** argv) {
   }
   if (flags.once) {
     Logger logger(flags.log_level, flags.log_format);
-    return RunOnce(config, flags.once_output, &logger);
+    return RunOnce(flags, config, &logger);
   }
   TuneMallocForServing();
   return RunService(flags, config);

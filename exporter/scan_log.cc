@@ -23,6 +23,12 @@ bool IsAlarming(const std::optional<BrainState>& state) {
          state == BrainState::kIdentityUnknown;
 }
 
+// A brain entering or leaving mismatch, or going from one mismatch verdict to another
+// (a new found_slug): what the alerts page on, logged at warn whatever the budget.
+bool IsMismatchTransition(const StateChange& change) {
+  return change.from == BrainState::kMismatch || change.to == BrainState::kMismatch;
+}
+
 // Where a brain whose identity is unknown lives, and why: for the line that says so.
 void AddIdentityUnknownFields(const std::string& runtime_dir, const std::string& note,
                               LogFields* fields) {
@@ -73,7 +79,8 @@ void ScanLog::LogScan(const ScanResult& result, double duration_seconds) {
     logger_->Warn("brain log lines suppressed",
                   {{"suppressed", std::to_string(suppressed_)},
                    {"detail", "at most " + std::to_string(kBrainLinesPerSecond) +
-                                  " lines about brains are logged a second; the metrics and "
+                                  " lines about brains are logged a second (a brain entering "
+                                  "or leaving mismatch always is); the metrics and "
                                   "/api/v1/brains show every brain"}});
     suppressed_ = 0;
   }
@@ -152,6 +159,10 @@ void ScanLog::LogChange(const StateChange& change) {
   const char* message = !change.from ? "brain discovered"
                         : !change.to ? "brain gone"
                                      : "brain state changed";
+  if (IsMismatchTransition(change)) {
+    logger_->Warn(message, fields);  // never suppressed, and not counted in the budget
+    return;
+  }
   LogBrainLine(IsAlarming(change.to) ? LogLevel::kWarn : LogLevel::kInfo, message, fields);
 }
 

@@ -1,19 +1,22 @@
 // The log lines a scan produces, de-duplicated across scans: one line per brain state
-// change (new, gone, or a different state; warn when the new state is mismatch,
-// unreadable or identity_unknown, info otherwise; a brain entering identity_unknown
-// also names its runtime_dir and the note saying why), one line per discovery problem
-// and per name collision (warn when first seen, debug while it persists; a transient
-// problem is logged at debug until it is still there on the next scan, then at warn),
-// one warn line per discovery notice while it persists (debug after the first), one
-// debug line per discovery debug note and one info line per orphaned folder when first
-// seen (nothing while they persist; again if they come back), a warn line on every scan
-// that finds no brain at all, and a debug summary per scan.
+// change (new, gone, or a different state or verdict; warn when the brain enters or
+// leaves mismatch or enters unreadable or identity_unknown, info otherwise; a brain
+// entering identity_unknown also names its runtime_dir and the note saying why), one line per
+// discovery problem and per name collision (warn when first seen, debug while it persists; a
+// transient problem is logged at debug until it is still there on the next scan, then at warn), one
+// warn line per discovery notice while it persists (debug after the first), one debug line per
+// discovery debug note and one info line per orphaned folder when first seen (nothing while they
+// persist; again if they come back), a warn line on every scan that finds no brain at all, and a
+// debug summary per scan.
 //
 // Lines about one brain or folder (state changes, problems, notices, orphans, name
 // collisions) are rate-limited: at most kBrainLinesPerSecond are written a second,
 // whatever the level; a scan that had to drop some ends with one warn line saying
 // how many ("brain log lines suppressed"). Churn of watched folders once wrote
 // 670,676 lines (75 MB) in 30 s; the metrics and /api/v1/brains still show every brain.
+// A brain entering or leaving mismatch (or changing from one mismatch to another) is
+// always written, and does not count against the budget: over 1,001 brains the
+// budget once went on info lines and dropped 77 of 90 "turned mismatch" lines.
 //
 // --once logs through it too (Mode::kOnce): one scan, nothing to compare with, so no
 // line per brain but the ones a person must act on ("store unreadable", a brain whose

@@ -28,9 +28,8 @@ ScanLoop::ScanLoop(const ScanSettings& settings, const LandingPageInfo& page_inf
       metrics_(metrics),
       settings_(settings),
       snapshot_(InitialSnapshot(page_info, logger)),
-      scanner_(std::make_unique<Scanner>(settings.store_options)),
+      scanner_(NewScanner(settings)),
       scan_log_(logger) {
-  scanner_->SetAllowedAmbiguity(settings.allowed_ambiguity);
   metrics_->SetScanInterval(Seconds(settings.interval));
 }
 
@@ -112,13 +111,9 @@ void ScanLoop::ApplyPendingSettings() {
   if (!pending_settings_) return;
   ScanSettings settings = std::move(*pending_settings_);
   pending_settings_.reset();
-  if (settings.store_options.max_bytes != settings_.store_options.max_bytes) {
+  if (ApplyScanSettings(settings_, settings, scanner_.get())) {
     logger_->Info("store options changed; every store is read again",
                   {{"max_store_bytes", std::to_string(settings.store_options.max_bytes)}});
-    scanner_->SetOptions(settings.store_options);
-  }
-  if (!(settings.allowed_ambiguity == settings_.allowed_ambiguity)) {
-    scanner_->SetAllowedAmbiguity(settings.allowed_ambiguity);
   }
   settings_ = std::move(settings);
   metrics_->SetScanInterval(Seconds(settings_.interval));

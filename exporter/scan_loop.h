@@ -32,23 +32,13 @@
 #include "exporter/render/landing_page.h"
 #include "exporter/render/metrics_renderer.h"
 #include "exporter/scan_log.h"
+#include "exporter/scan_settings.h"
 #include "exporter/self_metrics.h"
 #include "exporter/snapshot.h"
 #include "exporter/snapshot_source.h"
 #include "exporter/state_file.h"
 
 namespace scx {
-
-inline constexpr std::chrono::milliseconds kDefaultScanInterval{15000};
-
-// What the config decides about scanning; replaced as a whole on reload.
-struct ScanSettings {
-  DiscoveryConfig discovery;
-  StoreReaderOptions store_options;
-  std::vector<AllowedAmbiguity> allowed_ambiguity;  // the config's prefix_ambiguity_allowed
-  std::chrono::milliseconds interval = kDefaultScanInterval;
-  BrainMetricsOptions brain_metrics;  // the optional per-brain series (flags)
-};
 
 class ScanLoop : public SnapshotSource {
  public:

@@ -32,6 +32,7 @@
 #include "exporter/http/tls_setup.h"
 #include "exporter/logger.h"
 #include "exporter/scan_loop.h"
+#include "exporter/scan_settings.h"
 #include "exporter/self_metrics.h"
 #include "exporter/state_file.h"
 #include "exporter/watched_sources.h"
@@ -48,18 +49,6 @@ constexpr int kDescriptorReserve = 128;
 
 // How long a stop waits for a load in progress before abandoning it.
 constexpr std::chrono::milliseconds kReloadStopGrace{200};
-
-ScanSettings ScanSettingsFrom(const Flags& flags, const Config& config) {
-  ScanSettings settings;
-  settings.discovery = config.discovery;
-  settings.store_options.max_bytes = config.max_store_bytes;
-  settings.allowed_ambiguity = config.allowed_ambiguity;
-  settings.interval = flags.scan_interval    ? *flags.scan_interval
-                      : config.scan_interval ? *config.scan_interval
-                                             : kDefaultScanInterval;
-  settings.brain_metrics.store_details = flags.store_details;
-  return settings;
-}
 
 sigset_t ServiceSignals() {
   sigset_t signals;
@@ -108,7 +97,7 @@ class Service {
       : flags_(flags),
         logger_(logger),
         metrics_({kVersion, kRevision, !flags.disable_exporter_metrics}, logger),
-        loop_(ScanSettingsFrom(flags, config),
+        loop_(ScanSettingsOf(flags, config),
               {kVersion, kRevision, flags.telemetry_path, flags.runbook_url}, logger, &metrics_),
         watcher_(ChangeWatcher::Options(), [this] { loop_.RequestScan(); }),
         reloader_(
@@ -237,7 +226,7 @@ class Service {
       return;
     }
     metrics_.RecordConfigReload(true);
-    loop_.RequestReload(ScanSettingsFrom(flags_, config));
+    loop_.RequestReload(ScanSettingsOf(flags_, config));
     logger_->Info("config reloaded", {{"trigger", trigger}, {"config_file", flags_.config_file}});
     LogWatchedSources(config.discovery, logger_);
     WarnIfCertificateExpires(trigger);

@@ -38,7 +38,7 @@ TEST(ConfigTest, PrefixAmbiguityAllowedIsAListOfBrainAndSlug) {
   EXPECT_EQ(config.allowed_ambiguity[0].slug, "m1nd_core");
   EXPECT_EQ(config.allowed_ambiguity[1].brain, "lib");
   EXPECT_EQ(config.allowed_ambiguity[1].slug, "lib_extra");
-  EXPECT_TRUE(MustParse("").allowed_ambiguity.empty());
+  EXPECT_TRUE(MustParse("{}").allowed_ambiguity.empty());
   EXPECT_NE(ErrorOf("prefix_ambiguity_allowed: m1nd\n").find("expected a list"), std::string::npos);
   EXPECT_NE(ErrorOf("prefix_ambiguity_allowed: [{brain: m1nd}]\n")
                 .find("key 'prefix_ambiguity_allowed[0].slug': missing"),
@@ -71,10 +71,21 @@ TEST(ConfigTest, DefaultRegistryIsM1ndRegistryDirWhenSet) {
   EXPECT_TRUE(from_file.discovery.registries_are_default);
 }
 
-TEST(ConfigTest, EmptyFileIsTheDefault) {
-  Config config = MustParse("");
+TEST(ConfigTest, EmptyMappingIsTheDefault) {
+  Config config = MustParse("# nothing set\n{}\n");
   EXPECT_EQ(config.discovery.registries, DefaultConfig().discovery.registries);
   EXPECT_TRUE(config.discovery.registries_are_default);
+}
+
+// A file that config management empties before writing it again must not be read as
+// the defaults: every brain it names would vanish and their alerts resolve.
+TEST(ConfigErrorTest, EmptyFileIsRefusedNamingIt) {
+  for (const char* text : {"", "  \n\n", "# all commented out\n# brains: []\n", "---\n", "~\n"}) {
+    EXPECT_EQ(ErrorOf(text),
+              "/etc/scx/config.yml: config file is empty (to run on the defaults, leave out "
+              "--config.file or write {})")
+        << "text: " << text;
+  }
 }
 
 TEST(ConfigTest, NamedRegistriesAreNotTheDefault) {
@@ -185,6 +196,21 @@ TEST(ConfigErrorTest, DuplicateExplicitNames) {
       "  - {name: a, project_root: /y, runtime_dir: /2}\n");
   EXPECT_NE(error.find(":3: key 'brains[1].name': duplicate brain name \"a\""), std::string::npos)
       << error;
+}
+
+// yaml-cpp keeps both pairs of a key written twice, and a lookup finds the first:
+// the second would be ignored without a word.
+TEST(ConfigErrorTest, DuplicateKeysNameFileLineAndKey) {
+  EXPECT_EQ(ErrorOf("scan_interval: 15s\nm1nd_registries: []\nscan_interval: 1m\n"),
+            "/etc/scx/config.yml:3: key 'scan_interval': duplicate key (first on line 1)");
+  EXPECT_EQ(ErrorOf("brains:\n  - project_root: /a\n    runtime_dir: /rt/a\n"
+                    "  - project_root: /b\n    runtime_dir: /rt/b\n    project_root: /c\n"),
+            "/etc/scx/config.yml:6: key 'brains[1].project_root': duplicate key (first on line 4)");
+  EXPECT_EQ(ErrorOf("prefix_ambiguity_allowed: [{brain: m1nd, slug: m1nd_core, brain: lib}]\n"),
+            "/etc/scx/config.yml:1: key 'prefix_ambiguity_allowed[0].brain': duplicate key "
+            "(first on line 1)");
+  // The same item twice in a list is no duplicate key.
+  MustParse("runtime_globs: [/a/*, /a/*]\n");
 }
 
 TEST(ConfigErrorTest, InvalidYamlNamesTheLine) {

@@ -398,6 +398,34 @@ TEST_F(ExporterIntegrationTest, ReloadOfAFifoFailsAtOnce) {
   EXPECT_TRUE(HasLine(Scrape(), kIncidentLine));
 }
 
+// Config management that empties the file before writing it again: a reload then
+// must not read it as the defaults, or the brains it names vanish and their alerts
+// resolve.
+TEST_F(ExporterIntegrationTest, ReloadOfAnEmptiedConfigFailsAndKeepsTheBrains) {
+  WriteFile(ConfigPath(), "");
+  exporter_.Signal(SIGHUP);
+  const std::string text = ScrapeUntil([](const std::string& t) {
+    return HasLine(t, "skeleton_coherence_exporter_config_reloads_total{result=\"failure\"} 1");
+  });
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_config_reloads_total{result=\"failure\"} 1"))
+      << text;
+  EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_config_last_reload_successful 0"));
+  EXPECT_TRUE(HasLine(text, kIncidentLine));
+  EXPECT_TRUE(HasLine(text, kHealthyLine));
+  const std::string log = ReadFile(LogPath());
+  EXPECT_TRUE(Contains(log, "level=error msg=\"config reload failed\" trigger=SIGHUP")) << log;
+  EXPECT_TRUE(Contains(log, ConfigPath() + ": config file is empty")) << log;
+
+  // Comments and blanks only are empty too.
+  WriteFile(ConfigPath(), "# brains:\n\n   \n");
+  std::this_thread::sleep_for(kReloadSpacing);
+  const HttpResult reload = PostReload();
+  EXPECT_EQ(reload.status, 500);
+  EXPECT_TRUE(Contains(reload.body, ConfigPath() + ": config file is empty")) << reload.body;
+  EXPECT_TRUE(HasLine(Scrape(), kIncidentLine));
+}
+
 TEST_F(ExporterIntegrationTest, ReloadOverHttpIsRefusedWithoutEnableLifecycle) {
   RestartWith({});
   const HttpResult reload = PostReload();

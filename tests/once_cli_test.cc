@@ -249,6 +249,31 @@ TEST(OnceCliTest, HealthyLayoutExitsZero) {
   EXPECT_EQ(Json::parse(run.out)["brains"][0]["skeleton_coherence"]["status"], "ok");
 }
 
+// --once sets up its scan as the service does: a prefix ambiguity the config allows
+// is shown as allowed, as /api/v1/brains shows it (docs/runbook.md promises both).
+TEST(OnceCliTest, AnAllowedPrefixAmbiguityIsShownAsAllowed) {
+  TempDir dir;
+  testing::ReplaceFileAtomically(dir.Join("rt/system_blocks.json"),
+                                 testing::StoreJson("sk_lib_core_candidate", {"sb_lib_a"}));
+  const std::string brains =
+      "m1nd_registries: []\nbrains:\n  - {name: lib, project_root: /home/u/lib, "
+      "runtime_dir: rt}\n";
+  WriteFile(dir.Join("config.yml"), brains);
+  RunResult run = RunExporter("--config.file='" + dir.Join("config.yml") + "' --once");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(FindBrain(Json::parse(run.out), "lib")["prefix_ambiguous"],
+            Json({{"slug", "lib_core"}}))
+      << run.out;
+
+  WriteFile(dir.Join("config.yml"),
+            brains + "prefix_ambiguity_allowed:\n  - {brain: lib, slug: lib_core}\n");
+  run = RunExporter("--config.file='" + dir.Join("config.yml") + "' --once");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(FindBrain(Json::parse(run.out), "lib")["prefix_ambiguous"],
+            Json({{"slug", "lib_core"}, {"allowed", true}}))
+      << run.out;
+}
+
 TEST(OnceCliTest, BadConfigIsOneLineNamingFileLineAndKeyExitTwo) {
   TempDir dir;
   WriteFile(dir.Join("config.yml"), "m1nd_registries: []\nbrainz: []\n");
@@ -259,6 +284,19 @@ TEST(OnceCliTest, BadConfigIsOneLineNamingFileLineAndKeyExitTwo) {
                          ":2: key 'brainz': unknown key (known keys: brains, m1nd_registries, "
                          "max_store_bytes, prefix_ambiguity_allowed, runtime_globs, "
                          "scan_interval)\n");
+}
+
+// As on a reload: an empty file is not the defaults (to run on them, leave out
+// --config.file).
+TEST(OnceCliTest, EmptyConfigFileExitsTwo) {
+  TempDir dir;
+  WriteFile(dir.Join("config.yml"), "# nothing but a comment\n");
+  RunResult run = RunExporter("--config.file='" + dir.Join("config.yml") + "' --once");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(run.err, "skeleton-coherence-exporter: " + dir.Join("config.yml") +
+                         ": config file is empty (to run on the defaults, leave out "
+                         "--config.file or write {})\n");
 }
 
 TEST(OnceCliTest, MissingConfigFileExitsTwo) {

@@ -108,6 +108,56 @@ TEST(ScanLogTest, BrainLinesAreRateLimitedPerSecondWithASummary) {
   EXPECT_EQ(CountOf(text, "brain log lines suppressed"), 2u) << text;
 }
 
+// Over 1,001 brains the budget once went on info lines first and 77 of 90 "turned
+// mismatch" lines were dropped. A brain entering or leaving mismatch (or changing
+// from one mismatch to another) is what pages: always written at warn, and not
+// counted against the budget, which still bounds the other lines.
+TEST(ScanLogTest, MismatchTransitionsAreAlwaysLoggedAtWarn) {
+  CapturedLog log(LogLevel::kInfo);
+  auto now = std::chrono::steady_clock::time_point() + std::chrono::hours(1);
+  ScanLog scan_log(log.logger(), ScanLog::Mode::kService, [&now] { return now; });
+  ScanResult scan;
+  scan.brains = {Report("kept", BrainState::kOk)};
+  constexpr int kInfoLines = 3 * kBrainLinesPerSecond;
+  for (int i = 0; i < kInfoLines; ++i) {
+    scan.changes.push_back(Change("a" + std::to_string(i), std::nullopt, BrainState::kOk));
+  }
+  constexpr int kTransitions = 90;
+  for (int i = 0; i < kTransitions; ++i) {
+    scan.changes.push_back(Change("m" + std::to_string(i), BrainState::kOk, BrainState::kMismatch));
+  }
+  scan.changes.push_back(Change("fixed", BrainState::kMismatch, BrainState::kOk));
+  scan.changes.push_back(Change("other", BrainState::kMismatch, BrainState::kMismatch));
+  scan.changes.push_back(Change("torn", BrainState::kMismatch, BrainState::kUnreadable));
+  scan.changes.push_back(Change("new", std::nullopt, BrainState::kMismatch));
+  scan.changes.push_back(Change("removed", BrainState::kMismatch, std::nullopt));
+  scan_log.LogScan(scan, 0.1);
+  const std::string text = log.text();
+  EXPECT_EQ(CountOf(text, "level=warn msg=\"brain state changed\" brain=m"), 90u) << text;
+  EXPECT_EQ(CountOf(text, "from=ok to=mismatch"), 90u);
+  EXPECT_EQ(CountOf(text,
+                    "level=warn msg=\"brain state changed\" brain=fixed from=mismatch "
+                    "to=ok\n"),
+            1u);
+  EXPECT_EQ(CountOf(text,
+                    "level=warn msg=\"brain state changed\" brain=other from=mismatch "
+                    "to=mismatch\n"),
+            1u);
+  EXPECT_EQ(CountOf(text,
+                    "level=warn msg=\"brain state changed\" brain=torn from=mismatch "
+                    "to=unreadable "),
+            1u);
+  EXPECT_EQ(CountOf(text, "level=warn msg=\"brain discovered\" brain=new to=mismatch\n"), 1u);
+  EXPECT_EQ(CountOf(text, "level=warn msg=\"brain gone\" brain=removed from=mismatch\n"), 1u);
+  // The budget still applies to the rest, and only to them.
+  EXPECT_EQ(CountOf(text, "level=info msg=\"brain discovered\""),
+            static_cast<std::size_t>(kBrainLinesPerSecond));
+  EXPECT_EQ(CountOf(text, "msg=\"brain log lines suppressed\" suppressed=" +
+                              std::to_string(kInfoLines - kBrainLinesPerSecond) + " "),
+            1u)
+      << text;
+}
+
 TEST(ScanLogTest, DebugNotesAreLoggedOnceWhileTheyPersist) {
   CapturedLog log(LogLevel::kDebug);
   ScanLog scan_log(log.logger());

@@ -200,7 +200,8 @@ TEST_F(ScanLoopTest, StateChangesAreLoggedOnce) {
   EXPECT_EQ(CountOf(text, "level=info msg=\"brain discovered\" brain=keyvault to=ok"), 1u) << text;
   EXPECT_GE(CountOf(text, "level=debug msg=\"scan completed\" brains=2 ok=1 mismatch=1"), 3u);
 
-  // The incident is fixed by an atomic replace: one info line.
+  // The incident is fixed by an atomic replace: one warn line (leaving mismatch pages
+  // too: the alert resolves).
   testing::ReplaceFileAtomically(dir_.Join("m1nd/system_blocks.json"),
                                  StoreJson("sk_m1nd_candidate", {"sb_m1nd_core"}));
   ASSERT_TRUE(WaitFor([&] { return Contains(log_.text(), "from=mismatch to=ok"); }, kLongWait));
@@ -208,7 +209,7 @@ TEST_F(ScanLoopTest, StateChangesAreLoggedOnce) {
   ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= after + 2; }, kLongWait));
   text = log_.text();
   EXPECT_EQ(CountOf(text,
-                    "level=info msg=\"brain state changed\" brain=m1nd from=mismatch to=ok "
+                    "level=warn msg=\"brain state changed\" brain=m1nd from=mismatch to=ok "
                     "expected_slug=m1nd\n"),
             1u)
       << text;

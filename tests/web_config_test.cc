@@ -66,6 +66,21 @@ TEST_F(WebConfigTest, UnknownTopLevelKeyNamesFileLineAndKey) {
   EXPECT_EQ(error_, path_ + ":2: key 'tls_config': unknown key");
 }
 
+// yaml-cpp keeps both pairs of a key written twice, and a lookup finds the first: a
+// second tls_server_config or cert_file would be ignored without a word.
+TEST_F(WebConfigTest, DuplicateKeysNameFileLineAndKey) {
+  EXPECT_FALSE(
+      Load("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+           "tls_server_config:\n  cert_file: c\n  key_file: d\n"));
+  EXPECT_EQ(error_, path_ + ":4: key 'tls_server_config': duplicate key (first on line 1)");
+  EXPECT_FALSE(Load("tls_server_config:\n  cert_file: a\n  key_file: b\n  cert_file: c\n"));
+  EXPECT_EQ(error_,
+            path_ + ":4: key 'tls_server_config.cert_file': duplicate key (first on line 2)");
+  EXPECT_FALSE(
+      Load(std::string("basic_auth_users:\n  alice: ") + kHash + "\n  alice: " + kHash + "\n"));
+  EXPECT_EQ(error_, path_ + ":3: key 'basic_auth_users.alice': duplicate key (first on line 2)");
+}
+
 TEST_F(WebConfigTest, UnknownTlsKey) {
   EXPECT_FALSE(Load("tls_server_config:\n  cert_file: a\n  key_file: b\n  certfile: c\n"));
   EXPECT_EQ(error_, path_ + ":4: key 'tls_server_config.certfile': unknown key");

@@ -208,5 +208,23 @@ TEST(YamlAliasTest, FewAliasesStillWork) {
   EXPECT_EQ(config.discovery.static_brains.size(), 3u);
 }
 
+TEST(YamlDuplicateKeyTest, FoundAtAnyDepthAndNamedByPath) {
+  YAML::Node root;
+  std::string error;
+  EXPECT_FALSE(
+      ParseYamlText("a:\n  - [x, {b: 1, c: 2}]\n  - {b: 1, b: 2}\n", "f.yml", &root, &error));
+  EXPECT_EQ(error, "f.yml:3: key 'a[1].b': duplicate key (first on line 3)");
+  EXPECT_TRUE(root.IsNull());  // nothing half-checked is handed on
+  // Keys are compared as text, as a config reader looks them up.
+  EXPECT_FALSE(ParseYamlText("'1': a\n1: b\n", "f.yml", &root, &error));
+  EXPECT_EQ(error, "f.yml:2: key '1': duplicate key (first on line 1)");
+  // In the file's order: the first duplicate is the one named.
+  EXPECT_FALSE(ParseYamlText("a: {x: 1, x: 2}\nb: {y: 1, y: 2}\n", "f.yml", &root, &error));
+  EXPECT_EQ(error, "f.yml:1: key 'a.x': duplicate key (first on line 1)");
+  // Aliases are checked where they are used, and a mapping used twice is fine.
+  EXPECT_TRUE(ParseYamlText("a: &m {x: 1}\nb: *m\nc: [*m, *m]\n", "f.yml", &root, &error)) << error;
+  EXPECT_TRUE(ParseYamlText("{[1, 2]: a, [1, 2]: b}\n", "f.yml", &root, &error)) << error;
+}
+
 }  // namespace
 }  // namespace scx
