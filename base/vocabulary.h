@@ -9,6 +9,8 @@
 #define SCX_BASE_VOCABULARY_H_
 
 #include <cstddef>
+#include <string>
+#include <string_view>
 
 namespace scx {
 
@@ -26,6 +28,31 @@ constexpr const char* NameOf(const Term<Enum> (&terms)[N], Enum value) {
     if (term.value == value) return term.name;
   }
   return "";
+}
+
+// The value named `name` in `terms`, for parsing a flag or a setting; false when no
+// term has that name.
+template <typename Enum, std::size_t N>
+bool ValueOf(const Term<Enum> (&terms)[N], std::string_view name, Enum* value) {
+  for (const Term<Enum>& term : terms) {
+    if (name == term.name) {
+      *value = term.value;
+      return true;
+    }
+  }
+  return false;
+}
+
+// The names of `terms` in table order, joined with ", " and " or " before the last
+// ("auto, host or sandbox"), for help texts and error messages.
+template <typename Enum, std::size_t N>
+std::string NamesOf(const Term<Enum> (&terms)[N]) {
+  std::string names;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0) names += i + 1 == N ? " or " : ", ";
+    names += terms[i].name;
+  }
+  return names;
 }
 
 }  // namespace scx

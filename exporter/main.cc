@@ -83,6 +83,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
     return kExitUsage;
   }
+  config.discovery.view = flags.discovery_view;
   if (flags.once) {
     Logger logger(flags.log_level, flags.log_format);
     return RunOnce(config, flags.once_output, &logger);
