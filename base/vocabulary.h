@@ -9,6 +9,7 @@
 #define SCX_BASE_VOCABULARY_H_
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace scx {
@@ -29,7 +30,8 @@ constexpr const char* NameOf(const Term<Enum> (&terms)[N], Enum value) {
   return "";
 }
 
-// Sets *value to the term named `name`; false (and *value unchanged) when none is.
+// The value named `name` in `terms`, for parsing a flag or a setting; false when no
+// term has that name.
 template <typename Enum, std::size_t N>
 bool ValueOf(const Term<Enum> (&terms)[N], std::string_view name, Enum* value) {
   for (const Term<Enum>& term : terms) {
@@ -39,6 +41,18 @@ bool ValueOf(const Term<Enum> (&terms)[N], std::string_view name, Enum* value) {
     }
   }
   return false;
+}
+
+// The names of `terms` in table order, joined with ", " and " or " before the last
+// ("auto, host or sandbox"), for help texts and error messages.
+template <typename Enum, std::size_t N>
+std::string NamesOf(const Term<Enum> (&terms)[N]) {
+  std::string names;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0) names += i + 1 == N ? " or " : ", ";
+    names += terms[i].name;
+  }
+  return names;
 }
 
 }  // namespace scx

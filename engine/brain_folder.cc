@@ -17,7 +17,7 @@
 #include "engine/discovery_reads.h"
 #include "engine/m1nd_files.h"
 #include "engine/owner_identity.h"
-#include "engine/root_visibility.h"
+#include "engine/owner_view.h"
 #include "engine/store_reader.h"
 
 namespace scx {
@@ -65,7 +65,7 @@ IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache* 
 }
 
 OwnerIdentity IdentityOf(const IngestRootsFile& ingest, const std::string& workspace_root,
-                         IdentitySource workspace_source) {
+                         IdentitySource workspace_source, const OwnerView& view) {
   if (ingest.file.status == ReadStatus::kError) {
     return {std::string(), IdentitySource::kUnknown,
             ingest.path + " cannot be read: " + ingest.file.error};
@@ -73,11 +73,13 @@ OwnerIdentity IdentityOf(const IngestRootsFile& ingest, const std::string& works
   static const std::vector<std::string> kNone;
   const std::vector<std::string>& roots =
       ingest.file.status == ReadStatus::kOk ? ingest.file.parsed().roots : kNone;
-  return ResolveOwnerIdentity(roots, workspace_root, ProbeRoot, workspace_source);
+  return ResolveOwnerIdentity(
+      roots, workspace_root,
+      [&view](const std::string& root) { return ProbeRootInView(view, root); }, workspace_source);
 }
 
-void LookIntoFolder(const DiscoveryCache* cache, BrainFolder* folder, int dir_fd,
-                    const std::string& dir_name) {
+void LookIntoFolder(const DiscoveryCache* cache, const OwnerView& view, BrainFolder* folder,
+                    int dir_fd, const std::string& dir_name) {
   folder->manifest = ReadManifest(folder->dir, folder->key, cache, dir_fd, dir_name);
   const Loaded<ManifestParse>& file = folder->manifest.file;
   if (file.status != ReadStatus::kOk || !file.parsed().ok) return;
@@ -86,7 +88,7 @@ void LookIntoFolder(const DiscoveryCache* cache, BrainFolder* folder, int dir_fd
   // A hosted project brain is named by its own session state: its ingest roots
   // first, its manifest's project_root at rule 2.
   folder->identity =
-      IdentityOf(folder->ingest, file.parsed().project_root, IdentitySource::kManifest);
+      IdentityOf(folder->ingest, file.parsed().project_root, IdentitySource::kManifest, view);
 }
 
 void RememberFolder(const BrainFolder& folder, DiscoveryCache* cache) {

@@ -16,6 +16,7 @@
 #include "engine/discovery_reads.h"
 #include "engine/m1nd_files.h"
 #include "engine/owner_identity.h"
+#include "engine/owner_view.h"
 
 namespace scx {
 
@@ -54,9 +55,10 @@ IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache* 
 
 // The identity m1nd's project_root_display() gives a brain whose ingest roots were
 // loaded as `ingest` and whose own root is `workspace_root` (rule 2, named
-// `workspace_source`). An ingest_roots.json that cannot be read leaves it undecided.
+// `workspace_source`), its roots probed in `view` (its owner's). An ingest_roots.json
+// that cannot be read leaves it undecided.
 OwnerIdentity IdentityOf(const IngestRootsFile& ingest, const std::string& workspace_root,
-                         IdentitySource workspace_source);
+                         IdentitySource workspace_source, const OwnerView& view);
 
 // A project brain folder and what was read of it: its manifest, the ingest roots of
 // its own session state and the identity they give. Made on any thread.
@@ -71,9 +73,10 @@ struct BrainFolder {
 };
 
 // Reads the manifest of the folder `dir` (RuntimeKey `key`) and, when it is a brain's,
-// its ingest roots, and resolves its identity; `dir_fd`/`dir_name` as ReadManifest.
-void LookIntoFolder(const DiscoveryCache* cache, BrainFolder* folder, int dir_fd = AT_FDCWD,
-                    const std::string& dir_name = std::string());
+// its ingest roots, and resolves its identity with its roots probed in `view` (that of
+// the m1nd process hosting it); `dir_fd`/`dir_name` as ReadManifest.
+void LookIntoFolder(const DiscoveryCache* cache, const OwnerView& view, BrainFolder* folder,
+                    int dir_fd = AT_FDCWD, const std::string& dir_name = std::string());
 
 // Records in `cache` what LookIntoFolder read of `folder`: its manifest, and its
 // ingest_roots.json or that the folder has none.

@@ -36,7 +36,7 @@ Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>
                          const std::atomic<bool>* stop, const Parallelism& parallelism,
                          DiscoveryCache* cache) {
   if (cache) cache->BeginWalk();
-  DiscoveryWalk walk(previous, stop, parallelism, cache);
+  DiscoveryWalk walk(previous, stop, parallelism, cache, config.view);
   for (const StaticBrain& brain : config.static_brains) walk.AddStatic(brain);
   for (const std::string& registry : config.registries) {
     if (walk.Stopped()) break;

@@ -17,6 +17,7 @@
 #include "engine/discovery_cache.h"  // DiscoveryCache, for callers of DiscoverBrains
 #include "engine/m1nd_files.h"
 #include "engine/owner_identity.h"
+#include "engine/root_visibility.h"
 #include "engine/vocabulary.h"
 
 namespace scx {
@@ -47,6 +48,9 @@ struct DiscoveryConfig {
   // True when `registries` is the implicit default (DefaultRegistry()) rather than
   // named in the config: then a registry folder that does not exist is no problem.
   bool registries_are_default = false;
+  // How this process sees the file system compared with m1nd (--discovery.view):
+  // decides whether an ingest root it does not find is gone or hidden from it.
+  DiscoveryView view = DiscoveryView::kAuto;
 };
 
 // m1nd's rule for where its registry lives when nothing names one:

@@ -239,7 +239,7 @@ void DiscoveryWalk::ReadInstance(const std::string& registry, const std::string&
     // The workspace root of a project entry is its project-brains/<hex> folder.
     project_entries_.push_back(
         ProjectEntry{listed_registry_, RealDir(ResolveInRegistry(registry, record.workspace_root)),
-                     record.last_heartbeat_ms});
+                     record.last_heartbeat_ms, record.pid, record.started_at_ms});
     return;
   }
   if (IsUnknownKind(record)) {
@@ -266,6 +266,8 @@ void DiscoveryWalk::ReadInstance(const std::string& registry, const std::string&
   owner.read_only = record.mode == kReadOnlyMode;
   owner.last_heartbeat_ms = record.last_heartbeat_ms;
   owner.instance_file = name;
+  owner.pid = record.pid;
+  owner.started_at_ms = record.started_at_ms;
   owners_.push_back(std::move(owner));
 }
 
@@ -297,7 +299,7 @@ void DiscoveryWalk::AddOwner(const OwnerCandidate& owner) {
     return;
   }
   const OwnerIdentity identity =
-      IdentityOf(ingest, owner.workspace_root, IdentitySource::kWorkspaceRoot);
+      IdentityOf(ingest, owner.workspace_root, IdentitySource::kWorkspaceRoot, *root_views_[key]);
   Brain brain;
   brain.project_root = identity.root;
   brain.runtime_dir = owner.runtime_dir;
@@ -310,9 +312,23 @@ void DiscoveryWalk::AddOwner(const OwnerCandidate& owner) {
   AddBrain(std::move(brain), key);
 }
 
+const OwnerView& DiscoveryWalk::ViewOf(std::uint32_t pid, std::uint64_t started_at_ms) {
+  const auto key = std::make_pair(pid, started_at_ms);
+  auto known = views_.find(key);
+  if (known != views_.end()) return known->second;
+  return views_.emplace(key, ViewOfOwner(view_, pid, started_at_ms)).first->second;
+}
+
 void DiscoveryWalk::AddOwners() {
   std::vector<OwnerCandidate> sorted = owners_;
   std::stable_sort(sorted.begin(), sorted.end(), NamesBrainFirst);
+  // The entry that names a runtime root's brain is the m1nd process whose view counts,
+  // for it and for the project brains under it.
+  for (const OwnerCandidate& owner : sorted) {
+    if (root_views_.count(owner.key) == 0) {
+      root_views_[owner.key] = &ViewOf(owner.pid, owner.started_at_ms);
+    }
+  }
   for (const OwnerCandidate& owner : sorted) {
     if (Stopped()) return;
     AddOwner(owner);
@@ -324,7 +340,8 @@ void DiscoveryWalk::AddProjectBrains() {
   for (const OwnerCandidate& owner : owners_) {
     if (Stopped()) return;
     if (!roots_seen.insert(owner.key).second) continue;
-    AddProjectBrainsIn(RealDir(JoinPath(owner.runtime_dir, kProjectBrainsDir)), owner.registry);
+    AddProjectBrainsIn(RealDir(JoinPath(owner.runtime_dir, kProjectBrainsDir)), owner.registry,
+                       *root_views_[owner.key]);
   }
   // Entries whose folder no owner's project-brains/ holds.
   for (const ProjectEntry& entry : project_entries_) {
@@ -333,7 +350,7 @@ void DiscoveryWalk::AddProjectBrains() {
     folder.dir = entry.dir;
     folder.key = RuntimeKey(entry.dir);
     if (claimed_.count(folder.key)) continue;  // found (or tried) by a stronger source
-    LookIntoFolder(cache_, &folder);
+    LookIntoFolder(cache_, ViewOf(entry.pid, entry.started_at_ms), &folder);
     if (cache_) RememberFolder(folder, cache_);
     AddFolderBrain(folder, BrainSource::kRegistryProject, MissingManifest::kQuiet, entry.registry);
   }
@@ -365,7 +382,8 @@ DiscoveryWalk::ListedFolder DiscoveryWalk::Summarize(BrainFolder folder) {
 }
 
 void DiscoveryWalk::AddProjectBrainsIn(const std::string& folder,
-                                       const std::shared_ptr<const std::string>& registry) {
+                                       const std::shared_ptr<const std::string>& registry,
+                                       const OwnerView& view) {
   std::vector<std::string> names;
   std::string error;
   ReadStatus status = ListDir(folder, &names, &error);
@@ -401,7 +419,7 @@ void DiscoveryWalk::AddProjectBrainsIn(const std::string& folder,
   const int at = listed_fd.get();
   std::vector<BrainFolder> batch;
   std::size_t first = 0;  // index in `names` of batch[0]
-  auto look = [this, cache, at, &folder, &names, &batch, &first](std::size_t j) {
+  auto look = [this, cache, at, &view, &folder, &names, &batch, &first](std::size_t j) {
     BrainFolder& entry = batch[j];
     const std::string& name = names[first + j];
     entry.dir = JoinPath(folder, name);
@@ -422,9 +440,9 @@ void DiscoveryWalk::AddProjectBrainsIn(const std::string& folder,
     // Claimed before this folder was listed: not read (claimed_ does not change now).
     if (claimed_.count(entry.key) != 0) return;
     if (symlink) {
-      LookIntoFolder(cache, &entry);
+      LookIntoFolder(cache, view, &entry);
     } else {
-      LookIntoFolder(cache, &entry, at, name);
+      LookIntoFolder(cache, view, &entry, at, name);
     }
   };
   for (; first < names.size(); first += kFoldersPerBatch) {
@@ -553,8 +571,8 @@ void DiscoveryWalk::ScanGlob(const std::string& pattern) {
     struct stat info;
     if (stat(folder.dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
       folder.key = InodeKey(info);
-      if (claimed_.count(folder.key)) continue;  // found (or tried) by a stronger source
-      LookIntoFolder(cache_, &folder);
+      if (claimed_.count(folder.key)) continue;       // found (or tried) by a stronger source
+      LookIntoFolder(cache_, ViewOf(0, 0), &folder);  // no m1nd process is known
       if (cache_) RememberFolder(folder, cache_);
       AddFolderBrain(folder, BrainSource::kGlob, MissingManifest::kProblem, nullptr);
     }

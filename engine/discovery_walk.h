@@ -21,6 +21,8 @@
 #include "engine/discovery_cache.h"
 #include "engine/discovery_reads.h"
 #include "engine/owner_identity.h"
+#include "engine/owner_view.h"
+#include "engine/root_visibility.h"
 
 namespace scx {
 
@@ -35,6 +37,8 @@ struct OwnerCandidate {
   bool read_only = false;
   std::uint64_t last_heartbeat_ms = 0;
   std::string instance_file;  // file name, for a deterministic tie break
+  std::uint32_t pid = 0;      // m1nd's process, whose view names the brain
+  std::uint64_t started_at_ms = 0;
 };
 
 // A "project" registry entry: a live hosted project brain, serving its folder.
@@ -42,6 +46,8 @@ struct ProjectEntry {
   std::shared_ptr<const std::string> registry;
   std::string dir;  // RealDir of its workspace_root: the folder it serves
   std::uint64_t last_heartbeat_ms = 0;
+  std::uint32_t pid = 0;  // the m1nd process serving it
+  std::uint64_t started_at_ms = 0;
 };
 
 // What to do when a project-brains/ folder (or a glob match) is not a brain's.
@@ -52,8 +58,9 @@ enum class MissingManifest { kQuiet, kProblem };
 class DiscoveryWalk {
  public:
   DiscoveryWalk(const std::vector<Brain>& previous, const std::atomic<bool>* stop,
-                const Parallelism& parallelism, DiscoveryCache* cache)
-      : stop_(stop),
+                const Parallelism& parallelism, DiscoveryCache* cache, DiscoveryView view)
+      : view_(view),
+        stop_(stop),
         parallelism_(parallelism),
         previous_brains_(previous),
         cache_(cache),
@@ -103,8 +110,10 @@ class DiscoveryWalk {
   static ListedFolder Summarize(BrainFolder folder);
   // Lists one project-brains/ folder of `registry`'s owner and adds the brain of every
   // folder in it; of several folders claiming one project root, the one m1nd serves.
+  // Their roots are probed in `view`, the owner's.
   void AddProjectBrainsIn(const std::string& folder,
-                          const std::shared_ptr<const std::string>& registry);
+                          const std::shared_ptr<const std::string>& registry,
+                          const OwnerView& view);
   // Marks in `orphaned` the folders of `listed` that claim a project root another one
   // claims too and that m1nd does not serve, and reports them in orphans_. Every
   // folder's root is needed before the first brain of the listing is added.
@@ -113,6 +122,9 @@ class DiscoveryWalk {
   std::size_t ServedFolder(const std::vector<ListedFolder>& listed,
                            const std::vector<std::size_t>& folders);
   void AddOwner(const OwnerCandidate& owner);
+  // The view of the m1nd process `pid` started at `started_at_ms` (0: none known),
+  // judged once per walk.
+  const OwnerView& ViewOf(std::uint32_t pid, std::uint64_t started_at_ms);
   void ReadInstance(const std::string& registry, const std::string& name);
   void Problem(DiscoveryProblemSource source, const std::string& path, const std::string& message,
                bool transient = false);
@@ -122,6 +134,7 @@ class DiscoveryWalk {
   // in the last kStampSettleNs, is likely caught mid-write (a transient problem).
   bool IgnoredIngestRoots(const IngestRootsFile& ingest, const std::string& key);
 
+  const DiscoveryView view_;             // as the deployment declares it
   const std::atomic<bool>* const stop_;  // may be null
   const Parallelism parallelism_;        // for the folders under project-brains/
   const std::vector<Brain>& previous_brains_;
@@ -142,6 +155,10 @@ class DiscoveryWalk {
   // first use, after every registry was read.
   std::unordered_map<std::string, std::uint64_t> served_by_entry_;
   bool served_by_entry_indexed_ = false;
+  // ViewOf's answers, by pid and start time; and, by RuntimeKey, the view of the owner
+  // that names each runtime root's brain (AddOwners), for the project brains it hosts.
+  std::map<std::pair<std::uint32_t, std::uint64_t>, OwnerView> views_;
+  std::unordered_map<std::string, const OwnerView*> root_views_;
 };
 
 }  // namespace scx

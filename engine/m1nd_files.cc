@@ -197,10 +197,12 @@ InstanceRecordParse ParseInstanceRecord(std::string_view text) {
   reader.RequiredString("runtime_root", &record.runtime_root);
   reader.RequiredString("graph_source", &record.graph_source);
   reader.RequiredString("plasticity_state", nullptr);
-  reader.RequiredUnsigned("pid", kMaxU32, nullptr);
+  std::uint64_t pid = 0;
+  reader.RequiredUnsigned("pid", kMaxU32, &pid);
+  record.pid = static_cast<std::uint32_t>(pid);
   reader.OptionalString("bind", nullptr);
   reader.OptionalUnsigned("port", kMaxU16);
-  reader.RequiredUnsigned("started_at_ms", kMaxU64, nullptr);
+  reader.RequiredUnsigned("started_at_ms", kMaxU64, &record.started_at_ms);
   reader.RequiredUnsigned("last_heartbeat_ms", kMaxU64, &record.last_heartbeat_ms);
   reader.RequiredString("mode", &record.mode);
   reader.RequiredString("status", nullptr);

@@ -34,6 +34,8 @@ struct InstanceRecord {
   std::string mode;             // "read_write", "read_only", or anything (= read_write for m1nd)
   bool has_brain_kind = false;  // brain_kind is a string (not null, not absent)
   std::string brain_kind;       // "medulla", "project", or another string
+  std::uint32_t pid = 0;        // m1nd's process, in m1nd's pid namespace
+  std::uint64_t started_at_ms = 0;
   std::uint64_t last_heartbeat_ms = 0;
 };
 

@@ -53,8 +53,11 @@ void LookAtAncestor(const std::string& folder, dev_t device, MissingRootFacts* f
 
 }  // namespace
 
-RootProbe JudgeMissingRoot(const MissingRootFacts& facts) {
-  if (!facts.parent_exists) {
+RootProbe JudgeMissingRoot(const MissingRootFacts& facts, MissingRootRule rule) {
+  if (rule == MissingRootRule::kNever) {
+    return Unseen("the exporter is declared to run in a sandbox (--discovery.view=sandbox)");
+  }
+  if (rule == MissingRootRule::kShape && !facts.parent_exists) {
     return Unseen("its parent folder is missing too (a sandbox may hide it; nearest folder seen: " +
                   facts.ancestor + ")");
   }
@@ -70,7 +73,7 @@ RootProbe JudgeMissingRoot(const MissingRootFacts& facts) {
   return RootProbe{RootPresence::kNotDirectory, std::string()};
 }
 
-RootProbe ProbeRoot(const std::string& root) {
+RootProbe ProbeRoot(const std::string& root, MissingRootRule rule) {
   if (root.empty()) return RootProbe{RootPresence::kNotDirectory, std::string()};
   if (root.front() != '/') {
     return Unseen("it is a relative path, which m1nd resolves in its own working folder");
@@ -96,7 +99,7 @@ RootProbe ProbeRoot(const std::string& root) {
   if (ancestor.empty()) return Unseen("no folder above it can be seen");
   facts.parent_exists = first;
   LookAtAncestor(ancestor, info.st_dev, &facts);
-  return JudgeMissingRoot(facts);
+  return JudgeMissingRoot(facts, rule);
 }
 
 }  // namespace scx

@@ -121,6 +121,14 @@ bool SetWriteTimeout(const std::string& value, Flags* flags, std::string* error)
   return true;
 }
 
+bool SetDiscoveryView(const std::string& value, Flags* flags, std::string* error) {
+  if (!ValueOf(kDiscoveryViews, value, &flags->discovery_view)) {
+    *error = "--discovery.view must be " + NamesOf(kDiscoveryViews) + "; got \"" + value + "\"";
+    return false;
+  }
+  return true;
+}
+
 bool SetOutput(const std::string& value, Flags* flags, std::string* error) {
   if (value != "json" && value != "table") {
     *error = "--output must be json or table; got \"" + value + "\"";
@@ -146,6 +154,7 @@ const std::map<std::string, ValueSetter>& ValueFlags() {
       {"scan.interval", SetScanInterval},
       {"storage.path",
        [](const std::string& v, Flags* f, std::string*) { return f->storage_path = v, true; }},
+      {"discovery.view", SetDiscoveryView},
       {"log.level", SetLogLevel},
       {"log.format", SetLogFormat},
       {"output", SetOutput},
@@ -259,6 +268,10 @@ std::string UsageText() {
          "                              the last verdict of each mismatch), so that a page\n"
          "                              stands through a restart (default none: nothing\n"
          "                              is kept). Never a brain's folder.\n"
+         "  --discovery.view=VIEW       Whether this process sees the file system as m1nd\n"
+         "                              does, which tells a repo gone from one hidden:\n"
+         "                              auto (default: per m1nd process, from /proc),\n"
+         "                              host (it does) or sandbox (parts are hidden).\n"
          "  --metrics.store-details     Also export each brain's store_version and its\n"
          "                              store read errors by reason (7 more series a\n"
          "                              brain; default off).\n"

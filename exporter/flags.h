@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/root_visibility.h"
 #include "exporter/http/listen_address.h"
 #include "exporter/log_options.h"
 #include "exporter/render/endpoints.h"
@@ -49,6 +50,8 @@ struct Flags {
   bool enable_lifecycle = false;          // POST /-/reload; 403 without it
   bool scan_watch = true;                 // --scan.watch: instant detection with inotify
   bool store_details = false;             // --metrics.store-details: 6 more series a brain
+  // --discovery.view: whether an ingest root this process does not find is gone
+  DiscoveryView discovery_view = DiscoveryView::kAuto;
   bool once = false;
   OnceOutput once_output = OnceOutput::kJson;  // --output; only with --once
   bool output_given = false;

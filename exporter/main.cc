@@ -85,6 +85,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
     return kExitUsage;
   }
+  config.discovery.view = flags.discovery_view;
   if (flags.once) {
     Logger logger(flags.log_level, flags.log_format);
     return RunOnce(flags, config, &logger);

@@ -14,6 +14,7 @@ bool SameStoreOptions(const StoreReaderOptions& a, const StoreReaderOptions& b) 
 ScanSettings ScanSettingsOf(const Flags& flags, const Config& config) {
   ScanSettings settings;
   settings.discovery = config.discovery;
+  settings.discovery.view = flags.discovery_view;
   settings.store_options.max_bytes = config.max_store_bytes;
   settings.allowed_ambiguity = config.allowed_ambiguity;
   settings.interval = flags.scan_interval    ? *flags.scan_interval

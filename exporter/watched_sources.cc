@@ -28,7 +28,8 @@ void LogWatchedSources(const DiscoveryConfig& config, Logger* logger) {
   }
   logger->Info("watching", {{"m1nd_registries", Join(registries, ",")},
                             {"runtime_globs", Join(config.runtime_globs, ",")},
-                            {"static_brains", Join(static_dirs, ",")}});
+                            {"static_brains", Join(static_dirs, ",")},
+                            {"discovery_view", DiscoveryViewName(config.view)}});
   if (!config.registries_are_default) return;
   for (const std::string& registry : registries) {
     if (IsDirectory(registry)) continue;

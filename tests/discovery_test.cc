@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -112,6 +113,8 @@ struct Entry {
   std::string mode = "read_write";
   std::int64_t heartbeat_ms = 1767225600000;
   std::string graph_source;  // omitted when empty
+  std::uint32_t pid = 4242;
+  std::uint64_t started_at_ms = 1767225600000;
 
   // A whole record, as m1nd's list_instances needs it.
   std::string Json() const {
@@ -120,9 +123,9 @@ struct Entry {
     return "{\"instance_id\": \"x\", \"workspace_root\": \"" + workspace_root +
            "\", \"runtime_root\": \"" + runtime_root + "\", \"graph_source\": \"" + graph +
            "\", \"plasticity_state\": \"" + runtime_root + "/plasticity_state.json\"" +
-           ", \"pid\": 4242, \"bind\": null, \"port\": null" +
-           ", \"started_at_ms\": 1767225600000, \"last_heartbeat_ms\": " +
-           std::to_string(heartbeat_ms) + ", \"mode\": \"" + mode +
+           ", \"pid\": " + std::to_string(pid) + ", \"bind\": null, \"port\": null" +
+           ", \"started_at_ms\": " + std::to_string(started_at_ms) +
+           ", \"last_heartbeat_ms\": " + std::to_string(heartbeat_ms) + ", \"mode\": \"" + mode +
            "\", \"status\": \"running\", \"conflicts\": [], \"brain_kind\": " + brain_kind + "}\n";
   }
 };
@@ -1048,6 +1051,95 @@ TEST_F(DiscoveryTest, AnIngestRootThatCannotBeSeenLeavesTheIdentityUnknown) {
   MakeDirs(tmp_.Join("hidden/u/m1nd"));
   discovery = DiscoverBrains(RegistryConfig(Registry()), {});
   EXPECT_EQ(IdentitySource::kIngestRoot, discovery.brains[0].identity_source);
+}
+
+// An ingest root deleted together with its parent folder, under a folder that is
+// still there: as m1nd sees it on its host, the root is gone and rule 2 names the brain.
+class RootDeletedWithItsParentTest : public DiscoveryTest {
+ protected:
+  static std::uint64_t NowMs() {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return static_cast<std::uint64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+  }
+  // The owner's registry entry names `pid`, started now; its ingest root
+  // home/u/m1nd is gone with home/u, and home/ holds the runtime root still.
+  void WriteOwnerWithGoneRoot(std::uint32_t pid) {
+    Entry owner{Runtime(), Runtime()};
+    owner.pid = pid;
+    owner.started_at_ms = NowMs();
+    WriteInstance("owner.json", owner.Json());
+    WriteFile(Runtime() + "/ingest_roots.json", "[\"" + GoneRoot() + "\"]");
+  }
+  std::string GoneRoot() const { return tmp_.Join("home/u/m1nd"); }
+  Brain Discover(DiscoveryView view) {
+    DiscoveryConfig config = RegistryConfig(Registry());
+    config.view = view;
+    const Discovery discovery = DiscoverBrains(config, {});
+    EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+    EXPECT_EQ(1u, discovery.brains.size());
+    return discovery.brains.empty() ? Brain() : discovery.brains[0];
+  }
+  // A pid no process has now: a child's that was waited for.
+  static std::uint32_t DeadPid() {
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    waitpid(child, nullptr, 0);
+    return static_cast<std::uint32_t>(child);
+  }
+};
+
+// The registry names this very process: it shares the owner's mount namespace, so
+// what it does not see, m1nd does not see either.
+TEST_F(RootDeletedWithItsParentTest, SharingTheOwnersNamespaceFollowsM1ndsNextRule) {
+  WriteOwnerWithGoneRoot(static_cast<std::uint32_t>(getpid()));
+  const Brain brain = Discover(DiscoveryView::kAuto);
+  EXPECT_EQ(IdentitySource::kWorkspaceRoot, brain.identity_source) << brain.identity_note;
+  EXPECT_EQ(Runtime(), brain.project_root);
+  // So does a declared sandbox: the evidence says m1nd sees what this process sees.
+  EXPECT_EQ(IdentitySource::kWorkspaceRoot, Discover(DiscoveryView::kSandbox).identity_source);
+}
+
+// m1nd's process is gone: no evidence, the shape rule cannot tell.
+TEST_F(RootDeletedWithItsParentTest, WithoutEvidenceTheIdentityIsUnknown) {
+  WriteOwnerWithGoneRoot(DeadPid());
+  const Brain brain = Discover(DiscoveryView::kAuto);
+  EXPECT_EQ(IdentitySource::kUnknown, brain.identity_source);
+  EXPECT_NE(std::string::npos, brain.identity_note.find(GoneRoot())) << brain.identity_note;
+  EXPECT_NE(std::string::npos, brain.identity_note.find("no evidence of m1nd's view"))
+      << brain.identity_note;
+  EXPECT_NE(std::string::npos, brain.identity_note.find("is not in /proc")) << brain.identity_note;
+}
+
+TEST_F(RootDeletedWithItsParentTest, ADeclaredHostFollowsM1ndsNextRule) {
+  WriteOwnerWithGoneRoot(DeadPid());
+  EXPECT_EQ(IdentitySource::kWorkspaceRoot, Discover(DiscoveryView::kHost).identity_source);
+}
+
+// A declared sandbox without evidence: not even a root missing from a folder it sees
+// is taken as gone.
+TEST_F(RootDeletedWithItsParentTest, ADeclaredSandboxLeavesTheIdentityUnknown) {
+  WriteOwnerWithGoneRoot(DeadPid());
+  MakeDirs(tmp_.Join("home/u/other"));  // the parent is there: the shape rule says gone
+  EXPECT_EQ(IdentitySource::kWorkspaceRoot, Discover(DiscoveryView::kAuto).identity_source);
+  const Brain brain = Discover(DiscoveryView::kSandbox);
+  EXPECT_EQ(IdentitySource::kUnknown, brain.identity_source);
+  EXPECT_NE(std::string::npos, brain.identity_note.find("sandbox")) << brain.identity_note;
+}
+
+// The project brains an owner hosts are seen through its view too.
+TEST_F(RootDeletedWithItsParentTest, AHostedProjectBrainUsesItsOwnersView) {
+  Entry owner{Runtime(), Runtime()};
+  owner.pid = static_cast<std::uint32_t>(getpid());
+  owner.started_at_ms = NowMs();
+  WriteInstance("owner.json", owner.Json());
+  WriteProjectBrain("aa", "/home/u/notes");
+  WriteFile(ProjectBrain("aa") + "/ingest_roots.json", "[\"" + GoneRoot() + "\"]");
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ(2u, discovery.brains.size());
+  const Brain* notes = Find(discovery, "notes");
+  ASSERT_NE(nullptr, notes) << Names(discovery)[0] << " " << Names(discovery)[1];
+  EXPECT_EQ(IdentitySource::kManifest, notes->identity_source) << notes->identity_note;
 }
 
 // Two folders claim one project root (an older m1nd build left one behind): m1nd

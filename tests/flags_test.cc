@@ -136,6 +136,18 @@ TEST(FlagsTest, StoreDetails) {
   EXPECT_NE(UsageText().find("--metrics.store-details"), std::string::npos);
 }
 
+TEST(FlagsTest, DiscoveryView) {
+  EXPECT_EQ(DiscoveryView::kAuto, MustParse({}).discovery_view);
+  EXPECT_EQ(DiscoveryView::kHost, MustParse({"--discovery.view=host"}).discovery_view);
+  EXPECT_EQ(DiscoveryView::kSandbox, MustParse({"--discovery.view", "sandbox"}).discovery_view);
+  EXPECT_EQ(DiscoveryView::kAuto,
+            MustParse({"--discovery.view=host", "--discovery.view=auto"}).discovery_view);
+  EXPECT_EQ(ErrorOf({"--discovery.view=hidden"}),
+            "--discovery.view must be auto, host or sandbox; got \"hidden\"");
+  EXPECT_EQ(ErrorOf({"--discovery.view"}), "flag --discovery.view needs a value");
+  EXPECT_NE(UsageText().find("--discovery.view=VIEW"), std::string::npos);
+}
+
 TEST(FlagsTest, EnableLifecycle) {
   EXPECT_TRUE(MustParse({"--web.enable-lifecycle"}).enable_lifecycle);
   EXPECT_FALSE(MustParse({"--web.enable-lifecycle=false"}).enable_lifecycle);

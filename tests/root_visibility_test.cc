@@ -56,6 +56,31 @@ TEST(JudgeMissingRootTest, AnEmptyTmpfsOrMountPointHidesIt) {
   EXPECT_EQ(RootPresence::kUnseen, JudgeMissingRoot(facts).presence);
 }
 
+// This process sees as m1nd does: a root deleted with its parent is gone for m1nd too.
+// What a sandbox of this process leaves (an empty tmpfs where the repo's folder should
+// be, a scaffold of mounts) still hides it.
+TEST(JudgeMissingRootTest, TheHostRuleTakesAMissingParentAsGone) {
+  MissingRootFacts facts;
+  facts.ancestor = "/home";
+  EXPECT_EQ(RootPresence::kNotDirectory, JudgeMissingRoot(facts, MissingRootRule::kHost).presence);
+  EXPECT_EQ(RootPresence::kNotDirectory,
+            JudgeMissingRoot(VisibleParent(), MissingRootRule::kHost).presence);
+  facts.ancestor_empty = true;
+  facts.ancestor_on_tmpfs = true;  // its own PrivateTmp=yes on a tmpfs /tmp
+  EXPECT_EQ(RootPresence::kUnseen, JudgeMissingRoot(facts, MissingRootRule::kHost).presence);
+  facts = VisibleParent();
+  facts.ancestor_holds_only_mounts = true;
+  EXPECT_EQ(RootPresence::kUnseen, JudgeMissingRoot(facts, MissingRootRule::kHost).presence);
+}
+
+// A declared sandbox without m1nd's own word: a root missing from a folder that looks
+// whole may still be hidden (an image's /srv in a pod).
+TEST(JudgeMissingRootTest, TheSandboxRuleNeverTakesAMissingRootAsGone) {
+  const RootProbe probe = JudgeMissingRoot(VisibleParent(), MissingRootRule::kNever);
+  EXPECT_EQ(RootPresence::kUnseen, probe.presence);
+  EXPECT_NE(std::string::npos, probe.why.find("--discovery.view=sandbox"));
+}
+
 TEST(ProbeRootTest, OnRealFolders) {
   TempDir tmp;
   MakeDirs(tmp.Join("home/u/m1nd"));
@@ -71,6 +96,13 @@ TEST(ProbeRootTest, OnRealFolders) {
   EXPECT_EQ(RootPresence::kUnseen, ProbeRoot(tmp.Join("home/v/gone")).presence);
   EXPECT_EQ(RootPresence::kNotDirectory, ProbeRoot("").presence);
   EXPECT_EQ(RootPresence::kUnseen, ProbeRoot("relative/m1nd").presence);
+  // By the host rule its parent gone too is gone; by the sandbox rule nothing is.
+  EXPECT_EQ(RootPresence::kNotDirectory,
+            ProbeRoot(tmp.Join("home/v/gone"), MissingRootRule::kHost).presence);
+  EXPECT_EQ(RootPresence::kUnseen,
+            ProbeRoot(tmp.Join("home/u/gone"), MissingRootRule::kNever).presence);
+  EXPECT_EQ(RootPresence::kDirectory,
+            ProbeRoot(tmp.Join("home/u/m1nd"), MissingRootRule::kNever).presence);
 }
 
 }  // namespace

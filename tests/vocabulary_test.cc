@@ -16,6 +16,7 @@
 
 #include "engine/discovery.h"
 #include "engine/owner_identity.h"
+#include "engine/root_visibility.h"
 #include "engine/scanner.h"
 #include "engine/store_reader.h"
 #include "exporter/http/basic_auth.h"
@@ -103,6 +104,16 @@ bool IsEnumerator(IdentitySource value) {
   return false;
 }
 
+bool IsEnumerator(DiscoveryView value) {
+  switch (value) {
+    case DiscoveryView::kAuto:
+    case DiscoveryView::kHost:
+    case DiscoveryView::kSandbox:
+      return true;
+  }
+  return false;
+}
+
 bool IsEnumerator(AuthFailure value) {
   switch (value) {
     case AuthFailure::kBadPassword:
@@ -144,6 +155,7 @@ TEST(VocabularyTest, EveryTableListsEveryValueOnceInOrder) {
   ExpectComplete(kBrainSources);
   ExpectComplete(kDiscoveryProblemSources);
   ExpectComplete(kIdentitySources);
+  ExpectComplete(kDiscoveryViews);
   ExpectComplete(kAuthFailures);
 }
 

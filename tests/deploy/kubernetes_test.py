@@ -140,6 +140,10 @@ def check_daemonset(documents, exporter, version):
         check(any(mount["mountPath"] == "/home" for mount in host_mounts),
               f"{name}: the node's /home is not mounted at /home (the repos m1nd names its "
               "brains by would be hidden: identity_unknown)")
+        # A pod does not see the node as m1nd does: a root it cannot find is not gone.
+        check("--discovery.view=sandbox" in container.get("args", []),
+              f"{name}: no --discovery.view=sandbox (a repo the pod cannot see would be "
+              "taken as deleted)")
     config_maps = {doc["metadata"]["name"]: doc for doc in documents.get("ConfigMap", [])}
     for volume in volumes.values():
         if "configMap" in volume:

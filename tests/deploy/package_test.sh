@@ -58,7 +58,8 @@ root="$work/root"
 dpkg -x "$deb" "$root"
 binary="$root/usr/bin/$package"
 if readelf -S "$binary" | grep -Eq '\.debug_info|\.symtab'; then fail "binary not stripped"; fi
-grep -qx "ExecStart=/usr/bin/$package --storage.path=/var/lib/$package \$ARGS" "$root/lib/systemd/system/$package.service" ||
+grep -qxF "ExecStart=/usr/bin/$package --storage.path=/var/lib/$package --discovery.view=\${SCX_DISCOVERY_VIEW} \$ARGS" \
+    "$root/lib/systemd/system/$package.service" ||
   fail "the unit does not run /usr/bin/$package"
 "$binary" --version | tee "$work/version"
 grep -q "version $version " "$work/version" || fail "--version does not say $version"

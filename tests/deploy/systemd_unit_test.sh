@@ -22,7 +22,8 @@ unit="$work/prefix/lib/systemd/system/skeleton-coherence-exporter.service"
 
 fail() { echo "FAIL: $*"; exit 1; }
 
-grep -qx "ExecStart=$work/prefix/bin/skeleton-coherence-exporter --storage.path=/var/lib/skeleton-coherence-exporter \$ARGS" "$unit" ||
+grep -qxF "ExecStart=$work/prefix/bin/skeleton-coherence-exporter --storage.path=/var/lib/skeleton-coherence-exporter --discovery.view=\${SCX_DISCOVERY_VIEW} \$ARGS" \
+    "$unit" ||
   fail "ExecStart does not name the installed binary"
 grep -qx "EnvironmentFile=-$work/prefix/etc/default/skeleton-coherence-exporter" "$unit" ||
   fail "EnvironmentFile does not name the installed environment file"
@@ -30,7 +31,7 @@ for setting in \
     "User=skeleton-coherence-exporter" "NoNewPrivileges=yes" "ProtectSystem=strict" \
     "ProtectHome=read-only" "PrivateTmp=yes" "PrivateDevices=yes" \
     "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX" "SystemCallFilter=@system-service" \
-    "CapabilityBoundingSet=" "ExecReload=/bin/kill -HUP \$MAINPID" "Restart=on-failure"; do
+    "CapabilityBoundingSet=" "Environment=SCX_DISCOVERY_VIEW=host" "ExecReload=/bin/kill -HUP \$MAINPID" "Restart=on-failure"; do
   grep -qxF "$setting" "$unit" || fail "the unit lacks '$setting'"
 done
 grep -q "^MemoryMax=[0-9]" "$unit" || fail "the unit sets no MemoryMax"

@@ -15,7 +15,12 @@
 #                       unknown, no mismatch anywhere, exit 0
 #   3. hidden+scaffold  the same with T/home/u made again on the tmpfs (a container's
 #                       scaffold folder): the same
-#   4. deleted          the repo removed for real: m1nd itself falls back to rule 2, so
+#   4. hidden+m1nd-seen
+#                       hidden as in 2, but the registry entry names a live process
+#                       outside the namespace (this script's shell, standing for m1nd):
+#                       the exporter looks the repo up through /proc/<pid>/root, in
+#                       m1nd's own view, and finds it: ok, expected m1nd, exit 0
+#   5. deleted          the repo removed for real: m1nd itself falls back to rule 2, so
 #                       the exporter must too: mismatch (expected m1nd_rt), exit 1
 #
 # Usage: visibility_namespace_test.sh EXPORTER_BINARY [WORK_PARENT]
@@ -172,14 +177,28 @@ run() {
   check "$name" "$want_rc" "$rc" "$out" "$expect"
 }
 
+# name_process PID: the registry entry names the process PID, started now.
+name_process() {
+  python3 - "$T" "$1" <<'PY'
+import json, pathlib, sys, time
+path = pathlib.Path(sys.argv[1]) / "var" / "registry" / "instances" / "inst_0a1b2c3d4e5f.json"
+entry = json.loads(path.read_text())
+entry["pid"] = int(sys.argv[2])
+entry["started_at_ms"] = int(time.time() * 1000)
+path.write_text(json.dumps(entry, indent=2) + "\n")
+PY
+}
+
 run visible 0 ok
 run hidden 0 unknown 'mount -t tmpfs tmpfs "$1/home"'
 run hidden+scaffold 0 unknown 'mount -t tmpfs tmpfs "$1/home" && mkdir -p "$1/home/u"'
+name_process $$
+run hidden+m1nd-seen 0 ok 'mount -t tmpfs tmpfs "$1/home"'
 rmdir "$T/home/u/m1nd"
 run deleted 1 mismatch
 
 if [ "$failures" -ne 0 ]; then
-  echo "$failures of 4 cases failed"
+  echo "$failures of 5 cases failed"
   exit 1
 fi
-echo "all 4 cases passed"
+echo "all 5 cases passed"
