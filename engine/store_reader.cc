@@ -7,8 +7,11 @@
 // it may be "block_id": it starts with a "b" or an escape), reads the values of schema,
 // store_version, skeleton_id and block_id, and checks that unmapped_policy is an object
 // (its content is skipped). Keys are matched after decoding escapes, and any of those
-// seven keys twice in one object is a parse error, as serde (m1nd's parser) has it.
-// Every other value (membership, sockets, unknown fields) is skipped by simdjson, which
+// seven keys twice in one object is a parse error, as serde (m1nd's parser) has it; so
+// is one of the optional top-level fields twice. A top-level key m1nd's newest store
+// struct does not know is a schema error: that struct denies unknown fields, so m1nd
+// cannot load the store. Unknown keys in the skeleton and the blocks are skipped.
+// Every other value (membership, sockets, optional fields) is skipped by simdjson, which
 // only counts brackets: a syntax error inside a skipped value (`[1 2]`, `tru`) goes
 // unreported, and a skipped value may nest to any depth (the skip is a loop, not a
 // recursion). A torn file is always kParse: its brackets cannot balance, the root must
@@ -34,6 +37,7 @@
 #include <simdjson.h>
 
 #include "base/brain_file.h"
+#include "base/utf8.h"
 
 namespace scx {
 
@@ -121,6 +125,19 @@ constexpr std::size_t kKeptBlockIdViews = std::size_t{1} << 16;
 // ---------------------------------------------------------------------------------
 // Parsing.
 
+// The optional top-level fields of m1nd's newest SystemBlockStore (m1nd-mcp's
+// system_blocks.rs), beside the five required ones. The struct denies every other
+// top-level field, so a store with one is a store m1nd cannot load. Nothing in them
+// is read.
+constexpr std::string_view kOptionalStoreFields[] = {
+    "unmapped_files", "unmapped_total", "candidate_revision", "curating_by", "curating_until",
+};
+constexpr std::size_t kOptionalStoreFieldCount =
+    sizeof(kOptionalStoreFields) / sizeof(kOptionalStoreFields[0]);
+
+// How much of an unknown key a message quotes: it comes from the file.
+constexpr std::size_t kMaxKeyInMessage = 64;
+
 // Walks one document with simdjson's on-demand API, reading only the fields the
 // exporter needs; every other value is skipped by simdjson as the walk moves past it.
 // Syntax errors win over schema errors: the first schema problem is remembered and the
@@ -181,6 +198,7 @@ class StoreWalker {
     bool skeleton = false;
     bool blocks = false;
     bool unmapped_policy = false;
+    bool optional[kOptionalStoreFieldCount] = {};
   } seen_;  // top-level keys met so far
 };
 
@@ -427,7 +445,17 @@ bool StoreWalker::ReadField(ondemand::field& field) {
   if (key == "unmapped_policy") {
     return Once(&seen_.unmapped_policy, "unmapped_policy") && CheckUnmappedPolicy(field.value());
   }
-  return true;  // unknown: skipped
+  // The optional fields of the newest SystemBlockStore: skipped unread, but serde
+  // reports one written twice as it does a required one.
+  for (std::size_t i = 0; i < kOptionalStoreFieldCount; ++i) {
+    if (key == kOptionalStoreFields[i])
+      return Once(&seen_.optional[i], kOptionalStoreFields[i].data());
+  }
+  // m1nd's SystemBlockStore denies unknown fields: it cannot load this store. The walk
+  // goes on (skipping the value) so that a torn file is still kParse.
+  SchemaError("unknown field \"" + CapText(key, kMaxKeyInMessage) +
+              "\" at the top level (m1nd cannot load a store with a field it does not know)");
+  return true;
 }
 
 bool StoreWalker::Once(bool* seen, const char* key) {

@@ -51,14 +51,17 @@ constexpr bool IsReadError(StoreError error) {
   return error != StoreError::kNone && error != StoreError::kAbsent;
 }
 
-// The fields the exporter relies on. Unknown fields are ignored (newer m1nd versions
-// add optional ones). `schema`, `store_version`, `skeleton`, `blocks` and
-// `unmapped_policy` are required, as in m1nd's SystemBlockStore: a store without one
-// of them, or with one null or of the wrong type, cannot be loaded by m1nd and is
-// kSchema. `store_version` is m1nd's u64, 0 to 2^64 - 1. `unmapped_policy` must be an
-// object; nothing in it is read. The schema is checked, not kept (a good read always
-// has kStoreSchema). The block ids are not kept either: the digest holds what the
-// verdict needs of them.
+// The fields the exporter relies on. `schema`, `store_version`, `skeleton`, `blocks`
+// and `unmapped_policy` are required, as in m1nd's SystemBlockStore: a store without
+// one of them, or with one null or of the wrong type, cannot be loaded by m1nd and is
+// kSchema. That struct also denies unknown top-level fields: besides the five, only
+// its optional ones (`unmapped_files`, `unmapped_total`, `candidate_revision`,
+// `curating_by`, `curating_until`; skipped unread) may appear, and any other top-level
+// key is kSchema too. Unknown fields inside the skeleton and the blocks are not looked
+// for (docs/verdict.md). `store_version` is m1nd's u64, 0 to 2^64 - 1.
+// `unmapped_policy` must be an object; nothing in it is read. The schema is checked,
+// not kept (a good read always has kStoreSchema). The block ids are not kept either:
+// the digest holds what the verdict needs of them.
 struct StoreContents {
   std::uint64_t store_version = 0;
   std::int64_t block_count = 0;

@@ -142,6 +142,40 @@ TEST(CoherenceTest, IdentityWithoutAlphanumericsExpectsRepo) {
   EXPECT_EQ(StatusOf("/", "", served), CoherenceStatus::kOk);
 }
 
+// How m1nd mints a scan's ids: sb_<slug>_<sanitize_slug(dir)>_<8 hex>, "_2", "_3"...
+// on a collision, and the repo-root module's directory "." sanitizes to "repo". Every
+// one of them carries the slug, so its own store is Ok, from the list and the digest.
+TEST(CoherenceTest, EveryBlockIdM1ndMintsIsAccepted) {
+  const ServedSkeleton served =
+      Skeleton("sk_m1nd_candidate", {"sb_m1nd_repo_4f3c2a1b", "sb_m1nd_core_0a1b2c3d",
+                                     "sb_m1nd_core_0a1b2c3d_2", "sb_m1nd_core_0a1b2c3d_3"});
+  EXPECT_EQ(StatusOf("/home/u/m1nd", "", served), CoherenceStatus::kOk);
+  EXPECT_EQ(CoherenceForSlug("m1nd", DigestOf(served)).status, CoherenceStatus::kOk);
+  // A repo whose own slug is "repo" (no letters or digits in its name).
+  const ServedSkeleton bare = Skeleton("sk_repo_candidate", {"sb_repo_repo_4f3c2a1b"});
+  EXPECT_EQ(StatusOf("/home/u/---", "", bare), CoherenceStatus::kOk);
+  // The repo-root module of another repo still offends.
+  const Coherence mixed = CoherenceForSlug(
+      "m1nd",
+      Skeleton("sk_m1nd_candidate", {"sb_m1nd_core_0a1b2c3d", "sb_keyvault_repo_9e8d7c6b"}));
+  EXPECT_EQ(mixed.status, CoherenceStatus::kMismatch);
+  EXPECT_NE(mixed.reason.find("\"sb_keyvault_repo_9e8d7c6b\""), std::string::npos) << mixed.reason;
+}
+
+// No Unicode normalisation (slug_test.cc): a repo folder renamed from its precomposed
+// spelling to its decomposed one (a copy through a macOS tool) no longer carries the
+// slug its store was minted with. m1nd reports that mismatch too.
+TEST(CoherenceTest, DecomposedAndPrecomposedSpellingsAreDifferentSlugs) {
+  const ServedSkeleton minted_precomposed = Skeleton("sk_caf_candidate", {"sb_caf_core_0a1b2c3d"});
+  EXPECT_EQ(StatusOf("/home/u/Caf\xC3\xA9", "", minted_precomposed), CoherenceStatus::kOk);
+  const std::optional<Coherence> renamed =
+      CheckCoherence("/home/u/Cafe\xCC\x81", "", &minted_precomposed);
+  ASSERT_TRUE(renamed.has_value());
+  EXPECT_EQ(renamed->status, CoherenceStatus::kMismatch);
+  EXPECT_EQ(renamed->expected_slug, "cafe");
+  EXPECT_EQ(renamed->found_slug, "caf");
+}
+
 // --- the digest: what a store keeps instead of its block ids ---------------------------
 
 // The verdicts of a list and of its digest, field by field.

@@ -829,6 +829,34 @@ TEST_F(DiscoveryTest, OwnerIsNamedByItsIngestRootsNotItsSidecarWorkspace) {
   EXPECT_EQ(IdentitySource::kIngestRoot, discovery.brains[0].identity_source);
 }
 
+// m1nd's is_dir() follows links: a dangling symlink or a plain file among the ingest
+// roots is not a directory, a symlink to one is. The identity is the ingest root as
+// written, a link's own name, never its target's.
+TEST_F(DiscoveryTest, IngestRootsAreDirectoriesThroughLinksAndNamedByTheLink) {
+  MakeDirs(tmp_.Join("src/real-target"));
+  MakeDirs(tmp_.Join("links"));
+  ASSERT_EQ(0, symlink(tmp_.Join("nowhere").c_str(), tmp_.Join("links/dangling").c_str()));
+  WriteFile(tmp_.Join("links/plain"), "not a folder\n");
+  ASSERT_EQ(0, symlink(tmp_.Join("src/real-target").c_str(), tmp_.Join("links/keyvault").c_str()));
+  WriteInstance("owner.json", Entry{"/home/u/.claude", Runtime()}.Json());
+  WriteFile(Runtime() + "/ingest_roots.json", "[\"" + tmp_.Join("links/dangling") + "\", \"" +
+                                                  tmp_.Join("links/plain") + "\", \"" +
+                                                  tmp_.Join("links/keyvault") + "\"]");
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  ASSERT_EQ((std::vector<std::string>{"keyvault"}), Names(discovery));
+  EXPECT_EQ(tmp_.Join("links/keyvault"), discovery.brains[0].project_root);
+  EXPECT_EQ(IdentitySource::kIngestRoot, discovery.brains[0].identity_source);
+
+  // With no directory among them, rule 2 names it; the workspace root is no sidecar.
+  WriteFile(Runtime() + "/ingest_roots.json",
+            "[\"" + tmp_.Join("links/dangling") + "\", \"" + tmp_.Join("links/plain") + "\"]");
+  SetOld(Runtime() + "/ingest_roots.json");
+  discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ((std::vector<std::string>{"claude"}), Names(discovery));
+  EXPECT_EQ(IdentitySource::kWorkspaceRoot, discovery.brains[0].identity_source);
+}
+
 // ingest_roots.json sits beside the graph snapshot the entry names, which need not be
 // in the runtime root.
 TEST_F(DiscoveryTest, IngestRootsAreReadBesideTheGraphSource) {

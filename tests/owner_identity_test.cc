@@ -40,6 +40,23 @@ TEST(IsMemorySidecarTest, LightMemoryFilesAndAgentMemoryFolders) {
   EXPECT_FALSE(IsMemorySidecar(""));
 }
 
+// m1nd's is_memory_sidecar() compares exactly: `ends_with(".light.md")` on the path
+// string and `file_name() == "agent-memory"`. Case counts, and so does every byte.
+TEST(IsMemorySidecarTest, ExactAndCaseSensitive) {
+  EXPECT_FALSE(IsMemorySidecar("/home/u/Agent-Memory"));
+  EXPECT_FALSE(IsMemorySidecar("/home/u/AGENT-MEMORY"));
+  EXPECT_FALSE(IsMemorySidecar("/home/u/agent-memory-tools"));
+  EXPECT_FALSE(IsMemorySidecar("/home/u/agent-memory.d"));
+  EXPECT_FALSE(IsMemorySidecar("/home/u/agent_memory"));
+  EXPECT_FALSE(IsMemorySidecar("/home/u/.agent-memory"));
+  EXPECT_FALSE(IsMemorySidecar("/home/u/notes.LIGHT.md"));
+  EXPECT_FALSE(IsMemorySidecar("/home/u/notes.light.MD"));
+  // The suffix is a string test: a trailing slash defeats it, not file_name().
+  EXPECT_FALSE(IsMemorySidecar("/home/u/notes.light.md/"));
+  EXPECT_TRUE(IsMemorySidecar("/home/u/.light.md"));
+  EXPECT_TRUE(IsMemorySidecar("/home/u/x.light.md"));
+}
+
 // Rust's Path::file_name() ignores a trailing "/." and repeated slashes.
 TEST(IsMemorySidecarTest, LastNormalComponentAsRustSeesIt) {
   EXPECT_TRUE(IsMemorySidecar("/x/agent-memory/."));

@@ -61,6 +61,27 @@ INSTANTIATE_TEST_SUITE_P(
         // A truncated sequence before a special character still finds it.
         SlugCase{"x\xE2\xC4\xB0y", "x_i_y"}, SlugCase{"x\xF0\xE2\x84\xAAy", "x_ky"}));
 
+// m1nd's sanitize_slug applies no Unicode normalisation: one visible name spelled
+// precomposed (U+00E9, as most Linux tools write it) and decomposed ("e" + U+0301
+// COMBINING ACUTE ACCENT, as macOS tools write it) gives two slugs. The exporter must
+// not normalise either, or it would disagree with the ids m1nd minted.
+TEST(SanitizeSlugTest, NoUnicodeNormalisation) {
+  const std::string precomposed = "Caf\xC3\xA9";
+  const std::string decomposed = "Cafe\xCC\x81";
+  EXPECT_EQ(SanitizeSlug(precomposed), "caf");
+  EXPECT_EQ(SanitizeSlug(decomposed), "cafe");
+  EXPECT_EQ(SanitizeSlug(BasenameOf("/home/u/" + decomposed)), "cafe");
+  EXPECT_EQ(SanitizeSlug("Caf\xC3\xA9 Bar"), "caf_bar");
+  EXPECT_EQ(SanitizeSlug("Cafe\xCC\x81 Bar"), "cafe_bar");
+  // Upper case too: U+00C9 and "E" + U+0301.
+  EXPECT_EQ(SanitizeSlug("\xC3\x89"
+                         "cole"),
+            "cole");
+  EXPECT_EQ(SanitizeSlug("E\xCC\x81"
+                         "cole"),
+            "e_cole");
+}
+
 TEST(BasenameOfTest, TakesLastComponent) {
   EXPECT_EQ(BasenameOf("/home/u/m1nd"), "m1nd");
   EXPECT_EQ(BasenameOf("~/m1nd"), "m1nd");

@@ -79,12 +79,13 @@ std::string MinimalStore(const std::string& store_version = "1",
   return json + "}";
 }
 
-// A store in m1nd's shape with a little of everything m1nd may add later.
+// A store in m1nd's shape with a little of everything: the optional top-level fields
+// of m1nd's newest store, and inside the skeleton and the blocks fields m1nd may add.
 std::string RichStore() {
   return R"({
   "schema": "m1nd-system-block-store-v0",
   "store_version": 42,
-  "generated_by": {"tool": "m1nd", "version": "0.9.1", "flags": [true, false, null]},
+  "candidate_revision": {"tool": "m1nd", "version": "0.9.1", "flags": [true, false, null]},
   "skeleton": {
     "skeleton_id": "sk_keyvault_candidate",
     "version": 1,
@@ -107,7 +108,9 @@ std::string RichStore() {
   ],
   "unmapped_policy": {"mode": "report"},
   "unmapped_files": ["README.md", "LICENSE", "docs/ünïcödé.md"],
-  "unmapped_total": 3
+  "unmapped_total": 3,
+  "curating_by": "agent-7",
+  "curating_until": "2026-11-30T12:00:00Z"
 }
 )";
 }
@@ -146,7 +149,7 @@ TEST(ParseStoreTest, ReadsTheFieldsOfAGoodStore) {
   EXPECT_EQ("sb_c", contents.digest.offenders[0].block_id);
 }
 
-TEST(ParseStoreTest, IgnoresUnknownFieldsEverywhere) {
+TEST(ParseStoreTest, IgnoresUnknownFieldsBelowTheTopLevel) {
   StoreContents contents;
   std::string message;
   std::vector<std::string> ids;
@@ -314,19 +317,80 @@ TEST(ParseStoreTest, UnmappedPolicyIsCheckedByTypeOnly) {
   }
 }
 
-// Newer m1nd versions add optional top-level fields (unmapped_files, unmapped_total,
-// ...): the store stays readable, whatever their values.
-TEST(ParseStoreTest, UnknownTopLevelFieldsAreStillAccepted) {
+// MinimalStore() with `fields` ("\"key\": value, ...") added at the end of the root.
+std::string MinimalStoreWith(const std::string& fields) {
   std::string json = MinimalStore();
   json.pop_back();  // the closing brace
-  json += R"(, "unmapped_files": ["README.md"], "unmapped_total": 1, "future": null,
-              "later": {"store_version": -1, "unmapped_policy": null}})";
-  StoreContents contents;
+  return json + ", " + fields + "}";
+}
+
+// The optional top-level fields of m1nd's newest SystemBlockStore are skipped unread,
+// whatever their values, and wherever they stand.
+TEST(ParseStoreTest, OptionalTopLevelFieldsOfTheNewestStoreAreAccepted) {
+  const std::string optional =
+      R"("unmapped_files": ["README.md"], "unmapped_total": 1,
+         "candidate_revision": {"schema": "x", "store_version": -1, "unmapped_policy": null,
+                                "blocks": [{"block_id": "sb_other_a"}], "later": [[]]},
+         "curating_by": null, "curating_until": "2026-11-30T12:00:00Z")";
+  for (const std::string& json :
+       {MinimalStoreWith(optional),
+        "{" + optional + ", " + MinimalStore().substr(1),  // before the required ones
+        MinimalStoreWith(R"("unmapped_total": "not checked", "curating_by": 7)"),
+        MinimalStoreWith(R"("unm\u0061pped_files": [])")}) {
+    StoreContents contents;
+    std::string message;
+    std::vector<std::string> ids;
+    ASSERT_EQ(StoreError::kNone, Parse(json, &contents, &message, &ids)) << json << ": " << message;
+    EXPECT_EQ(1u, contents.store_version);
+    EXPECT_EQ("sk_m1nd_candidate", contents.digest.skeleton_id);
+    EXPECT_EQ(std::vector<std::string>{"sb_m1nd_core"}, ids);
+  }
+}
+
+// m1nd's SystemBlockStore denies unknown fields: m1nd cannot load a store with a
+// top-level field its newest struct does not know, and serves no skeleton from it.
+// Such a store is broken (schema), never read as if m1nd served it.
+TEST(ParseStoreTest, UnknownTopLevelFieldIsASchemaError) {
+  const struct {
+    std::string json;
+    std::string key;
+  } cases[] = {
+      {MinimalStoreWith(R"("future": null)"), "future"},
+      {MinimalStoreWith(R"("generated_by": {"tool": "m1nd", "flags": [true, false]})"),
+       "generated_by"},
+      {MinimalStoreWith(R"("later": {"store_version": -1, "unmapped_policy": null})"), "later"},
+      {MinimalStoreWith(R"("": 1)"), ""},
+      // Names are matched exactly, after decoding escapes.
+      {MinimalStoreWith(R"("Blocks": [])"), "Blocks"},
+      {MinimalStoreWith(R"("unmapped_policy_v2": {})"), "unmapped_policy_v2"},
+      {MinimalStoreWith(R"("curating": "agent")"), "curating"},
+      {MinimalStoreWith(R"("skeleton_id": "sk_m1nd_candidate")"), "skeleton_id"},
+      {MinimalStoreWith(R"("block\u005fid": "sb_x")"), "block_id"},
+      // First, before the fields m1nd requires: the whole document is still walked.
+      {R"({"x": 1, )" + MinimalStore().substr(1), "x"},
+  };
+  for (const auto& c : cases) {
+    std::string message;
+    EXPECT_EQ(StoreError::kSchema, Parse(c.json, nullptr, &message)) << c.json;
+    EXPECT_NE(message.find("unknown field \"" + c.key + "\" at the top level"), std::string::npos)
+        << c.json << ": " << message;
+  }
+  // A long key is quoted in part.
   std::string message;
-  std::vector<std::string> ids;
-  ASSERT_EQ(StoreError::kNone, Parse(json, &contents, &message, &ids)) << message;
-  EXPECT_EQ(1u, contents.store_version);
-  EXPECT_EQ(std::vector<std::string>{"sb_m1nd_core"}, ids);
+  EXPECT_EQ(StoreError::kSchema,
+            Parse(MinimalStoreWith("\"" + std::string(10000, 'k') + "\": 1"), nullptr, &message));
+  EXPECT_NE(message.find("unknown field \"" + std::string(64, 'k')), std::string::npos) << message;
+  EXPECT_LT(message.size(), 300u) << message;
+}
+
+// The schema problem of an unknown field does not hide a syntax error after it.
+TEST(ParseStoreTest, AnUnknownTopLevelFieldInATornStoreIsStillAParseError) {
+  const std::string json = MinimalStoreWith(R"("future": 1)");
+  for (std::size_t cut = json.find("future"); cut < json.size() - 1; ++cut) {
+    EXPECT_EQ(StoreError::kParse, Parse(json.substr(0, cut))) << json.substr(0, cut);
+  }
+  EXPECT_EQ(StoreError::kParse,
+            Parse(MinimalStoreWith(R"("future": 1, "blocks": [{"block_id": "a"},])")));
 }
 
 TEST(ParseStoreTest, NestedUnknownValuesAreFine) {
@@ -334,7 +398,8 @@ TEST(ParseStoreTest, NestedUnknownValuesAreFine) {
   std::string message;
   EXPECT_EQ(StoreError::kNone,
             Parse(R"({"schema":"m1nd-system-block-store-v0","store_version":1,)"
-                  R"("skeleton":{"skeleton_id":"sk_x"},"blocks":[],"unmapped_policy":{},"x":)" +
+                  R"("skeleton":{"skeleton_id":"sk_x"},"blocks":[],"unmapped_policy":{},)"
+                  R"("candidate_revision":)" +
                       deep + "}",
                   nullptr, &message))
       << message;
@@ -435,6 +500,12 @@ TEST(ParseStoreTest, DuplicateKeysThatTheVerdictReadsAreParseErrors) {
       {"{" + schema + R"(,"skeleton":{"skeleton_id":"sk_a","skeleton\u005fid":"sk_b"}})",
        "skeleton_id"},
       {"{" + schema + R"(,"sch\u0065ma":"m1nd-system-block-store-v0"})", "schema"},
+      // The optional fields too: serde reports any field of its struct twice.
+      {"{" + schema + R"(,"curating_by":"a","curating_by":"b"})", "curating_by"},
+      {"{" + schema + R"(,"unmapped_total":1,"store_version":1,"unmapped_total":1})",
+       "unmapped_total"},
+      {"{" + schema + R"(,"candidate_revision":{},"candidate\u005frevision":null})",
+       "candidate_revision"},
   };
   for (const Case& c : cases) {
     std::string message;
@@ -448,10 +519,11 @@ TEST(ParseStoreTest, DuplicateKeysTheVerdictDoesNotReadAreSkipped) {
   StoreContents contents;
   std::string message;
   std::vector<std::string> ids;
-  ASSERT_EQ(StoreError::kNone, Parse(R"({"schema":"m1nd-system-block-store-v0","x":1,"x":2,
+  ASSERT_EQ(StoreError::kNone, Parse(R"({"schema":"m1nd-system-block-store-v0",
                       "store_version":1,"unmapped_policy":{"visible":true,"visible":false},
                       "skeleton":{"skeleton_id":"sk_a_candidate","state":"a","state":"b"},
-                      "blocks":[{"block_id":"sb_a_1","name":"n","name":"m"}]})",
+                      "blocks":[{"block_id":"sb_a_1","name":"n","name":"m"}],
+                      "candidate_revision":{"x":1,"x":2}})",
                                      &contents, &message, &ids))
       << message;
   EXPECT_EQ(contents.digest.skeleton_id, "sk_a_candidate");
@@ -668,7 +740,8 @@ StoreError ParseOnSmallStack(const std::string& json, std::string* message) {
 TEST(ParseStoreTest, DeepNestingNeverOverflowsTheStack) {
   const std::string head =
       R"({"schema": "m1nd-system-block-store-v0", "store_version": 1,)"
-      R"( "skeleton": {"skeleton_id": "sk_x"}, "blocks": [], "unmapped_policy": {}, "x": )";
+      R"( "skeleton": {"skeleton_id": "sk_x"}, "blocks": [], "unmapped_policy": {},)"
+      R"( "candidate_revision": )";
   constexpr std::size_t kDepth = 1000000;
   std::string objects;  // {"a":{"a":...
   for (std::size_t i = 0; i < kDepth; ++i) objects += "{\"a\":";
@@ -684,7 +757,7 @@ TEST(ParseStoreTest, DeepNestingNeverOverflowsTheStack) {
                               &message));
 
   // Balanced: skipped in a loop. simdjson's on-demand skip has no depth limit, so an
-  // unknown field nested this deep is simply ignored.
+  // optional field nested this deep is simply ignored.
   const std::string balanced = std::string(kDepth, '[') + std::string(kDepth, ']');
   StoreContents contents;
   EXPECT_EQ(StoreError::kNone, ParseOnSmallStack(head + balanced + "}", &message)) << message;
