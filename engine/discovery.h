@@ -113,8 +113,10 @@ struct Brain {
 // serves its store, so it gets no verdict and no page; it is only reported.
 struct OrphanedFolder {
   std::string runtime_dir;
-  std::string project_root;        // as its manifest says
-  std::string served_runtime_dir;  // the folder m1nd serves for that root
+  std::string project_root;  // as its manifest says
+  // The folder m1nd serves for that root; empty when it serves none for this
+  // manifest: its root can never be m1nd's key (CouldBeCanonicalKey).
+  std::string served_runtime_dir;
 };
 
 // Something discovery could not read. `transient` problems (a manifest caught half

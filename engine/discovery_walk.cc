@@ -493,6 +493,13 @@ void DiscoveryWalk::MarkOrphans(const std::vector<ListedFolder>& listed,
   for (std::size_t i = 0; i < listed.size(); ++i) {
     const ListedFolder& entry = listed[i];
     if (entry.key.empty() || !entry.is_brain || claimed_.count(entry.key)) continue;
+    // A dormant folder whose root can never be m1nd's key for it is never served; a
+    // live one (a "project" entry points at it) is served whatever its manifest says.
+    if (!CouldBeCanonicalKey(entry.manifest_root) && !HasProjectEntry(entry.key)) {
+      (*orphaned)[i] = true;
+      orphans_.push_back(OrphanedFolder{entry.dir, entry.manifest_root, std::string()});
+      continue;
+    }
     const auto [earlier, inserted] =
         first_of_root.emplace(RootKeyView(entry.manifest_root, &normalized), i);
     if (inserted) continue;
@@ -511,15 +518,23 @@ void DiscoveryWalk::MarkOrphans(const std::vector<ListedFolder>& listed,
   }
 }
 
+void DiscoveryWalk::IndexServedByEntry() {
+  if (served_by_entry_indexed_) return;
+  for (const ProjectEntry& entry : project_entries_) {
+    std::uint64_t& heartbeat = served_by_entry_[RuntimeKey(entry.dir)];
+    heartbeat = std::max(heartbeat, entry.last_heartbeat_ms);
+  }
+  served_by_entry_indexed_ = true;
+}
+
+bool DiscoveryWalk::HasProjectEntry(const std::string& key) {
+  IndexServedByEntry();
+  return served_by_entry_.count(key) != 0;
+}
+
 std::size_t DiscoveryWalk::ServedFolder(const std::vector<ListedFolder>& listed,
                                         const std::vector<std::size_t>& folders) {
-  if (!served_by_entry_indexed_) {
-    for (const ProjectEntry& entry : project_entries_) {
-      std::uint64_t& heartbeat = served_by_entry_[RuntimeKey(entry.dir)];
-      heartbeat = std::max(heartbeat, entry.last_heartbeat_ms);
-    }
-    served_by_entry_indexed_ = true;
-  }
+  IndexServedByEntry();
   // 1. The folder a "project" registry entry says m1nd serves (the freshest).
   std::size_t best = folders.front();
   bool best_has_entry = false;

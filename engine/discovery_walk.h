@@ -119,6 +119,10 @@ class DiscoveryWalk {
   // folder's root is needed before the first brain of the listing is added.
   void MarkOrphans(const std::vector<ListedFolder>& listed, std::vector<bool>* orphaned);
   // Of `folders` (indices into `listed`) claiming one project root, the one m1nd serves.
+  // Builds served_by_entry_ from project_entries_, once a walk.
+  void IndexServedByEntry();
+  // A "project" registry entry points at the folder of RuntimeKey `key`.
+  bool HasProjectEntry(const std::string& key);
   std::size_t ServedFolder(const std::vector<ListedFolder>& listed,
                            const std::vector<std::size_t>& folders);
   void AddOwner(const OwnerCandidate& owner);

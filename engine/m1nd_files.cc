@@ -1,6 +1,8 @@
 // Parsers of m1nd's small files, accepting what m1nd's serde structs accept.
 #include "engine/m1nd_files.h"
 
+#include "engine/slug.h"
+
 #include <limits>
 #include <set>
 #include <string>
@@ -274,6 +276,10 @@ std::string_view FileNameOf(std::string_view path) {
     path = path.substr(0, slash);
   }
   return std::string_view();
+}
+
+bool CouldBeCanonicalKey(std::string_view root) {
+  return !root.empty() && TrimWhiteSpace(root).size() == root.size() && root.back() != '/';
 }
 
 }  // namespace scx

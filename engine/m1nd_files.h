@@ -86,6 +86,14 @@ IngestRootsParse ParseIngestRootsAsM1nd(std::string_view text);
 // in ".." or has no normal component ("/", ".", "").
 std::string_view FileNameOf(std::string_view path);
 
+// False when `root`, a project_brain.json's project_root, can never equal m1nd's
+// canonical_key() of any root: that key is trimmed, has no trailing '/' and is
+// resolved (canonicalize(), else the trimmed text), so a root with white space around
+// it or a trailing '/' never is one, and m1nd never serves that folder while it is
+// dormant. Pure: a root that goes through a symlink is not found out (that would
+// take a realpath of every root at every scan).
+bool CouldBeCanonicalKey(std::string_view root);
+
 }  // namespace scx
 
 #endif  // SCX_ENGINE_M1ND_FILES_H_

@@ -71,15 +71,15 @@ std::size_t TrailingWhiteSpace(std::string_view text) {
   return text.size() - end;
 }
 
+bool IsSeparator(char c) { return c == '/' || c == '\\'; }
+
+}  // namespace
+
 std::string_view TrimWhiteSpace(std::string_view text) {
   text.remove_prefix(LeadingWhiteSpace(text));
   text.remove_suffix(TrailingWhiteSpace(text));
   return text;
 }
-
-bool IsSeparator(char c) { return c == '/' || c == '\\'; }
-
-}  // namespace
 
 std::string SanitizeSlug(std::string_view text) {
   std::string out;

@@ -16,6 +16,9 @@ namespace scx {
 // into ASCII among non-ASCII characters.
 std::string SanitizeSlug(std::string_view text);
 
+// `text` without the Unicode white space around it (Rust's str::trim).
+std::string_view TrimWhiteSpace(std::string_view text);
+
 // Trims surrounding whitespace, strips trailing '/' and '\', and returns the text
 // after the last '/' or '\'; if that is empty, the trimmed root itself.
 std::string BasenameOf(std::string_view root);

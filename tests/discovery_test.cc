@@ -1042,7 +1042,7 @@ TEST_F(DiscoveryTest, HostedProjectBrainIsNamedByItsOwnIngestRootsFirst) {
 TEST_F(DiscoveryTest, M1ndsOwnNamesAreCarried) {
   WriteInstance("medulla.json", Entry{"/home/u/m1nd", Runtime(), "\"medulla\""}.Json());
   WriteInstance("sibling.json", Entry{"/home/u/notes/", tmp_.Join("rt2")}.Json());
-  WriteProjectBrain("aa", "/home/u/My-Repo/");
+  WriteProjectBrain("aa", "/home/u/My-Repo");
   Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
   ASSERT_EQ((std::vector<std::string>{"m1nd", "my_repo", "notes"}), Names(discovery));
   EXPECT_EQ("medulla", Find(discovery, "m1nd")->m1nd_name);
@@ -1176,7 +1176,7 @@ TEST_F(DiscoveryTest, OfTwoFoldersForOneRootTheServedOneIsTheBrain) {
   WriteOwner();
   WriteProjectBrain("aa-old", "/home/u/keyvault");
   WriteFile(ProjectBrain("aa-old") + "/system_blocks.json", StoreJson("sk_m1nd_candidate", {}));
-  WriteProjectBrain("bb-new", "/home/u/keyvault/");
+  WriteProjectBrain("bb-new", "/home/u/keyvault");
   // Without a registry entry: the most recently written store is the served one.
   SetOld(ProjectBrain("aa-old") + "/system_blocks.json");
   Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
@@ -1198,6 +1198,41 @@ TEST_F(DiscoveryTest, OfTwoFoldersForOneRootTheServedOneIsTheBrain) {
   EXPECT_EQ(ProjectBrain("bb-new"), discovery.orphans[0].runtime_dir);
 }
 
+// m1nd serves a dormant project brain only when its manifest's root is m1nd's key for
+// it (canonical_key(): trimmed, no trailing '/'): a folder whose root is not in that
+// form is never served while dormant, so it is an orphan, never a brain or a page. A
+// live one (a "project" entry points at it) is served whatever its manifest says.
+TEST_F(DiscoveryTest, DormantFolderWhoseRootIsNotM1ndsKeyIsNeverServed) {
+  WriteOwner();
+  WriteProjectBrain("aa", "/home/u/keyvault/");
+  WriteProjectBrain("bb", " /home/u/notes");
+  WriteProjectBrain("cc", "/home/u/vault");
+  Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
+  EXPECT_EQ((std::vector<std::string>{"m1nd", "vault"}), Names(discovery));
+  ASSERT_EQ(2u, discovery.orphans.size());
+  EXPECT_EQ(ProjectBrain("aa"), discovery.orphans[0].runtime_dir);
+  EXPECT_EQ("", discovery.orphans[0].served_runtime_dir);
+  EXPECT_EQ(ProjectBrain("bb"), discovery.orphans[1].runtime_dir);
+
+  WriteInstance("proj.json", InstanceJson("proj", ProjectBrain("aa"), Runtime(), "\"project\""));
+  discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  EXPECT_EQ((std::vector<std::string>{"keyvault", "m1nd", "vault"}), Names(discovery));
+  ASSERT_EQ(1u, discovery.orphans.size());
+  EXPECT_EQ(ProjectBrain("bb"), discovery.orphans[0].runtime_dir);
+}
+
+TEST(CouldBeCanonicalKeyTest, TrimmedWithoutTrailingSlash) {
+  EXPECT_TRUE(CouldBeCanonicalKey("/home/u/repo"));
+  EXPECT_TRUE(CouldBeCanonicalKey("relative/repo"));
+  EXPECT_FALSE(CouldBeCanonicalKey("/home/u/repo/"));
+  EXPECT_FALSE(CouldBeCanonicalKey("/"));
+  EXPECT_FALSE(CouldBeCanonicalKey(" /home/u/repo"));
+  EXPECT_FALSE(CouldBeCanonicalKey("/home/u/repo\t"));
+  EXPECT_FALSE(CouldBeCanonicalKey("/home/u/repo\u3000"));  // Unicode white space
+  EXPECT_FALSE(CouldBeCanonicalKey(""));
+}
+
 // More folders than discovery looks into at once (it keeps little of each batch): an
 // orphan and the folder m1nd serves in different batches, and folders of every kind
 // in the last one, are found as in a listing of one batch, cold and through the cache.
@@ -1214,7 +1249,7 @@ TEST_F(DiscoveryTest, FoldersBeyondOneBatchAreFoundAsInOne) {
   // Named "q…": no name of the folders of every kind ("p…") changes.
   for (int i = 0; i < kBrains; ++i) WriteProjectBrain(hex_of(i), "/home/u/q" + std::to_string(i));
   // A third batch's folder claims a first batch's root, with the newer store: served.
-  WriteProjectBrain(hex_of(kBrains + 3), "/home/u/q5/");
+  WriteProjectBrain(hex_of(kBrains + 3), "/home/u/q5");
   SetOld(ProjectBrain(hex_of(5)) + "/system_blocks.json");
 
   DiscoveryCache cache;

@@ -155,8 +155,11 @@ std::string OrphanList(const std::vector<OrphanedFolder>& orphans) {
       "get no verdict and never page.</p>\n<ul id=\"orphans\">\n";
   for (const OrphanedFolder& orphan : orphans) {
     html += "<li><code>" + HtmlEscape(orphan.runtime_dir) + "</code> (project root <code>" +
-            HtmlEscape(orphan.project_root) + "</code>, served by <code>" +
-            HtmlEscape(orphan.served_runtime_dir) + "</code>)</li>\n";
+            HtmlEscape(orphan.project_root) + "</code>, " +
+            (orphan.served_runtime_dir.empty()
+                 ? std::string("never served: m1nd's key for a root is never that text")
+                 : "served by <code>" + HtmlEscape(orphan.served_runtime_dir) + "</code>") +
+            ")</li>\n";
   }
   return html + "</ul>\n";
 }

@@ -107,8 +107,11 @@ std::string OnceTable(const std::vector<BrainReport>& brains, bool color,
   if (!orphans.empty()) out += "\nOrphaned brain folders (not served by m1nd):\n";
   for (const OrphanedFolder& orphan : orphans) {
     out += "  " + CellText(orphan.runtime_dir, kTableReasonMaxChars) + "  (project root " +
-           CellText(orphan.project_root, kTableReasonMaxChars) + ", served by " +
-           CellText(orphan.served_runtime_dir, kTableReasonMaxChars) + ")\n";
+           CellText(orphan.project_root, kTableReasonMaxChars) + ", " +
+           (orphan.served_runtime_dir.empty()
+                ? std::string("never served: not in m1nd's key form")
+                : "served by " + CellText(orphan.served_runtime_dir, kTableReasonMaxChars)) +
+           ")\n";
   }
   return out;
 }
