@@ -4,9 +4,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -17,6 +19,7 @@ namespace scx {
 namespace {
 
 constexpr long kTmpfsMagic = 0x01021994;  // TMPFS_MAGIC in <linux/magic.h>
+constexpr int kMaxLinks = 40;             // Linux follows at most 40 links in a path
 
 RootProbe Unseen(std::string why) { return RootProbe{RootPresence::kUnseen, std::move(why)}; }
 
@@ -73,7 +76,14 @@ RootProbe JudgeMissingRoot(const MissingRootFacts& facts, MissingRootRule rule) 
   return RootProbe{RootPresence::kNotDirectory, std::string()};
 }
 
+// ProbeRoot with `links` symlinks already followed.
+static RootProbe ProbeRootThroughLinks(const std::string& root, MissingRootRule rule, int links);
+
 RootProbe ProbeRoot(const std::string& root, MissingRootRule rule) {
+  return ProbeRootThroughLinks(root, rule, 0);
+}
+
+static RootProbe ProbeRootThroughLinks(const std::string& root, MissingRootRule rule, int links) {
   if (root.empty()) return RootProbe{RootPresence::kNotDirectory, std::string()};
   if (root.front() != '/') {
     return Unseen("it is a relative path, which m1nd resolves in its own working folder");
@@ -85,6 +95,18 @@ RootProbe ProbeRoot(const std::string& root, MissingRootRule rule) {
   }
   if (errno == ENOTDIR) return RootProbe{RootPresence::kNotDirectory, std::string()};
   if (errno != ENOENT) return Unseen(std::string("stat: ") + strerror(errno));
+  // A dangling symlink: m1nd's is_dir() follows it, so what decides is whether its
+  // target is missing from a folder this process sees, not the link's own folder.
+  char target[PATH_MAX];
+  const ssize_t length = readlink(root.c_str(), target, sizeof(target) - 1);
+  if (length > 0 && links < kMaxLinks) {
+    std::string next(target, static_cast<std::size_t>(length));
+    if (next.front() != '/') next = ParentFolder(root) + "/" + next;
+    RootProbe probe = ProbeRootThroughLinks(next, rule, links + 1);
+    if (probe.presence == RootPresence::kUnseen)
+      probe.why = "its link's target " + next + ": " + probe.why;
+    return probe;
+  }
   MissingRootFacts facts;
   std::string ancestor = ParentFolder(root);
   bool first = true;

@@ -3,6 +3,7 @@
 #include "engine/root_visibility.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -103,6 +104,26 @@ TEST(ProbeRootTest, OnRealFolders) {
             ProbeRoot(tmp.Join("home/u/gone"), MissingRootRule::kNever).presence);
   EXPECT_EQ(RootPresence::kDirectory,
             ProbeRoot(tmp.Join("home/u/m1nd"), MissingRootRule::kNever).presence);
+}
+
+// m1nd's is_dir() follows links: a dangling link among the ingest roots is judged by
+// where its target is missing, not by the visible folder that holds the link.
+TEST(ProbeRootTest, DanglingLinkIsJudgedByItsTarget) {
+  TempDir tmp;
+  MakeDirs(tmp.Join("home/u/links"));
+  MakeDirs(tmp.Join("srv/repos"));
+  WriteFile(tmp.Join("srv/repos/other"), "x");
+  ASSERT_EQ(0,
+            symlink(tmp.Join("mnt/hidden/m1nd").c_str(), tmp.Join("home/u/links/hidden").c_str()));
+  ASSERT_EQ(0, symlink("../../../srv/repos/gone", tmp.Join("home/u/links/gone").c_str()));
+  ASSERT_EQ(0, symlink("hidden", tmp.Join("home/u/links/chain").c_str()));
+  const RootProbe hidden = ProbeRoot(tmp.Join("home/u/links/hidden"));
+  EXPECT_EQ(RootPresence::kUnseen, hidden.presence);
+  EXPECT_NE(std::string::npos, hidden.why.find("its link's target")) << hidden.why;
+  EXPECT_EQ(RootPresence::kNotDirectory, ProbeRoot(tmp.Join("home/u/links/gone")).presence);
+  EXPECT_EQ(RootPresence::kUnseen, ProbeRoot(tmp.Join("home/u/links/chain")).presence);
+  ASSERT_EQ(0, symlink("loop", tmp.Join("home/u/links/loop").c_str()));
+  EXPECT_EQ(RootPresence::kUnseen, ProbeRoot(tmp.Join("home/u/links/loop")).presence);
 }
 
 }  // namespace
