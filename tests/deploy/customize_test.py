@@ -2,11 +2,14 @@
 """The job regex and the runbook address are set in one place.
 
 Runs deploy/kubernetes/generate.py --out with a job regex and a runbook address of a
-site, and checks the copies it writes (the rules, the dashboard and the two Kubernetes
-files): nothing of the defaults is left, every `up` selector of the rules and the
+site, and checks the copies it writes (the rules, the dashboard, alertmanager.yml and
+the two Kubernetes files): nothing of the defaults is left, every `up` selector of the rules and the
 dashboard's `job` variable use the site's regex, every runbook_url starts with the
 site's address, `promtool check rules` accepts the rules (when installed), and bad
-settings are refused. Then the checked-in copies are still what the script writes.
+settings are refused. With --site-label region --site-label cluster every `by`/`on`
+clause that held `cluster`, every annotation query and every group_by and inhibit
+`equal:` of alertmanager.yml carry both labels (and `amtool check-config` accepts it,
+when installed). Then the checked-in copies are still what the script writes.
 
 Usage: customize_test.py SOURCE_DIR
 """
@@ -22,6 +25,7 @@ JOB_REGEX = 'skeleton-coherence|brains-"prod"'
 RUNBOOK = "https://wiki.example.org/sre/scx-runbook.md"
 DEFAULT_JOB = ".*skeleton-coherence.*"
 DEFAULT_RUNBOOK = "https://github.com/example/skeleton-coherence-exporter/blob/main/docs/runbook.md"
+SITE_LABELS = ["region", "cluster"]
 
 
 def fail(message):
@@ -34,17 +38,46 @@ def run(generate, *args):
                           text=True, timeout=60)
 
 
+def check_site_labels(source_dir, out):
+    """Every place the sources compare `cluster` compares the site labels instead."""
+    joined = ", ".join(SITE_LABELS)
+    sources = {"skeleton-coherence.rules.yml": source_dir / "alerts" / "skeleton-coherence.rules.yml",
+               "alertmanager.yml": source_dir / "alerts" / "alertmanager.yml"}
+    for name, source in sources.items():
+        code = [l for l in source.read_text().splitlines() if not l.lstrip().startswith("#")]
+        copy = [l for l in (out / name).read_text().splitlines()
+                if not l.lstrip().startswith("#")]
+        places = sum(l.count("cluster") for l in code)
+        if not places:
+            fail("%s no longer names the default site label `cluster`" % name)
+        if sum(l.count("region") for l in copy) != places:
+            fail("%s: `region` is in %d places, `cluster` was in %d"
+                 % (name, sum(l.count("region") for l in copy), places))
+    rules = (out / "skeleton-coherence.rules.yml").read_text()
+    for clause in re.findall(r"\b(?:by|on) \(([^)]*)\)", rules):
+        if "instance" in clause and not clause.startswith(joined + ", job, instance"):
+            fail("a by/on clause without the site labels: (%s)" % clause)
+    for query in re.findall(r'printf "([^"]*%q[^"]*)"', rules):
+        if not query.count("region=%q,cluster=%q,job=%q"):
+            fail("an annotation query without the site labels: %s" % query)
+    am = (out / "alertmanager.yml").read_text()
+    for field in re.findall(r"(?m)^\s*(?:group_by|equal): \[([^]]*)\]", am):
+        if joined not in field:
+            fail("alertmanager.yml: [%s] lacks the site labels" % field)
+
+
 def main(source_dir):
     generate = source_dir / "deploy" / "kubernetes" / "generate.py"
     with tempfile.TemporaryDirectory(prefix="scx-customize-") as tmp:
         out = pathlib.Path(tmp) / "site"
         done = run(generate, "--out", str(out), "--job-regex", JOB_REGEX,
-                   "--runbook-url", RUNBOOK)
+                   "--runbook-url", RUNBOOK,
+                   *[arg for label in SITE_LABELS for arg in ("--site-label", label)])
         if done.returncode != 0:
             fail("generate.py --out failed: " + done.stderr)
         names = sorted(p.name for p in out.iterdir())
-        want = ["dashboard-configmap.yml", "prometheusrule.yml", "skeleton-coherence.json",
-                "skeleton-coherence.rules.yml"]
+        want = ["alertmanager.yml", "dashboard-configmap.yml", "prometheusrule.yml",
+                "skeleton-coherence.json", "skeleton-coherence.rules.yml"]
         if names != want:
             fail("wrote %s, want %s" % (names, want))
         for path in out.iterdir():
@@ -69,6 +102,7 @@ def main(source_dir):
             fail("prometheusrule.yml does not carry the site's runbook")
         if JOB_REGEX.replace('"', '\\"') not in (out / "dashboard-configmap.yml").read_text():
             fail("dashboard-configmap.yml does not carry the site's job regex")
+        check_site_labels(source_dir, out)
         promtool = shutil.which("promtool")
         if promtool:
             check = subprocess.run(
@@ -76,8 +110,15 @@ def main(source_dir):
                 capture_output=True, text=True, timeout=60)
             if check.returncode != 0:
                 fail("promtool refuses the site's rules: " + check.stdout + check.stderr)
+        amtool = shutil.which("amtool")
+        if amtool:
+            check = subprocess.run([amtool, "check-config", str(out / "alertmanager.yml")],
+                                   capture_output=True, text=True, timeout=60)
+            if check.returncode != 0:
+                fail("amtool refuses the site's alertmanager.yml: " + check.stdout + check.stderr)
         for bad in (["--job-regex", "a(b"], ["--runbook-url", "wiki/runbook.md"],
-                    ["--runbook-url", RUNBOOK + "#top"]):
+                    ["--runbook-url", RUNBOOK + "#top"], ["--site-label", "job"],
+                    ["--site-label", "9x"], ["--site-label", "a", "--site-label", "a"]):
             done = run(generate, "--out", str(out), *bad)
             if done.returncode == 0:
                 fail("generate.py accepted %s" % bad)
