@@ -14,9 +14,9 @@ inhibitedBy) and how they are grouped (/api/v2/alerts/groups):
   - two sites: ExporterDown of eu's node-9 holds back eu's node-9 mismatch, not us's
     node-9 mismatch, nor one without `cluster`; eu's and us's node-2 mismatches are
     two groups; ExporterDown of two eu nodes is one group, us's another;
-  - severities: a ScanStale warning does not hold back a mismatch page of its
-    exporter but does hold back its StoreUnreadable warning; a ScanStale critical
-    holds back the mismatch.
+  - severities: a ScanStale warning, or a TargetMissing ticket, does not hold back a
+    mismatch page of its exporter but does hold back its StoreUnreadable warning; a
+    ScanStale critical holds back the mismatch.
 
 Stops the Alertmanager it started by its PID. About 2 s.
 Usage: alertmanager_labels_test.py SOURCE_DIR
@@ -128,6 +128,12 @@ def main(source_dir):
         (alert(S, "critical", instance="node-4"), False),
         (alert(M, "critical", instance="node-4", brain="m1nd", expected_slug="m1nd"), True),
     ]
+    # A target gone from discovery is a ticket: it holds back its exporter's warnings,
+    # never its pages.
+    T = "SkeletonCoherenceExporterTargetMissing"
+    cases += [(alert(T, "warning", instance="node-6"), False),
+              (alert(M, "critical", instance="node-6", brain="m1nd", expected_slug="m1nd"), False),
+              (alert(U, "warning", instance="node-6", brain="notes"), True)]
     # A critical ScanStale also fires its warning band: held back by it (rule 4).
     cases.append((alert(S, "warning", instance="node-4"), True))
     with tempfile.TemporaryDirectory(prefix="scx-am-labels-") as tmp:
