@@ -28,6 +28,10 @@ Usage: generate.py           rewrite both files
                              sites apart (default: cluster). They replace `cluster` in
                              the rules' `by`/`on` clauses and annotation queries and in
                              every group_by and inhibit `equal:` of alertmanager.yml.
+                             --label NAME=VALUE (repeatable) adds a label to every
+                             alert (a `team` for routing, say), next to its severity.
+                             skeleton-coherence.tmpl (the notification templates) is
+                             copied next to alertmanager.yml.
 The copy is textual (the rule text, comments included, indented under `spec:`), so
 that the generated files read like their sources; tests/deploy/kubernetes_test.py
 parses them back and compares with the sources.
@@ -161,9 +165,10 @@ RULE_SITE_PATTERNS = (
     (r"\b(by|on) \(cluster, job, instance",
      lambda m, ls: "%s (%s, job, instance" % (m.group(1), ", ".join(ls))),
     # template queries: {cluster=%q,job=%q,... with $labels.cluster $labels.job ...
-    (r"\{cluster=%q,job=%q,", lambda m, ls: "{" + ",".join(l + "=%q" for l in ls) + ",job=%q,"),
+    (r"\{cluster=%q,job=%q,",
+     lambda m, ls: "{" + ",".join(name + "=%q" for name in ls) + ",job=%q,"),
     (r"\$labels\.cluster \$labels\.job ",
-     lambda m, ls: "%s $labels.job " % " ".join("$labels." + l for l in ls)),
+     lambda m, ls: "%s $labels.job " % " ".join("$labels." + name for name in ls)),
 )
 ALERTMANAGER_SITE_PATTERNS = (
     (r"\[alertname, cluster, job", lambda m, ls: "[alertname, %s, job" % ", ".join(ls)),
@@ -171,12 +176,31 @@ ALERTMANAGER_SITE_PATTERNS = (
 )
 
 
-def customize_rules(text, job_regex, runbook_url, site_labels=DEFAULT_SITE_LABELS):
+def add_labels(text, labels):
+    """Every alert's `labels:` with `labels` ((name, value) pairs) after its severity."""
+    if not labels:
+        return text
+
+    def insert(match):
+        pad = match.group(1)
+        return match.group(0) + "".join(
+            "%s%s: %s\n" % (pad, name, json.dumps(value)) for name, value in labels)
+    text, count = re.subn(r"(?m)^( +)severity: \S+\n", insert, text)
+    alerts = len(re.findall(r"(?m)^ +- alert: ", text))
+    if count != alerts:
+        sys.exit("generate.py: %d alerts but %d severity labels: the sources changed shape"
+                 % (alerts, count))
+    return text
+
+
+def customize_rules(text, job_regex, runbook_url, site_labels=DEFAULT_SITE_LABELS,
+                    labels=()):
     """The rules with the job regex, the runbook address and the site labels
-    replaced."""
+    replaced, and `labels` added to every alert."""
     promql = job_regex.replace("\\", "\\\\").replace('"', '\\"')
     text = text.replace('job=~"%s"' % DEFAULT_JOB_REGEX, 'job=~"%s"' % promql)
     text = replace_site_labels(text, site_labels, RULE_SITE_PATTERNS)
+    text = add_labels(text, labels)
     return text.replace(DEFAULT_RUNBOOK_URL, runbook_url)
 
 
@@ -202,8 +226,9 @@ def customize_dashboard(text, job_regex, runbook_url):
 
 
 def sources(job_regex=DEFAULT_JOB_REGEX, runbook_url=DEFAULT_RUNBOOK_URL,
-            site_labels=DEFAULT_SITE_LABELS):
-    rules = [(path, customize_rules(path.read_text(), job_regex, runbook_url, site_labels))
+            site_labels=DEFAULT_SITE_LABELS, labels=()):
+    rules = [(path, customize_rules(path.read_text(), job_regex, runbook_url, site_labels,
+                                    labels))
              for path in sorted((ROOT / "alerts").glob("*.rules.yml"))]
     dashboards = [(path, customize_dashboard(path.read_text(), job_regex, runbook_url))
                   for path in sorted((ROOT / "dashboards").glob("*.json"))]
@@ -216,6 +241,24 @@ def outputs(out_dir=OUT_DIR, **settings):
         out_dir / "prometheusrule.yml": prometheus_rules(rules),
         out_dir / "dashboard-configmap.yml": dashboard_configmap(dashboards),
     }
+
+
+def parse_labels(specs):
+    """--label NAME=VALUE arguments as (name, value) pairs, checked."""
+    labels = []
+    for spec in specs or ():
+        name, sep, value = spec.partition("=")
+        if not sep or not LABEL_NAME.fullmatch(name) or name.startswith("__"):
+            sys.exit("--label %r: want NAME=VALUE with a Prometheus label name" % spec)
+        if name in RESERVED_LABELS or name in DEFAULT_SITE_LABELS:
+            sys.exit("--label %r: %s is a label the rules or Alertmanager already use"
+                     % (spec, name))
+        if "\n" in value or not value:
+            sys.exit("--label %r: the value must be one non-empty line" % spec)
+        if name in dict(labels):
+            sys.exit("--label: %s given twice" % name)
+        labels.append((name, value))
+    return tuple(labels)
 
 
 def check_settings(job_regex, runbook_url, site_labels=DEFAULT_SITE_LABELS):
@@ -237,11 +280,15 @@ def check_settings(job_regex, runbook_url, site_labels=DEFAULT_SITE_LABELS):
         sys.exit("--site-label: each label once")
 
 
-def write_customized(out_dir, job_regex, runbook_url, site_labels=DEFAULT_SITE_LABELS):
+def write_customized(out_dir, job_regex, runbook_url, site_labels=DEFAULT_SITE_LABELS,
+                     labels=()):
     site_labels = tuple(site_labels)
     check_settings(job_regex, runbook_url, site_labels)
+    if set(site_labels) & set(dict(labels)):
+        sys.exit("--label names a site label")
     out_dir.mkdir(parents=True, exist_ok=True)
-    settings = dict(job_regex=job_regex, runbook_url=runbook_url, site_labels=site_labels)
+    settings = dict(job_regex=job_regex, runbook_url=runbook_url, site_labels=site_labels,
+                    labels=tuple(labels))
     rules, dashboards = sources(**settings)
     written = outputs(out_dir, **settings)
     for path, text in rules + dashboards:
@@ -249,6 +296,8 @@ def write_customized(out_dir, job_regex, runbook_url, site_labels=DEFAULT_SITE_L
     alertmanager = ROOT / "alerts" / "alertmanager.yml"
     written[out_dir / alertmanager.name] = customize_alertmanager(alertmanager.read_text(),
                                                                   site_labels)
+    template = ROOT / "alerts" / "skeleton-coherence.tmpl"
+    written[out_dir / template.name] = template.read_text()
     for path, text in written.items():
         path.write_text(text)
     return sorted(written)
@@ -261,19 +310,21 @@ def main(argv):
     parser.add_argument("--job-regex", default=DEFAULT_JOB_REGEX)
     parser.add_argument("--runbook-url", default=DEFAULT_RUNBOOK_URL)
     parser.add_argument("--site-label", action="append", dest="site_labels")
+    parser.add_argument("--label", action="append", dest="labels")
     args = parser.parse_args(argv[1:])
     site_labels = tuple(args.site_labels or DEFAULT_SITE_LABELS)
+    labels = parse_labels(args.labels)
     if args.out:
         if args.check:
             sys.exit("--check and --out do not go together")
         for path in write_customized(args.out, args.job_regex, args.runbook_url,
-                                     site_labels):
+                                     site_labels, labels):
             print(path)
         return 0
-    if ((args.job_regex, args.runbook_url, site_labels)
-            != (DEFAULT_JOB_REGEX, DEFAULT_RUNBOOK_URL, DEFAULT_SITE_LABELS)):
-        sys.exit("--job-regex, --runbook-url and --site-label need --out DIR: the "
-                 "checked-in files keep the defaults")
+    if ((args.job_regex, args.runbook_url, site_labels, labels)
+            != (DEFAULT_JOB_REGEX, DEFAULT_RUNBOOK_URL, DEFAULT_SITE_LABELS, ())):
+        sys.exit("--job-regex, --runbook-url, --site-label and --label need --out DIR: "
+                 "the checked-in files keep the defaults")
     stale = []
     for path, text in outputs().items():
         if args.check:

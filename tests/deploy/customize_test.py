@@ -41,18 +41,20 @@ def run(generate, *args):
 def check_site_labels(source_dir, out):
     """Every place the sources compare `cluster` compares the site labels instead."""
     joined = ", ".join(SITE_LABELS)
-    sources = {"skeleton-coherence.rules.yml": source_dir / "alerts" / "skeleton-coherence.rules.yml",
-               "alertmanager.yml": source_dir / "alerts" / "alertmanager.yml"}
+    alerts = source_dir / "alerts"
+    sources = {"skeleton-coherence.rules.yml": alerts / "skeleton-coherence.rules.yml",
+               "alertmanager.yml": alerts / "alertmanager.yml"}
     for name, source in sources.items():
-        code = [l for l in source.read_text().splitlines() if not l.lstrip().startswith("#")]
-        copy = [l for l in (out / name).read_text().splitlines()
-                if not l.lstrip().startswith("#")]
-        places = sum(l.count("cluster") for l in code)
+        code = [line for line in source.read_text().splitlines()
+                if not line.lstrip().startswith("#")]
+        copy = [line for line in (out / name).read_text().splitlines()
+                if not line.lstrip().startswith("#")]
+        places = sum(line.count("cluster") for line in code)
         if not places:
             fail("%s no longer names the default site label `cluster`" % name)
-        if sum(l.count("region") for l in copy) != places:
-            fail("%s: `region` is in %d places, `cluster` was in %d"
-                 % (name, sum(l.count("region") for l in copy), places))
+        regions = sum(line.count("region") for line in copy)
+        if regions != places:
+            fail("%s: `region` is in %d places, `cluster` was in %d" % (name, regions, places))
     rules = (out / "skeleton-coherence.rules.yml").read_text()
     for clause in re.findall(r"\b(?:by|on) \(([^)]*)\)", rules):
         if "instance" in clause and not clause.startswith(joined + ", job, instance"):
@@ -66,18 +68,36 @@ def check_site_labels(source_dir, out):
             fail("alertmanager.yml: [%s] lacks the site labels" % field)
 
 
+def check_extra_labels(out):
+    """--label team=payments: on every alert of the rules and the PrometheusRule."""
+    import yaml
+    docs = [yaml.safe_load((out / "skeleton-coherence.rules.yml").read_text())]
+    docs += [d["spec"] for d in yaml.safe_load_all((out / "prometheusrule.yml").read_text()) if d]
+    for doc in docs:
+        alerts = [r for g in doc["groups"] for r in g["rules"] if "alert" in r]
+        if not alerts:
+            fail("no alerts in a customized rules file")
+        for rule in alerts:
+            labels = rule.get("labels", {})
+            if labels.get("team") != "payments" or labels.get("pager") != 'on call "eu"':
+                fail("%s has labels %s, want team=payments and the pager label"
+                     % (rule["alert"], labels))
+
+
 def main(source_dir):
     generate = source_dir / "deploy" / "kubernetes" / "generate.py"
     with tempfile.TemporaryDirectory(prefix="scx-customize-") as tmp:
         out = pathlib.Path(tmp) / "site"
         done = run(generate, "--out", str(out), "--job-regex", JOB_REGEX,
                    "--runbook-url", RUNBOOK,
-                   *[arg for label in SITE_LABELS for arg in ("--site-label", label)])
+                   *[arg for label in SITE_LABELS for arg in ("--site-label", label)],
+                   "--label", "team=payments", "--label", 'pager=on call "eu"')
         if done.returncode != 0:
             fail("generate.py --out failed: " + done.stderr)
         names = sorted(p.name for p in out.iterdir())
         want = ["alertmanager.yml", "dashboard-configmap.yml", "prometheusrule.yml",
-                "skeleton-coherence.json", "skeleton-coherence.rules.yml"]
+                "skeleton-coherence.json", "skeleton-coherence.rules.yml",
+                "skeleton-coherence.tmpl"]
         if names != want:
             fail("wrote %s, want %s" % (names, want))
         for path in out.iterdir():
@@ -103,6 +123,7 @@ def main(source_dir):
         if JOB_REGEX.replace('"', '\\"') not in (out / "dashboard-configmap.yml").read_text():
             fail("dashboard-configmap.yml does not carry the site's job regex")
         check_site_labels(source_dir, out)
+        check_extra_labels(out)
         promtool = shutil.which("promtool")
         if promtool:
             check = subprocess.run(
@@ -118,7 +139,9 @@ def main(source_dir):
                 fail("amtool refuses the site's alertmanager.yml: " + check.stdout + check.stderr)
         for bad in (["--job-regex", "a(b"], ["--runbook-url", "wiki/runbook.md"],
                     ["--runbook-url", RUNBOOK + "#top"], ["--site-label", "job"],
-                    ["--site-label", "9x"], ["--site-label", "a", "--site-label", "a"]):
+                    ["--site-label", "9x"], ["--site-label", "a", "--site-label", "a"],
+                    ["--label", "team"], ["--label", "severity=x"], ["--label", "9=x"],
+                    ["--label", "team=a", "--label", "team=b"]):
             done = run(generate, "--out", str(out), *bad)
             if done.returncode == 0:
                 fail("generate.py accepted %s" % bad)

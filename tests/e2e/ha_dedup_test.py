@@ -126,7 +126,8 @@ def main(source_dir):
                 os.makedirs(d)
                 pathlib.Path(d, "skeleton-coherence.rules.yml").write_text(rules)
                 config = ha.replace("replica: a", "replica: %s" % replica)
-                config = re.sub(r"(?m)^(\s*(?:scrape|evaluation)_interval:\s*)\S+", r"\g<1>1s", config)
+                config = re.sub(r"(?m)^(\s*(?:scrape|evaluation)_interval:\s*)\S+",
+                                r"\g<1>1s", config)
                 config = config.replace("['alertmanager-1:9093', 'alertmanager-2:9093']",
                                         "['127.0.0.1:%d']" % am_port)
                 config = config.replace("['host-a:9864']", "['%s']" % target)
