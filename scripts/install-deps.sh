@@ -6,6 +6,8 @@
 #                                    (scripts/run-example.sh)
 #   scripts/install-deps.sh --test   that, and what the tests, fuzzing and benchmarks
 #                                    need (scripts/test.sh)
+#   scripts/install-deps.sh --image  that, and buildah for the container image
+#                                    (scripts/build-image.sh; --test includes it)
 #
 # Idempotent: a second run installs and builds nothing and does not touch the network.
 # It starts no service and leaves none enabled that was not before: packages are
@@ -23,11 +25,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 with_tests=false
+with_image=false
 case "${1:-}" in
   "") ;;
-  --test) with_tests=true ;;
+  --test) with_tests=true; with_image=true ;;  # the image test runs in CI (tests/deploy)
+  --image) with_image=true ;;
   -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-  *) echo "usage: $0 [--test]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--test | --image]" >&2; exit 2 ;;
 esac
 
 # Building and running the exporter (docs/dependencies.md says why each is there).
@@ -61,6 +65,12 @@ if $with_tests; then
     # The Debian package's man page (from --help).
     help2man
   )
+fi
+if $with_image; then
+  # The OCI image (scripts/build-image.sh, tests/deploy/image_test.sh): buildah builds
+  # it from scratch without a daemon or a registry; it runs nothing in a container, so
+  # its recommended runtimes (crun, runc) and fuse-overlayfs are not installed.
+  packages+=(buildah)
 fi
 
 sudo=""
