@@ -14,7 +14,8 @@ Grafana's label_values(metric, label) variable queries are not PromQL; they are 
 into `count by (label) (metric)`, which returns data exactly when the variable would
 have values.
 
-Used by tests/e2e/e2e_alerting.py. Run alone to list the expressions:
+Used by tests/e2e/e2e_alerting.py (and through it e2e_continuity.py). Run alone to
+list the expressions:
 
     python3 tests/e2e/dashboard_queries.py [--source-dir DIR] [--json]
     python3 tests/e2e/dashboard_queries.py --lint   # dashboard structure only

@@ -154,8 +154,12 @@ class Failure(Exception):
     pass
 
 
+# The name log lines start with; a test importing this module's helpers sets its own.
+LOG_NAME = "e2e_alerting"
+
+
 def log(message):
-    print("e2e_alerting: %s" % message, flush=True)
+    print("%s: %s" % (LOG_NAME, message), flush=True)
 
 
 # --- the m1nd layout -------------------------------------------------------------
@@ -650,14 +654,16 @@ def run(args, tmp, processes):
         webhook.stop()
 
 
-def start_exporter(args, processes, env, name, config, port):
-    processes.start(name, [
+def start_exporter(args, processes, env, name, config, port, flags=(), prefix=()):
+    """Starts an exporter and waits until it is ready. `flags` are more flags for it,
+    `prefix` a command (with its arguments) that runs it, e.g. in a namespace."""
+    processes.start(name, list(prefix) + [
         args.exporter,
         "--web.listen-address=127.0.0.1:%d" % port,
         "--config.file=%s" % config,
         "--scan.interval=%ds" % SCAN_SECONDS,
         "--log.level=debug",
-    ])
+    ] + list(flags))
     wait_ready(name, "http://127.0.0.1:%d/-/ready" % port, processes)
 
 
@@ -679,8 +685,11 @@ def start_alertmanager(args, tmp, processes, env):
     wait_ready("alertmanager", env.alertmanager_url + "/-/ready", processes)
 
 
-def start_prometheus(args, tmp, processes, env):
-    """Prometheus with copies of alerts/*.rules.yml, scraping both exporters."""
+def start_prometheus(args, tmp, processes, env, targets=None, window_seconds=WINDOW_SECONDS):
+    """Prometheus with copies of alerts/*.rules.yml, scraping `targets` (default both
+    exporters), the mismatch rule's windows shortened to `window_seconds`."""
+    if targets is None:
+        targets = [env.examples_instance, env.fleet_instance]
     rules_dir = os.path.join(tmp, "rules")
     os.makedirs(rules_dir)
     copied_rules = []
@@ -689,7 +698,7 @@ def start_prometheus(args, tmp, processes, env):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         text, changed, windows = rewrite_rules(text, MISMATCH, {"for": "%ds" % FOR_SECONDS},
-                                               window="%ds" % WINDOW_SECONDS)
+                                               window="%ds" % window_seconds)
         changes[MISMATCH][0] += changed
         changes[MISMATCH][1] += windows
         text, changed, _ = rewrite_rules(text, DOWN, {
@@ -706,7 +715,7 @@ def start_prometheus(args, tmp, processes, env):
                                                    MISMATCH, changes[DOWN][0], DOWN))
     log("rule copies for this test: %s `for:` %ds and windows %ds (1m and 10m in alerts/), "
         "%s `for:` %ds and keep_firing_for %ds (5m and 5m)"
-        % (MISMATCH, FOR_SECONDS, WINDOW_SECONDS, DOWN, DOWN_FOR_SECONDS, KEEP_FIRING_SECONDS))
+        % (MISMATCH, FOR_SECONDS, window_seconds, DOWN, DOWN_FOR_SECONDS, KEEP_FIRING_SECONDS))
     prometheus_config = os.path.join(tmp, "prometheus.yml")
     with open(prometheus_config, "w", encoding="utf-8") as f:
         f.write("global:\n"
@@ -721,10 +730,10 @@ def start_prometheus(args, tmp, processes, env):
                 "scrape_configs:\n"
                 "  - job_name: %s\n"
                 "    static_configs:\n"
-                "      - targets: ['%s', '%s']\n"
+                "      - targets: [%s]\n"
                 % (SCRAPE_SECONDS, SCRAPE_SECONDS, EVAL_SECONDS,
                    "".join("  - %s\n" % yaml_string(p) for p in copied_rules),
-                   env.alertmanager_port, JOB, env.examples_instance, env.fleet_instance))
+                   env.alertmanager_port, JOB, ", ".join("'%s'" % t for t in targets)))
     processes.start("prometheus", [
         args.prometheus,
         "--config.file=%s" % prometheus_config,
