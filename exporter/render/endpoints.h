@@ -11,6 +11,8 @@ inline constexpr char kBrainsApiPath[] = "/api/v1/brains";
 inline constexpr char kHealthyPath[] = "/-/healthy";
 inline constexpr char kReadyPath[] = "/-/ready";
 inline constexpr char kReloadPath[] = "/-/reload";
+// docs/runbook.md as HTML, from the copy built into the binary.
+inline constexpr char kRunbookPath[] = "/runbook";
 
 // Where docs/runbook.md is read (--web.runbook-url): every runbook link of the landing
 // page starts with it. The alert rules' runbook_url annotations use the same address
