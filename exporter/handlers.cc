@@ -12,6 +12,8 @@
 #include "exporter/metrics_body.h"
 #include "exporter/render/endpoints.h"
 #include "exporter/render/json_view.h"
+#include "exporter/render/markdown_html.h"
+#include "exporter/runbook_document.h"
 #include "exporter/snapshot.h"
 
 namespace scx {
@@ -21,6 +23,7 @@ namespace {
 constexpr char kMetricsContentType[] = "text/plain; version=0.0.4; charset=utf-8";
 constexpr char kHtmlContentType[] = "text/html; charset=utf-8";
 constexpr char kJsonContentType[] = "application/json";
+constexpr char kRunbookTitle[] = "Runbook · Skeleton Coherence Exporter";
 
 // Every endpoint that serves a scan answers this until the first one completes.
 HttpResponse FirstScanPending() { return ErrorResponse(503, kFirstScanPending); }
@@ -53,7 +56,9 @@ const BrainReport* FindBrain(const Snapshot& snapshot, const std::string& name) 
 Handlers::Handlers(const SnapshotSource* snapshots, ReloadRequester* reloads, bool enable_lifecycle)
     : snapshots_(snapshots), reloads_(reloads), enable_lifecycle_(enable_lifecycle) {}
 
+// The runbook goes first: a --web.telemetry-path of /runbook keeps serving the metrics.
 void Handlers::Register(const std::string& telemetry_path, HttpServer* server) {
+  server->Handle(kRunbookPath, [](const HttpRequest&) { return Runbook(); });
   server->Handle(telemetry_path, [this](const HttpRequest& r) { return Metrics(r); });
   server->Handle(kLandingPagePath, [this](const HttpRequest&) { return LandingPage(); });
   server->Handle(kBrainsApiPath, [this](const HttpRequest&) { return Brains(); });
@@ -109,6 +114,15 @@ HttpResponse Handlers::OneBrain(const HttpRequest& request) const {
     }
   }
   return ErrorResponse(404, "no brain named \"" + name + "\"");
+}
+
+HttpResponse Handlers::Runbook() {
+  static const std::shared_ptr<const std::string> page =
+      std::make_shared<const std::string>(RenderMarkdownPage(kRunbookTitle, RunbookMarkdown()));
+  HttpResponse response;
+  response.content_type = kHtmlContentType;
+  response.shared_body = page;
+  return response;
 }
 
 HttpResponse Handlers::Healthy() { return TextResponse(200, "Healthy"); }

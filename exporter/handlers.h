@@ -1,5 +1,5 @@
-// The exporter's HTTP endpoints: the metrics, the landing page, the JSON API,
-// /-/healthy, /-/ready and /-/reload. Each is a function of a request that reads the
+// The exporter's HTTP endpoints: the metrics, the landing page, the JSON API, the
+// runbook, /-/healthy, /-/ready and /-/reload. Each is a function of a request that reads the
 // scan loop's latest snapshot (SnapshotSource) or asks for a reload
 // (ReloadRequester): no file, socket or thread of its own, so tests call them with
 // fakes. Every error they give is the JSON body of exporter/http/http_error.h; the
@@ -45,6 +45,9 @@ class Handlers {
   HttpResponse Brains() const;
   // GET /api/v1/brains/{brain} and /api/v1/brains/{brain}/north; 404 for no brain.
   HttpResponse OneBrain(const HttpRequest& request) const;
+  // GET /runbook: docs/runbook.md of this build as HTML, rendered once and shared; it
+  // needs no scan.
+  static HttpResponse Runbook();
   // "Healthy", always.
   static HttpResponse Healthy();
   // "Ready" once the first scan has completed.

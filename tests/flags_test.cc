@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <string>
 
 #include "exporter/duration.h"
+#include "tests/test_support.h"
 
 namespace scx {
 namespace {
@@ -191,7 +193,8 @@ TEST(FlagsTest, Errors) {
 
 TEST(FlagsTest, RunbookUrlIsAnAbsoluteHttpUrlWithoutFragment) {
   Flags flags;
-  EXPECT_EQ(flags.runbook_url, kDefaultRunbookUrl);
+  EXPECT_EQ(flags.runbook_url, "/runbook");  // the exporter's own copy
+  EXPECT_EQ(flags.runbook_url, kRunbookPath);
   std::string error;
   ASSERT_TRUE(
       ParseFlags({"--web.runbook-url=https://wiki.example.org/oncall/scx.md"}, &flags, &error))
@@ -204,6 +207,18 @@ TEST(FlagsTest, RunbookUrlIsAnAbsoluteHttpUrlWithoutFragment) {
     EXPECT_NE(ErrorOf({bad}).find("--web.runbook-url must be an http:// or https:// URL"),
               std::string::npos)
         << bad;
+  }
+}
+
+// --help, docs/configuration.md and the README's flag table give the same default.
+TEST(FlagsTest, RunbookUrlDefaultIsTheSameInHelpAndDocs) {
+  EXPECT_NE(UsageText().find("--web.runbook-url=URL"), std::string::npos);
+  EXPECT_NE(UsageText().find("(default \"/runbook\""), std::string::npos);
+  for (const char* doc : {"/docs/configuration.md", "/README.md"}) {
+    const std::string text = testing::ReadFile(std::string(SCX_SOURCE_DIR) + doc);
+    EXPECT_NE(text.find("| `--web.runbook-url` | `" + std::string(kDefaultRunbookUrl) + "` |"),
+              std::string::npos)
+        << doc;
   }
 }
 

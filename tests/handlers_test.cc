@@ -2,14 +2,19 @@
 // a fake reloader: each handler called directly, then the routes Register sets up
 // through a real HttpServer on 127.0.0.1. Before the first scan every endpoint that
 // serves a scan gives the one JSON 503; after it, what each serves and every error.
+// The runbook served needs no scan, and has every section the alerts, the dashboards
+// and the landing page link to.
 #include "exporter/handlers.h"
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <regex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,9 +25,12 @@
 #include "exporter/http/http_error.h"
 #include "exporter/render/gzip.h"
 #include "exporter/render/json_view.h"
+#include "exporter/render/landing_page.h"
+#include "exporter/runbook_document.h"
 #include "exporter/snapshot.h"
 #include "tests/brain_reports.h"
 #include "tests/http_client.h"
+#include "tests/test_support.h"
 
 namespace scx {
 namespace {
@@ -144,6 +152,31 @@ void ExpectError(const HttpResponse& response, int status, const std::string& me
 void ExpectFirstScanPending(const HttpResponse& response, const std::string& what) {
   ExpectError(response, 503, kFirstScanPending, what);
   EXPECT_EQ(BodyOf(response), kPendingBody) << what;
+}
+
+// Every first group of `pattern` in `text`.
+std::set<std::string> Matches(const std::string& text, const std::string& pattern) {
+  std::set<std::string> found;
+  const std::regex re(pattern);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
+       ++it) {
+    found.insert((*it)[1]);
+  }
+  return found;
+}
+
+// The files of folder `relative` (under the source tree) whose names end in `suffix`.
+std::vector<std::string> FilesOf(const std::string& relative, const std::string& suffix) {
+  std::vector<std::string> files;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(SCX_SOURCE_DIR) + "/" + relative)) {
+    const std::string path = entry.path().string();
+    if (path.size() > suffix.size() &&
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      files.push_back(path);
+    }
+  }
+  return files;
 }
 
 class HandlersTest : public ::testing::Test {
@@ -352,6 +385,7 @@ TEST_F(HandlersTest, OverHttpEveryPendingAnswerIsTheSameBytes) {
   EXPECT_EQ(head.body, "");
   EXPECT_EQ(HttpGet(port, "/-/healthy").body, "Healthy");
   EXPECT_EQ(HttpGet(port, "/").status, 200);
+  EXPECT_EQ(HttpGet(port, "/runbook").status, 200);  // no scan needed
 }
 
 TEST_F(HandlersTest, OverHttpRoutesAndErrorsAfterTheFirstScan) {
@@ -396,6 +430,69 @@ TEST_F(HandlersTest, OverHttpRoutesAndErrorsAfterTheFirstScan) {
   EXPECT_EQ(unknown.status, 404);
   EXPECT_EQ(unknown.Header("Content-Type"), "application/json");
   EXPECT_EQ(unknown.body, ErrorBody(404, "not found"));
+}
+
+TEST(RunbookTest, TheBinaryHoldsTheTreesRunbook) {
+  EXPECT_EQ(RunbookMarkdown(), testing::ReadFile(std::string(SCX_SOURCE_DIR) + "/docs/runbook.md"));
+}
+
+TEST(RunbookTest, IsOneSharedHtmlPage) {
+  const HttpResponse first = Handlers::Runbook();
+  EXPECT_EQ(first.status, 200);
+  EXPECT_EQ(first.content_type, "text/html; charset=utf-8");
+  EXPECT_EQ(first.Body().rfind("<!DOCTYPE html>\n", 0), 0u);
+  EXPECT_NE(first.Body().find("<h1 id=\"runbook\">Runbook</h1>"), std::string::npos);
+  EXPECT_EQ(Handlers::Runbook().shared_body, first.shared_body);  // rendered once
+}
+
+// Every section linked to, from the alerts (their runbook_url), the dashboards, the
+// landing page and the runbook itself, is an id of the page served at /runbook.
+TEST(RunbookTest, EverySectionLinkedToIsAnIdOfThePage) {
+  const std::string page(Handlers::Runbook().Body());
+  const std::set<std::string> ids = Matches(page, " id=\"([^\"]+)\"");
+  std::set<std::string> linked;
+  for (const std::string& folder :
+       std::vector<std::string>{"alerts", "alerts/optional", "dashboards"}) {
+    for (const std::string& file : FilesOf(folder, folder == "dashboards" ? ".json" : ".yml")) {
+      const std::set<std::string> anchors =
+          Matches(testing::ReadFile(file), "runbook\\.md#([A-Za-z0-9_-]+)");
+      linked.insert(anchors.begin(), anchors.end());
+    }
+  }
+  EXPECT_GE(linked.size(), 14u);  // one section per alert at least
+  for (const char* anchor : {kRunbookMismatch, kRunbookStaleVerdicts, kRunbookUnreadable,
+                             kRunbookNoBrains, kRunbookIdentityUnknown}) {
+    linked.insert(anchor);
+  }
+  const std::set<std::string> own = Matches(page, "href=\"#([^\"]+)\"");
+  EXPECT_FALSE(own.empty());
+  linked.insert(own.begin(), own.end());
+  for (const std::string& anchor : linked) EXPECT_EQ(ids.count(anchor), 1u) << anchor;
+}
+
+TEST_F(HandlersTest, OverHttpTheRunbookIsGetAndHeadOnly) {
+  const int port = Serve();
+  const std::string page(Handlers::Runbook().Body());
+  const HttpResult get = HttpGet(port, "/runbook");
+  EXPECT_EQ(get.status, 200);
+  EXPECT_EQ(get.Header("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_EQ(get.body, page);
+  const HttpResult head = HttpGet(port, "/runbook", {}, "HEAD");
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.Header("Content-Length"), std::to_string(page.size()));
+  EXPECT_EQ(head.body, "");
+  const HttpResult post = HttpGet(port, "/runbook", {}, "POST");
+  EXPECT_EQ(post.status, 405);
+  EXPECT_EQ(post.Header("Allow"), "GET, HEAD");
+  EXPECT_EQ(post.body, ErrorBody(405, "method not allowed"));
+  EXPECT_EQ(HttpGet(port, "/runbook/").status, 404);
+}
+
+// A --web.telemetry-path of /runbook, allowed before /runbook existed, keeps the metrics.
+TEST_F(HandlersTest, ATelemetryPathOfRunbookStillServesTheMetrics) {
+  const std::shared_ptr<const Snapshot> snapshot = CompleteScan();
+  const int port = Serve("/runbook");
+  EXPECT_EQ(HttpGet(port, "/runbook").body, snapshot->MetricsText() + own_.Text());
 }
 
 }  // namespace

@@ -76,7 +76,7 @@ TEST(LandingPageTest, LinksAndVersion) {
   EXPECT_TRUE(Contains(html, "<a href=\"/api/v1/brains\">"));
   EXPECT_TRUE(Contains(html, "<a href=\"/-/healthy\">"));
   EXPECT_TRUE(Contains(html, "<a href=\"/-/ready\">"));
-  EXPECT_TRUE(Contains(html, "<a href=\"" + std::string(kDefaultRunbookUrl) + "\">runbook</a>"));
+  EXPECT_TRUE(Contains(html, "<a href=\"/runbook\">runbook</a>"));  // the exporter's own
   EXPECT_TRUE(Contains(html, "0.1.0"));
   EXPECT_TRUE(Contains(html, "abc123"));
 }
@@ -319,6 +319,20 @@ std::string HeadingAnchor(const std::string& heading) {
   return anchor;
 }
 
+// Without --web.runbook-url the page links the runbook the exporter serves, by path,
+// so that the links work on whatever host and port the page was opened.
+TEST(LandingPageTest, RunbookLinksGoToTheServedRunbookByDefault) {
+  EXPECT_EQ(std::string(LandingPageInfo().runbook_url), "/runbook");
+  std::vector<BrainReport> brains = {Incident(), StaleMismatch("notes")};
+  const std::string html = RenderLandingPage(LandingPageInfo(), brains, true, 1764468000);
+  EXPECT_TRUE(Contains(html, "<a href=\"/runbook#skeletoncoherencemismatch\">"));
+  EXPECT_TRUE(Contains(html, "<a href=\"/runbook#stale-verdicts\">"));
+  EXPECT_TRUE(Contains(html, "<a href=\"/runbook\">runbook</a>"));
+  EXPECT_FALSE(Contains(html, "runbook.md"));
+  EXPECT_TRUE(Contains(RenderLandingPage(LandingPageInfo(), {}, true, 1764468000),
+                       "<a href=\"/runbook#skeletoncoherencenobrainswatched\">"));
+}
+
 TEST(LandingPageTest, EveryRunbookLinkUsesTheConfiguredRunbook) {
   LandingPageInfo info = Info();
   info.runbook_url = "https://wiki.example.org/scx-runbook";
@@ -326,8 +340,8 @@ TEST(LandingPageTest, EveryRunbookLinkUsesTheConfiguredRunbook) {
   const std::string html = RenderLandingPage(info, brains, true, 1764468000);
   EXPECT_TRUE(Contains(html, "https://wiki.example.org/scx-runbook#skeletoncoherencemismatch"));
   EXPECT_TRUE(Contains(html, "<a href=\"https://wiki.example.org/scx-runbook\">runbook</a>"));
-  EXPECT_FALSE(Contains(html, kDefaultRunbookUrl));
-  EXPECT_FALSE(Contains(RenderLandingPage(info, {}, true, 1764468000), kDefaultRunbookUrl));
+  EXPECT_FALSE(Contains(html, "href=\"/runbook"));
+  EXPECT_FALSE(Contains(RenderLandingPage(info, {}, true, 1764468000), "href=\"/runbook"));
 }
 
 TEST(RunbookLinkTest, EveryAnchorIsAHeadingOfTheRunbook) {
@@ -346,15 +360,15 @@ TEST(RunbookLinkTest, EveryAnchorIsAHeadingOfTheRunbook) {
   }
 }
 
-TEST(RunbookLinkTest, TheAlertRulesLinkToTheSameRunbook) {
+// The rules take their address from deploy/kubernetes/generate.py, not from the
+// exporter; the sections they link to are the page's.
+TEST(RunbookLinkTest, TheAlertRulesLinkToTheSameSections) {
   std::ifstream rules(std::string(SCX_SOURCE_DIR) + "/alerts/skeleton-coherence.rules.yml");
   std::stringstream text;
   text << rules.rdbuf();
-  EXPECT_TRUE(Contains(text.str(),
-                       "runbook_url: " + RunbookLink(kDefaultRunbookUrl, kRunbookMismatch) + "\n"));
+  EXPECT_TRUE(Contains(text.str(), RunbookLink("/docs/runbook.md", kRunbookMismatch) + "\n"));
   EXPECT_TRUE(
-      Contains(text.str(),
-               "runbook_url: " + RunbookLink(kDefaultRunbookUrl, kRunbookIdentityUnknown) + "\n"));
+      Contains(text.str(), RunbookLink("/docs/runbook.md", kRunbookIdentityUnknown) + "\n"));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The HTML page served on `/`, made for an on-call engineer woken at 3 a.m.: a banner
 // that says at once whether any brain serves a foreign skeleton (red), none does
 // (green) or nothing is watched (grey); the brains worst first; since when each
-// mismatch has lasted; when the last scan ran; and links to docs/runbook.md. Pure:
+// mismatch has lasted; when the last scan ran; and links to docs/runbook.md (served at
+// /runbook unless --web.runbook-url names another copy). Pure:
 // rendered at most once per scan, at its first request (a small script keeps the
 // ages current in the browser).
 #ifndef SCX_EXPORTER_RENDER_LANDING_PAGE_H_
