@@ -24,8 +24,23 @@ namespace scx {
 inline constexpr std::int64_t kStampSettleNs = std::int64_t{2} * 1000 * 1000 * 1000;
 
 // True when a file stamped `stamp` and read after `read_started_ns` (CLOCK_REALTIME
-// nanoseconds, as file times are) may be known by its stamp from now on.
+// nanoseconds, as file times are) may be known by its stamp from now on. A stamp in
+// the future (FileTimeIsInFuture) is never settled: the file is read every time.
 bool StampIsSettled(const FileStamp& stamp, std::int64_t read_started_ns);
+
+// True when a file time (an mtime, say) is past `now_ns`, a clock reading taken after
+// the file was stat'ed: the clock was stepped back, or the time set ahead (a backup
+// restored with its times). Such a time says nothing of when the file was written.
+inline bool FileTimeIsInFuture(std::int64_t time_ns, std::int64_t now_ns) {
+  return time_ns > now_ns;
+}
+
+// True when a file time is less than kStampSettleNs before `now_ns`, and not after it:
+// the file was just written. A time in the future is not "just written" (it would stay
+// so for as long as the clock is behind it).
+inline bool FileTimeIsRecent(std::int64_t time_ns, std::int64_t now_ns) {
+  return time_ns <= now_ns && now_ns - time_ns < kStampSettleNs;
+}
 
 // True when a result parsed from a file stamped `kept` stands for the file stat'ed
 // now as `now`: the same file, not changed since.

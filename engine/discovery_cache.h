@@ -24,10 +24,11 @@ namespace scx {
 // size, mtime and ctime, see stamp_cache.h). A file whose stamp is unchanged is not
 // opened: its parse stands, a failed one included (a torn manifest is reported, and
 // its brain carried over, as if read again). A changed or new file is read; a file
-// changed less than kStampSettleNs before the discovery began is read again next
-// time. Files a complete discovery did not meet are forgotten. Read errors (no file,
-// not a regular file, too large, I/O) are never kept: such a file is tried every time.
-// Owned by the caller (the Scanner); used by one discovery at a time.
+// changed less than kStampSettleNs before the discovery began, or stamped in the
+// future (the clock was stepped back), is read again next time. Files a complete
+// discovery did not meet are forgotten. Read errors (no file, not a regular file, too
+// large, I/O) are never kept: such a file is tried every time. Owned by the caller
+// (the Scanner); used by one discovery at a time.
 //
 // Thread-safety: the Find* members may be called from several threads at once while
 // nothing is remembered; every other member needs one thread.
@@ -61,6 +62,9 @@ class DiscoveryCache {
   // When the current walk began, by Options::now_ns: a parse read during the walk is
   // kept only once its file's stamp is settled at that time (StampIsSettled).
   std::int64_t walk_started_ns() const { return walk_started_ns_; }
+  // Now, by Options::now_ns: for a file time past walk_started_ns (written during the
+  // walk, or in the future).
+  std::int64_t now_ns() const { return options_.now_ns(); }
   // How small files are read: Options::read_file (empty: ReadBrainFile).
   const ReadFileFunction& read_file() const { return options_.read_file; }
 

@@ -24,6 +24,7 @@
 
 #include "base/bounded_glob.h"
 #include "base/parallel_for.h"
+#include "base/stamp_cache.h"
 #include "base/strings.h"
 #include "engine/brain_folder.h"
 #include "engine/brain_names.h"
@@ -110,6 +111,10 @@ void DiscoveryWalk::Problem(DiscoveryProblemSource source, const std::string& pa
   problems_.push_back(DiscoveryProblem{source, path, message, transient});
 }
 
+std::int64_t DiscoveryWalk::NowNs() const {
+  return cache_ != nullptr ? cache_->now_ns() : RealtimeNowNs();
+}
+
 void DiscoveryWalk::Debug(const std::string& path, const std::string& message) {
   debug_notes_.push_back(DiscoveryNotice{path, message});
 }
@@ -120,8 +125,16 @@ bool DiscoveryWalk::IgnoredIngestRoots(const IngestRootsFile& ingest, const std:
   if (parse.ignored_because.empty()) return false;
   const FileStamp& stamp =
       ingest.file.kept != nullptr ? ingest.file.kept->stamp : ingest.file.stamp;
-  const bool just_written = walk_started_ns_ - stamp.mtime_ns < kStampSettleNs;
-  if (parse.torn && just_written) {
+  // A time past the walk's start is compared with the clock now: written during the
+  // walk, or in the future. A future mtime is no sign of a write in progress.
+  const std::int64_t now = stamp.mtime_ns > walk_started_ns_ ? NowNs() : walk_started_ns_;
+  if (FileTimeIsInFuture(stamp.mtime_ns, now)) {
+    notices_.push_back(
+        DiscoveryNotice{ingest.path,
+                        "mtime is in the future (the clock is behind the file): read as m1nd "
+                        "reads it, never taken for a file being written"});
+  }
+  if (parse.torn && FileTimeIsRecent(stamp.mtime_ns, now)) {
     Problem(DiscoveryProblemSource::kIngestRoots, ingest.path, parse.ignored_because,
             /*transient=*/true);
     if (CarryOver(key)) return true;

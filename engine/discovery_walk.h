@@ -133,9 +133,12 @@ class DiscoveryWalk {
   void Problem(DiscoveryProblemSource source, const std::string& path, const std::string& message,
                bool transient = false);
   void Debug(const std::string& path, const std::string& message);
+  // Now, by the cache's clock (the real one without a cache).
+  std::int64_t NowNs() const;
   // Deals with an ingest_roots.json that m1nd would read as an empty list. True when
   // the brain of `key` was carried over instead: text that is not JSON at all, written
-  // in the last kStampSettleNs, is likely caught mid-write (a transient problem).
+  // in the last kStampSettleNs, is likely caught mid-write (a transient problem). An
+  // mtime in the future is a notice, and the text is read as m1nd reads it.
   bool IgnoredIngestRoots(const IngestRootsFile& ingest, const std::string& key);
 
   const DiscoveryView view_;             // as the deployment declares it

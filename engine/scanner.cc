@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/permute.h"
+#include "base/stamp_cache.h"
 #include "engine/discovery_paths.h"
 #include "engine/runtime_dir_pairing.h"
 #include "engine/runtime_dir_view.h"
@@ -115,7 +116,10 @@ bool ReadErrorCounts::operator==(const ReadErrorCounts& other) const {
          (other.counts_ != nullptr ? *other.counts_ : kZero);
 }
 
-Scanner::Scanner(StoreReaderOptions options) : options_(options) {}
+Scanner::Scanner(StoreReaderOptions options) : Scanner(options, nullptr) {}
+
+Scanner::Scanner(StoreReaderOptions options, std::function<std::int64_t()> now_ns)
+    : options_(options), discovery_cache_(DiscoveryCache::Options{{}, std::move(now_ns)}) {}
 
 void Scanner::SetOptions(const StoreReaderOptions& options) {
   options_ = options;
@@ -132,16 +136,19 @@ Scanner::Fetched Scanner::FetchStore(const Brain& brain, const Record& record,
   Fetched fetched;
   // With a stamp to compare, one stat tells an unchanged store (read nothing);
   // without one, the store is opened at once and stamped by the read's fstat.
-  if (record.has_good_read || record.failed) {
+  // An unsettled stamp is no stamp to compare: the store is read again.
+  const bool good_settled = record.has_good_read && record.stamp_settled;
+  const bool failure_settled = record.failed && record.failed->settled;
+  if (good_settled || failure_settled) {
     FileStamp stamp;
     fetched.error = StatStore(path, &stamp, &fetched.message);
     CheckAbsentStore(brain, held_a_store, &fetched.error, &fetched.message);
     if (fetched.error != StoreError::kNone) return fetched;
-    if (record.has_good_read && stamp == record.stamp) {
+    if (good_settled && stamp == record.stamp) {
       fetched.unchanged = true;
       return fetched;
     }
-    if (record.failed && stamp == record.failed->stamp) {
+    if (failure_settled && stamp == record.failed->stamp) {
       fetched.same_failure = true;
       return fetched;
     }
@@ -176,12 +183,14 @@ BrainReport Scanner::ApplyFetched(std::shared_ptr<const Brain> shared_brain, con
       ++parsed_;
       record.has_good_read = true;
       record.stamp = read.stamp;
+      record.stamp_settled = SettledRead(brain, read.stamp);
       record.contents = std::move(read.contents);
       record.contents_mtime_ns = read.stamp.mtime_ns;
       new_contents = true;
       record.failed.reset();
     } else if (IsContentError(error)) {
-      record.failed = std::make_unique<ContentFailure>(ContentFailure{read.stamp, error, message});
+      record.failed = std::make_unique<ContentFailure>(
+          ContentFailure{read.stamp, SettledRead(brain, read.stamp), error, message});
     }
   }
 
@@ -232,6 +241,20 @@ BrainReport Scanner::ApplyFetched(std::shared_ptr<const Brain> shared_brain, con
   report.read_errors_total = record.read_errors_total;
   record.state = report.state;
   return report;
+}
+
+bool Scanner::SettledRead(const Brain& brain, const FileStamp& stamp) {
+  if (StampIsSettled(stamp, reads_started_ns_)) return true;
+  // Past the scan's start: written during the scan, or in the future. The clock now,
+  // after every read of the scan, tells which (rare: no clock read for most stores).
+  if (stamp.mtime_ns > reads_started_ns_ &&
+      FileTimeIsInFuture(stamp.mtime_ns, discovery_cache_.now_ns())) {
+    stamp_notices_.push_back(DiscoveryNotice{
+        brain.runtime_dir + "/" + kStoreFileName,
+        "mtime is in the future (the clock is behind the file): the store is read again "
+        "every scan until the clock passes it"});
+  }
+  return false;
 }
 
 void Scanner::TrackMismatchSince(const Coherence* last, Record* record, BrainReport* report) {
@@ -432,6 +455,8 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   parsed_ = 0;
   unchanged_ = 0;
   verdicts_computed_ = 0;
+  reads_started_ns_ = discovery_cache_.walk_started_ns();  // before any store is read
+  stamp_notices_.clear();
 
   // Every brain's record of the previous scan, found here on the scan thread; the
   // fetch threads only read them, and only this thread changes them, after the fetch.
@@ -488,6 +513,7 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
     result.brains.push_back(std::move(report));
   }
   for (StateChange& change : gone) result.changes.push_back(std::move(change));
+  for (DiscoveryNotice& notice : stamp_notices_) result.notices.push_back(std::move(notice));
   // What this scan no longer needs goes before the provenance is worked out: the
   // previous scan's brains, the fetches.
   std::vector<Fetched>().swap(fetched);

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -137,13 +138,14 @@ struct StateChange {
 struct ScanResult {
   std::vector<BrainReport> brains;  // sorted by brain name
   std::vector<DiscoveryProblem> problems;
+  // Discovery's, then one for each store stamped in the future (read every scan).
   std::vector<DiscoveryNotice> notices;
   std::vector<DiscoveryNotice> debug_notes;  // see Discovery::debug_notes
   std::vector<OrphanedFolder> orphans;       // see OrphanedFolder
   std::vector<std::string> name_collisions;
   std::vector<StateChange> changes;
   std::int64_t stores_parsed = 0;     // stores read and parsed this scan
-  std::int64_t stores_unchanged = 0;  // stores skipped: stamp unchanged
+  std::int64_t stores_unchanged = 0;  // skipped: stamp unchanged since a settled read
   // Verdicts worked out this scan (block by block). A store read this scan, or one
   // whose brain's identity changed, needs one; an unchanged store reuses its verdict.
   std::int64_t verdicts_computed = 0;
@@ -165,6 +167,9 @@ struct RememberedBrain {
 class Scanner {
  public:
   explicit Scanner(StoreReaderOptions options = {});
+  // A seam for tests: `now_ns` (CLOCK_REALTIME nanoseconds; empty: the real clock) is
+  // the clock that tells settled stamps, of the stores and of discovery's files alike.
+  Scanner(StoreReaderOptions options, std::function<std::int64_t()> now_ns);
 
   // Runs one scan. Never throws for bad input on disk. When `stop` (may be null)
   // becomes true the scan ends at the next step (between discovery steps and between
@@ -213,6 +218,7 @@ class Scanner {
   // an unchanged file is not read again.
   struct ContentFailure {
     FileStamp stamp;
+    bool settled = false;  // StampIsSettled at the read: an unchanged stamp is trusted
     StoreError error = StoreError::kNone;
     std::string message;
   };
@@ -227,6 +233,7 @@ class Scanner {
     bool mismatch_tracked = false;
     std::int64_t mismatch_since_ns = 0;
     FileStamp stamp;                     // of the last good read
+    bool stamp_settled = false;          // StampIsSettled at that read: trusted if unchanged
     std::int64_t contents_mtime_ns = 0;  // of the last good read; kept by SetOptions
     StoreContents contents;              // of the last good read: its digest, no block ids
     // The verdict of `contents` for the brain's identity (project_root, display_name)
@@ -272,7 +279,8 @@ class Scanner {
                                std::vector<StateChange>* gone) const;
 
   // Stats and reads the store of `brain` as `record` says it must; changes nothing,
-  // so that several threads may fetch different brains at once.
+  // so that several threads may fetch different brains at once. Only a settled stamp
+  // tells an unchanged store: one written in the same tick as its read keeps its stamp.
   static Fetched FetchStore(const Brain& brain, const Record& record,
                             const StoreReaderOptions& options);
 
@@ -287,6 +295,10 @@ class Scanner {
   // RecordsOf(*brains). Appends a problem for each. Returns whether any was added.
   bool HoldLostMismatches(const DiscoveryConfig& config, const std::vector<std::size_t>& earlier,
                           std::vector<Brain>* brains, std::vector<DiscoveryProblem>* problems);
+
+  // Whether a store read at `stamp` may be known by its stamp from the next scan on
+  // (StampIsSettled at this scan's start); a stamp in the future is noted for the log.
+  bool SettledRead(const Brain& brain, const FileStamp& stamp);
 
   // Sets report->mismatch_since, starting the clock when the mismatch is new or
   // names another foreign slug than `last` (the previous scan's verdict) and
@@ -305,6 +317,10 @@ class Scanner {
   std::vector<Record> records_;  // records_[i] is brains_[i]'s
   // The small files discovery parsed, by stamp: unchanged ones are not read again.
   DiscoveryCache discovery_cache_;
+  // When this scan began reading (its discovery's start), and the stores it found
+  // stamped in the future, for ScanResult::notices.
+  std::int64_t reads_started_ns_ = 0;
+  std::vector<DiscoveryNotice> stamp_notices_;
   std::int64_t parsed_ = 0;
   std::int64_t unchanged_ = 0;
   std::int64_t verdicts_computed_ = 0;

@@ -921,6 +921,33 @@ TEST_F(DiscoveryTest, JustWrittenTornIngestRootsKeepThePreviousIdentity) {
   EXPECT_EQ(IdentitySource::kSidecarWorkspace, settled.brains[0].identity_source);
 }
 
+// An mtime in the future (the clock stepped back, a restored backup) says nothing of
+// a write in progress: were it "just written", the brain would keep its previous
+// identity for as long as the clock is behind the file. Torn text is read as m1nd
+// reads it, an empty list, and a notice says why.
+TEST_F(DiscoveryTest, TornIngestRootsStampedInTheFutureAreReadAsEmpty) {
+  WriteInstance("owner.json",
+                Entry{tmp_.Join("home/agent-memory"), Runtime(), "\"medulla\""}.Json());
+  const std::string path = Runtime() + "/ingest_roots.json";
+  WriteFile(path, "[\"/home/u/m1nd\"]");
+  Discovery first = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ((std::vector<std::string>{"m1nd"}), Names(first));
+  WriteFile(path, "[\"/home/u/m1");
+  struct timespec ahead[2];
+  clock_gettime(CLOCK_REALTIME, &ahead[0]);
+  ahead[0].tv_sec += 3600;
+  ahead[1] = ahead[0];
+  ASSERT_EQ(0, utimensat(AT_FDCWD, path.c_str(), ahead, 0));
+  Discovery second = DiscoverBrains(RegistryConfig(Registry()), first.brains);
+  EXPECT_TRUE(second.problems.empty()) << Describe(second.problems);
+  ASSERT_EQ(1u, second.brains.size());
+  EXPECT_FALSE(second.brains[0].carried_over);
+  EXPECT_EQ(IdentitySource::kSidecarWorkspace, second.brains[0].identity_source);
+  ASSERT_EQ(1u, second.notices.size());
+  EXPECT_EQ(path, second.notices[0].path);
+  EXPECT_NE(std::string::npos, second.notices[0].message.find("in the future"));
+}
+
 // An ingest_roots.json that cannot be read at all (a FIFO, no permission) is a
 // problem: m1nd may read it, the exporter cannot. The brain keeps last scan's identity,
 // or, never seen before, is watched with no identity decided (no verdict).
@@ -1592,6 +1619,18 @@ TEST(StampCacheTest, AStampSettlesOnceMtimeAndCtimeAreOldEnough) {
   EXPECT_TRUE(StampIsSettled(stamp, 2001 + kStampSettleNs));
   stamp.mtime_ns = 5000;  // set into the future: never trusted before then
   EXPECT_FALSE(StampIsSettled(stamp, 2001 + kStampSettleNs));
+}
+
+// A file time past the clock is in the future, never "just written": it would stay
+// so for as long as the clock is behind it.
+TEST(StampCacheTest, AFileTimeInTheFutureIsNotRecent) {
+  const std::int64_t now = 10 * kStampSettleNs;
+  EXPECT_TRUE(FileTimeIsRecent(now, now));
+  EXPECT_TRUE(FileTimeIsRecent(now - kStampSettleNs + 1, now));
+  EXPECT_FALSE(FileTimeIsRecent(now - kStampSettleNs, now));
+  EXPECT_FALSE(FileTimeIsInFuture(now, now));
+  EXPECT_TRUE(FileTimeIsInFuture(now + 1, now));
+  EXPECT_FALSE(FileTimeIsRecent(now + 1, now));
 }
 
 TEST(StampCacheTest, KeepsSettledParsesAndDropsWhatAWalkDidNotMeet) {

@@ -5,14 +5,18 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <time.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <sstream>
 #include <thread>
 
+#include "base/stamp_cache.h"
 #include "exporter/render/metrics_renderer.h"
 #include "tests/test_support.h"
 
@@ -39,6 +43,17 @@ void ReplaceWithMtime(const std::string& path, const std::string& contents,
   ASSERT_EQ(std::rename(tmp.c_str(), path.c_str()), 0);
 }
 
+// Now by CLOCK_REALTIME, in nanoseconds.
+std::int64_t RealtimeNs() {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return std::int64_t{now.tv_sec} * 1000 * 1000 * 1000 + now.tv_nsec;
+}
+
+// A clock well ahead of the real one: every file a test writes is settled when first
+// read, as one written long before the scan is.
+std::int64_t SettledNowNs() { return RealtimeNs() + 10 * kStampSettleNs; }
+
 class ScannerTest : public ::testing::Test {
  protected:
   // Adds a static brain bound to /home/u/<slug> with its runtime dir in the temp dir.
@@ -61,7 +76,7 @@ class ScannerTest : public ::testing::Test {
 
   TempDir dir_;
   DiscoveryConfig config_;
-  Scanner scanner_;
+  Scanner scanner_{StoreReaderOptions(), SettledNowNs};
 };
 
 // A report shares its brain with the scanner instead of holding a copy: it must stay
@@ -269,6 +284,86 @@ TEST_F(ScannerTest, UnchangedStoreIsNotReadAgain) {
   EXPECT_EQ(second.stores_unchanged, 1);
   EXPECT_EQ(second.brains[0].state, BrainState::kOk);
   EXPECT_TRUE(second.changes.empty());
+}
+
+// The stamp of the file at `path` now.
+FileStamp StampOf(const std::string& path) {
+  struct stat info;
+  EXPECT_EQ(stat(path.c_str(), &info), 0) << path;
+  return StampOfStat(info);
+}
+
+// A store changed in the same timestamp tick as a read keeps the stamp the read saw
+// (coarse timestamps): its stamp is trusted only once read kStampSettleNs after its
+// last change.
+TEST(ScannerSettleTest, RecentStoreIsReadAgainUntilItsStampSettles) {
+  TempDir dir;
+  DiscoveryConfig config;
+  config.static_brains.push_back(StaticBrain{"m1nd", "/home/u/m1nd", "", dir.path()});
+  const std::string store = dir.Join("system_blocks.json");
+  ReplaceFileAtomically(store, StoreJson("sk_m1nd_candidate", kM1ndBlocks));
+  const FileStamp stamp = StampOf(store);
+  std::int64_t now_ns = std::max(stamp.mtime_ns, stamp.ctime_ns) + kStampSettleNs;  // not yet
+  Scanner scanner(StoreReaderOptions(), [&now_ns] { return now_ns; });
+
+  EXPECT_EQ(scanner.Scan(config).stores_parsed, 1);
+  const ScanResult again = scanner.Scan(config);  // the stamp alone cannot tell
+  EXPECT_EQ(again.stores_parsed, 1);
+  EXPECT_EQ(again.stores_unchanged, 0);
+  EXPECT_EQ(again.brains[0].state, BrainState::kOk);
+  EXPECT_TRUE(again.changes.empty());
+  EXPECT_TRUE(again.notices.empty());
+
+  now_ns += 1;  // settled: this read stands for the file while its stamp does
+  EXPECT_EQ(scanner.Scan(config).stores_parsed, 1);
+  const ScanResult settled = scanner.Scan(config);
+  EXPECT_EQ(settled.stores_parsed, 0);
+  EXPECT_EQ(settled.stores_unchanged, 1);
+}
+
+// The same for a store that failed for its content: a torn write caught in the tick
+// of the read is not a failure kept for ever.
+TEST(ScannerSettleTest, RecentContentFailureIsReadAgainUntilItsStampSettles) {
+  TempDir dir;
+  DiscoveryConfig config;
+  config.static_brains.push_back(StaticBrain{"m1nd", "/home/u/m1nd", "", dir.path()});
+  const std::string store = dir.Join("system_blocks.json");
+  const std::string whole = StoreJson("sk_m1nd_candidate", kM1ndBlocks);
+  ReplaceFileAtomically(store, whole.substr(0, whole.size() / 2));
+  const FileStamp stamp = StampOf(store);
+  std::int64_t now_ns = std::max(stamp.mtime_ns, stamp.ctime_ns) + kStampSettleNs;
+  Scanner scanner(StoreReaderOptions(), [&now_ns] { return now_ns; });
+
+  EXPECT_EQ(scanner.Scan(config).brains[0].read_error, StoreError::kParse);
+  const ScanResult again = scanner.Scan(config);
+  EXPECT_EQ(again.stores_unchanged, 0);  // read again
+  EXPECT_EQ(again.brains[0].read_error, StoreError::kParse);
+  now_ns += 1;
+  scanner.Scan(config);
+  EXPECT_EQ(scanner.Scan(config).stores_unchanged, 1);
+}
+
+// A store stamped in the future (the clock stepped back, a restored backup) is never
+// known by its stamp: it is read at every scan, and a notice says so.
+TEST(ScannerSettleTest, StoreStampedInTheFutureIsReadEveryScanWithANotice) {
+  TempDir dir;
+  DiscoveryConfig config;
+  config.static_brains.push_back(StaticBrain{"m1nd", "/home/u/m1nd", "", dir.path()});
+  const std::string store = dir.Join("system_blocks.json");
+  ReplaceFileAtomically(store, StoreJson("sk_m1nd_candidate", kM1ndBlocks));
+  const FileStamp stamp = StampOf(store);
+  const std::int64_t behind_ns = stamp.mtime_ns - 3600 * std::int64_t{1000000000};
+  Scanner scanner(StoreReaderOptions(), [behind_ns] { return behind_ns; });
+
+  for (int scan = 0; scan < 3; ++scan) {
+    const ScanResult result = scanner.Scan(config);
+    EXPECT_EQ(result.stores_parsed, 1) << scan;
+    EXPECT_EQ(result.stores_unchanged, 0) << scan;
+    EXPECT_EQ(result.brains[0].state, BrainState::kOk) << scan;
+    ASSERT_EQ(result.notices.size(), 1u) << scan;
+    EXPECT_EQ(result.notices[0].path, store);
+    EXPECT_NE(result.notices[0].message.find("in the future"), std::string::npos);
+  }
 }
 
 TEST_F(ScannerTest, StoppedScanReadsNothingAndLeavesThePreviousScanAsItWas) {
@@ -811,8 +906,8 @@ class ParallelScanTest : public ::testing::Test {
 
   TempDir dir_;
   MixedFleet fleet_;
-  Scanner serial_;
-  Scanner parallel_;
+  Scanner serial_{StoreReaderOptions(), SettledNowNs};
+  Scanner parallel_{StoreReaderOptions(), SettledNowNs};
 };
 
 TEST_F(ParallelScanTest, GivesTheSerialResultsInTheSameOrder) {
