@@ -1,10 +1,10 @@
 // Gives every discovered brain a unique `brain` label, deterministically: a brain
 // without an explicit name is named after its identity's slug. Names are stable: a
 // brain that had a label in the previous scan keeps it for as long as it exists (its
-// runtime dir), whatever its identity says now, unless the config names it otherwise. Among the other brains that want the same name (and at
-// start-up, when there is no previous scan), an explicit (configured) name wins over a
-// derived one, then the smallest runtime dir keeps it; the others get "_" + 8 hex
-// digits of a stable hash (FNV-1a) of their runtime dir. Pure logic.
+// runtime dir), whatever its identity says now, unless the config names it otherwise. Among the
+// other brains that want the same name (and at start-up, when there is no previous scan), an
+// explicit (configured) name wins over a derived one, then the smallest runtime dir keeps it; the
+// others get "_" + 8 hex digits of a stable hash (FNV-1a) of their runtime dir. Pure logic.
 #ifndef SCX_ENGINE_BRAIN_NAMES_H_
 #define SCX_ENGINE_BRAIN_NAMES_H_
 
