@@ -41,7 +41,7 @@ bool SetLogFormat(const std::string& value, Flags* flags, std::string* error) {
 bool SetScanInterval(const std::string& value, Flags* flags, std::string* error) {
   std::chrono::milliseconds interval;
   if (!ParseDuration(value, &interval)) {
-    *error = "--scan.interval must be a duration like 15s or 1m; got \"" + value + "\"";
+    *error = "--scan.interval must be " + DurationSyntax() + "; got \"" + value + "\"";
     return false;
   }
   flags->scan_interval = interval;
@@ -114,7 +114,8 @@ bool SetMaxConnectionsPerAddress(const std::string& value, Flags* flags, std::st
 bool SetWriteTimeout(const std::string& value, Flags* flags, std::string* error) {
   std::chrono::milliseconds timeout;
   if (!ParseDuration(value, &timeout) || timeout.count() <= 0) {
-    *error = "--web.write-timeout must be a positive duration like 10s; got \"" + value + "\"";
+    *error = "--web.write-timeout must be a positive duration: " + DurationSyntax() + "; got \"" +
+             value + "\"";
     return false;
   }
   flags->write_timeout = timeout;

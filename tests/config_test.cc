@@ -164,7 +164,8 @@ TEST(ConfigErrorTest, UnknownBrainKeyNamesThePath) {
 
 TEST(ConfigErrorTest, WrongTypes) {
   EXPECT_EQ(ErrorOf("scan_interval: soon\n"),
-            "/etc/scx/config.yml:1: key 'scan_interval': expected a duration like 15s or 1m, "
+            "/etc/scx/config.yml:1: key 'scan_interval': expected a duration like 15s, 1m30s or "
+            "1w (whole numbers of y, w, d, h, m, s, ms, the largest first: 1h30m, not 1.5h), "
             "got \"soon\"");
   EXPECT_EQ(ErrorOf("brains: {a: 1}\n")
                 .rfind("/etc/scx/config.yml:1: key 'brains': expected a "

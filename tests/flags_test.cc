@@ -26,18 +26,41 @@ TEST(DurationTest, ParsesPrometheusStyle) {
   EXPECT_EQ(d.count(), 60005);
 }
 
-TEST(DurationTest, RejectsTheRest) {
+// What promtool 2.42 takes as a rule's `for:` (model.ParseDuration): y (365 days) and
+// w, and several units combined, largest first.
+TEST(DurationTest, TakesWeeksYearsAndCombinationsAsPrometheusDoes) {
+  std::chrono::milliseconds d;
+  ASSERT_TRUE(ParseDuration("1w", &d));
+  EXPECT_EQ(d, std::chrono::hours(7 * 24));
+  ASSERT_TRUE(ParseDuration("1y", &d));
+  EXPECT_EQ(d, std::chrono::hours(365 * 24));
+  ASSERT_TRUE(ParseDuration("1h30m", &d));
+  EXPECT_EQ(d, std::chrono::minutes(90));
+  ASSERT_TRUE(ParseDuration("1y2w3d4h5m6s7ms", &d));
+  EXPECT_EQ(d, std::chrono::hours((365 + 14 + 3) * 24 + 4) + std::chrono::minutes(5) +
+                   std::chrono::seconds(6) + std::chrono::milliseconds(7));
+  ASSERT_TRUE(ParseDuration("292y", &d));  // about the most a time.Duration holds
+  EXPECT_EQ(d, std::chrono::hours(292 * 365 * 24));
+}
+
+// What promtool 2.42 refuses ("not a valid duration string"): fractions, units out of
+// order or repeated. Zero is refused here though Prometheus takes "0": no duration of
+// this exporter may be zero.
+TEST(DurationTest, RefusesWhatPrometheusRefuses) {
   std::chrono::milliseconds d;
   for (const char* bad :
-       {"", "15", "s", "0s", "-1s", "1.5s", "15 s", "15sec", "1y", "99999999999999999999s"}) {
+       {"", "15", "s", "0", "0s", "-1s", "1.5h", "1.5s", ".5s", "15 s", "15sec", "30m1h", "1h1h",
+        "1ms1s", "1s1m", "1Y", "1mo", "293y", "99999999999999999999s"}) {
     EXPECT_FALSE(ParseDuration(bad, &d)) << bad;
   }
+  EXPECT_NE(DurationSyntax().find("1h30m, not 1.5h"), std::string::npos);
 }
 
 TEST(DurationTest, FormatsShortest) {
   EXPECT_EQ(FormatDuration(std::chrono::milliseconds(15000)), "15s");
   EXPECT_EQ(FormatDuration(std::chrono::milliseconds(90000)), "1m30s");
   EXPECT_EQ(FormatDuration(std::chrono::milliseconds(250)), "250ms");
+  EXPECT_EQ(FormatDuration(std::chrono::hours(24 * 373)), "1y1w1d");
 }
 
 Flags MustParse(std::vector<std::string> args) {
@@ -183,6 +206,9 @@ TEST(FlagsTest, Errors) {
   EXPECT_NE(ErrorOf({"--log.level=loud"}).find("debug, info, warn, error"), std::string::npos);
   EXPECT_NE(ErrorOf({"--log.format=xml"}).find("logfmt or json"), std::string::npos);
   EXPECT_NE(ErrorOf({"--scan.interval=fast"}).find("15s"), std::string::npos);
+  EXPECT_EQ(ErrorOf({"--scan.interval=1.5h"}),
+            "--scan.interval must be a duration like 15s, 1m30s or 1w (whole numbers of y, w, "
+            "d, h, m, s, ms, the largest first: 1h30m, not 1.5h); got \"1.5h\"");
   EXPECT_NE(ErrorOf({"--web.telemetry-path=metrics"}).find("must start with '/'"),
             std::string::npos);
   EXPECT_NE(ErrorOf({"--web.telemetry-path=/-/healthy"}).find("must start"), std::string::npos);
