@@ -132,6 +132,11 @@ void ReadRoot(const YAML::Node& root, const std::string& file_name, Config* conf
       Fail(root["scan_interval"], "scan_interval",
            "expected " + DurationSyntax() + ", got \"" + text + "\"");
     }
+    if (interval < kMinScanInterval) {
+      Fail(root["scan_interval"], "scan_interval",
+           "must be at least " + FormatDuration(kMinScanInterval) +
+               " (each scan costs CPU), got \"" + text + "\"");
+    }
     config->scan_interval = interval;
   }
   if (root["brains"]) ReadBrains(root["brains"], file_name, config);

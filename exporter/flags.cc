@@ -7,6 +7,7 @@
 #include <map>
 
 #include "base/strings.h"
+#include "exporter/config.h"
 #include "exporter/duration.h"
 
 namespace scx {
@@ -42,6 +43,11 @@ bool SetScanInterval(const std::string& value, Flags* flags, std::string* error)
   std::chrono::milliseconds interval;
   if (!ParseDuration(value, &interval)) {
     *error = "--scan.interval must be " + DurationSyntax() + "; got \"" + value + "\"";
+    return false;
+  }
+  if (interval < kMinScanInterval) {
+    *error = "--scan.interval must be at least " + FormatDuration(kMinScanInterval) +
+             " (each scan costs CPU); got \"" + value + "\"";
     return false;
   }
   flags->scan_interval = interval;
@@ -261,8 +267,9 @@ std::string UsageText() {
          "                              per-brain metrics stay.\n"
          "  --web.enable-lifecycle      Allow POST /-/reload (403 without it); SIGHUP\n"
          "                              reloads either way.\n"
-         "  --scan.interval=DURATION    Time between scans; wins over the config file\n"
-         "                              (default 15s).\n"
+         "  --scan.interval=DURATION    Time between scans, at least 100ms; wins over the\n"
+         "                              config file (default 15s). Durations as in\n"
+         "                              Prometheus: 1h30m, 1w, 1y (not 1.5h).\n"
          "  --scan.watch=BOOL           Rescan at once when a watched brain file changes\n"
          "                              (inotify; default true). The timer still scans.\n"
          "  --storage.path=DIR          Folder of the exporter's own state (labels, and\n"
