@@ -86,7 +86,13 @@ bool SetRunbookUrl(const std::string& value, Flags* flags, std::string* error) {
 }
 
 // The first --web.listen-address replaces the default; each further one adds a listener.
-bool AddListenAddress(const std::string& value, Flags* flags, std::string* /*error*/) {
+// Its syntax is checked here, so that a bad one is a usage error (exit 2).
+bool AddListenAddress(const std::string& value, Flags* flags, std::string* error) {
+  ListenAddress address;
+  if (!ParseListenAddress(value, &address, error)) {
+    *error = "--web.listen-address: " + *error;
+    return false;
+  }
   if (!flags->listen_address_given) flags->listen_addresses.clear();
   flags->listen_address_given = true;
   flags->listen_addresses.push_back(value);

@@ -14,6 +14,7 @@
 #include "exporter/config.h"
 #include "exporter/flags.h"
 #include "exporter/heap.h"
+#include "exporter/http/http_server.h"
 #include "exporter/logger.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/table_view.h"
@@ -61,6 +62,14 @@ int RunOnce(const Flags& flags, const Config& config, Logger* logger) {
   return mismatch ? kExitMismatch : kExitOk;
 }
 
+// The parts of the HTTP server's options a start checks before it binds.
+HttpServerOptions ServerOptionsToCheck(const Flags& flags) {
+  HttpServerOptions options;
+  options.listen_addresses = flags.listen_addresses;
+  options.web_config_file = flags.web_config_file;
+  return options;
+}
+
 int Main(int argc, char** argv) {
   Flags flags;
   std::string error;
@@ -89,6 +98,13 @@ int Main(int argc, char** argv) {
   if (flags.once) {
     Logger logger(flags.log_level, flags.log_format);
     return RunOnce(flags, config, &logger);
+  }
+  // A web config or listen address the server would refuse is the operator's to fix:
+  // exit 2 (usage), which the systemd unit does not restart. Failing to bind (a port
+  // in use) is left to RunService: exit 1, which it retries.
+  if (!HttpServer::CheckOptions(ServerOptionsToCheck(flags), &error)) {
+    std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
+    return kExitUsage;
   }
   TuneMallocForServing();
   return RunService(flags, config);

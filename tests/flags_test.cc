@@ -100,6 +100,30 @@ TEST(FlagsTest, ListenAddressIsRepeatableAndReplacesTheDefault) {
             (std::vector<std::string>{"127.0.0.1:1", "[::1]:2", ":3"}));
 }
 
+// The syntax of a listen address is a usage error at parse time; whether it can be
+// bound (a name resolved, a port free) is only known when the server starts.
+TEST(FlagsTest, ListenAddressSyntaxIsCheckedWhenParsed) {
+  for (const char* good : {":9864", "0.0.0.0:9864", "127.0.0.1:0", "[::1]:9864", "[::]:1",
+                           "localhost:9864", "metrics-1.example.org:65535"}) {
+    EXPECT_EQ(MustParse({std::string("--web.listen-address=") + good}).listen_addresses,
+              std::vector<std::string>{good});
+  }
+  EXPECT_EQ(ErrorOf({"--web.listen-address=nonsense"}),
+            "--web.listen-address: invalid listen address 'nonsense': expected [host]:port");
+  EXPECT_EQ(ErrorOf({"--web.listen-address=127.0.0.1:99999"}),
+            "--web.listen-address: invalid listen address '127.0.0.1:99999': the port must be "
+            "a number from 0 to 65535");
+  for (const char* bad : {"256.1.1.1:9864", "1.2.3:9864", "[zz]:9864", "[::1:9864", "::1:9864",
+                          "a b:9864", "-x:9864", "x..y:9864", "host.:9864"}) {
+    EXPECT_NE(ErrorOf({std::string("--web.listen-address=") + bad})
+                  .find(std::string("invalid listen address '") + bad +
+                        "': the host must be empty, an IPv4 address, an IPv6 address in "
+                        "brackets or a host name"),
+              std::string::npos)
+        << bad;
+  }
+}
+
 TEST(FlagsTest, MaxRequests) {
   EXPECT_EQ(MustParse({"--web.max-requests=0"}).max_requests, 0);
   EXPECT_EQ(MustParse({"--web.max-requests", "7"}).max_requests, 7);

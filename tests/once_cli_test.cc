@@ -1,13 +1,19 @@
 // `skeleton-coherence-exporter --once` run as a real process: the bundled examples
-// (the incident included), a FIFO store, exit codes and config errors.
+// (the incident included), a FIFO store, exit codes and config errors; and the exit
+// codes of the service's own usage errors (a bad web config or listen address).
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "tests/test_process.h"
 #include "tests/test_support.h"
 
 namespace scx {
@@ -331,6 +337,97 @@ TEST(OnceCliTest, HelpAndVersion) {
   RunResult version = RunExporter("--version");
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("skeleton-coherence-exporter, version ", 0), 0u);
+}
+
+// A socket listening on a free port of 127.0.0.1 for the test's life: the port is
+// taken, so that whatever tries to bind it fails.
+class TakenPort {
+ public:
+  TakenPort() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+        listen(fd_, 1) != 0 ||
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      ADD_FAILURE() << "cannot take a port";
+      return;
+    }
+    port_ = ntohs(address.sin_port);
+  }
+  ~TakenPort() {
+    if (fd_ >= 0) close(fd_);
+  }
+  TakenPort(const TakenPort&) = delete;
+  TakenPort& operator=(const TakenPort&) = delete;
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+// Web config files the server refuses at start, by what is wrong with them, and what
+// the one error line says.
+struct BadWebConfig {
+  const char* what;
+  const char* yaml;
+  const char* error;
+};
+const BadWebConfig kBadWebConfigs[] = {
+    {"an unknown key", "tls_server_config: {}\nbasic_auth: {}\n",
+     "web.yml:2: key 'basic_auth': unknown key"},
+    {"a missing cert file", "tls_server_config:\n  cert_file: gone.crt\n  key_file: gone.key\n",
+     "cannot load cert_file"},
+    {"a bad bcrypt hash", "basic_auth_users:\n  prometheus: not-a-hash\n",
+     "web.yml:2: key 'basic_auth_users.prometheus': expected a bcrypt hash"},
+    {"a bad TLS version",
+     "tls_server_config:\n  cert_file: a.crt\n  key_file: a.key\n  min_version: TLS11\n",
+     "key 'tls_server_config.min_version': 'TLS11' is not supported"},
+};
+
+// Under the systemd unit (RestartPreventExitStatus=2) exit 2 stops the restarts: a
+// web config the server refuses is the operator's to fix, and failed with 1 before
+// (restarted every 5 s forever).
+TEST(ServiceExitCodeTest, BadWebConfigExitsTwoBeforeListening) {
+  for (const BadWebConfig& bad : kBadWebConfigs) {
+    TempDir dir;
+    WriteFile(dir.Join("web.yml"), bad.yaml);
+    WriteFile(dir.Join("config.yml"), "m1nd_registries: []\n");
+    RunResult run =
+        RunExporter("--config.file='" + dir.Join("config.yml") + "' --web.config.file='" +
+                    dir.Join("web.yml") + "' --web.listen-address=127.0.0.1:0");
+    EXPECT_EQ(run.exit_code, 2) << bad.what << ": " << run.err;
+    EXPECT_EQ(run.err.rfind("skeleton-coherence-exporter: ", 0), 0u) << run.err;
+    EXPECT_NE(run.err.find(bad.error), std::string::npos) << bad.what << ": " << run.err;
+    EXPECT_EQ(run.err.find("listening"), std::string::npos) << run.err;
+  }
+}
+
+TEST(ServiceExitCodeTest, BadListenAddressExitsTwo) {
+  for (const char* address : {"nonsense", "127.0.0.1:99999", "256.1.1.1:9864", "[zz]:9864"}) {
+    RunResult run = RunExporter("--web.listen-address='" + std::string(address) + "'");
+    EXPECT_EQ(run.exit_code, 2) << address << ": " << run.err;
+    EXPECT_NE(
+        run.err.find("--web.listen-address: invalid listen address '" + std::string(address) + "'"),
+        std::string::npos)
+        << run.err;
+  }
+}
+
+// A port in use is no usage error: it may come free (the old process still stopping),
+// so the unit's restart is right.
+TEST(ServiceExitCodeTest, APortInUseExitsOne) {
+  TakenPort taken;
+  TempDir dir;
+  WriteFile(dir.Join("config.yml"), "m1nd_registries: []\n");
+  RunResult run = RunExporter("--config.file='" + dir.Join("config.yml") +
+                              "' --web.listen-address=" + taken.address());
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.err.find("cannot start the HTTP server"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("Address already in use"), std::string::npos) << run.err;
 }
 
 }  // namespace
