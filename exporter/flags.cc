@@ -178,6 +178,7 @@ const std::map<std::string, ValueSetter>& ValueFlags() {
 const std::map<std::string, bool Flags::*>& BoolFlags() {
   static const std::map<std::string, bool Flags::*> kFlags = {
       {"once", &Flags::once},
+      {"config.check", &Flags::config_check},
       {"scan.watch", &Flags::scan_watch},
       {"metrics.store-details", &Flags::store_details},
       {"help", &Flags::help},
@@ -291,6 +292,10 @@ std::string UsageText() {
          "                              brain; default off).\n"
          "  --log.level=LEVEL           debug, info, warn or error (default info).\n"
          "  --log.format=FORMAT         logfmt or json (default logfmt).\n"
+         "  --config.check              Check the config file, the web config file (TLS\n"
+         "                              files and bcrypt hashes too) and the listen\n"
+         "                              addresses, print a line per file and exit: 0 all\n"
+         "                              good, 2 not. Scans nothing, listens nowhere.\n"
          "  --once                      Scan once, print the verdicts as JSON and exit:\n"
          "                              0 no mismatch, 1 a mismatch, 2 usage or config error.\n"
          "  --output=FORMAT             With --once: json (default) or table (aligned\n"

@@ -252,6 +252,13 @@ TEST(FlagsTest, ScanIntervalHasAFloorOf100ms) {
   EXPECT_NE(UsageText().find("at least 100ms"), std::string::npos);
 }
 
+TEST(FlagsTest, ConfigCheck) {
+  EXPECT_FALSE(MustParse({}).config_check);
+  EXPECT_TRUE(MustParse({"--config.check"}).config_check);
+  EXPECT_FALSE(MustParse({"--config.check=false"}).config_check);
+  EXPECT_NE(UsageText().find("--config.check"), std::string::npos);
+}
+
 TEST(FlagsTest, RunbookUrlIsAnAbsoluteHttpUrlWithoutFragment) {
   Flags flags;
   EXPECT_EQ(flags.runbook_url, kDefaultRunbookUrl);
