@@ -249,8 +249,11 @@ std::string UsageText() {
          "  --web.max-requests=N        Scrapes of the metrics served at once; one more\n"
          "                              gets 503 (default " +
          std::to_string(kDefaultMaxRequests) +
-         ", 0 = no limit), shared fairly among client\n"
-         "                              addresses.\n"
+         ", 0 = no limit, at most\n"
+         "                              " +
+         std::to_string(kMaxMaxRequests) +
+         ": each holds an HTTP worker thread),\n"
+         "                              shared fairly among client addresses.\n"
          "  --web.write-timeout=DURATION\n"
          "                              A response not written this long after its\n"
          "                              request is aborted, however slowly the client\n"

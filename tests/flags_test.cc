@@ -136,6 +136,7 @@ TEST(FlagsTest, MaxRequests) {
         << error;
   }
   EXPECT_NE(UsageText().find("--web.max-requests=N"), std::string::npos);
+  EXPECT_NE(UsageText().find("1000: each holds an HTTP worker thread"), std::string::npos);
 }
 
 TEST(FlagsTest, WriteTimeout) {
