@@ -130,7 +130,12 @@ void ReadRoot(const YAML::Node& root, const std::string& file_name, Config* conf
     std::chrono::milliseconds interval;
     if (!ParseDuration(text, &interval)) {
       Fail(root["scan_interval"], "scan_interval",
-           "expected a duration like 15s or 1m, got \"" + text + "\"");
+           "expected " + DurationSyntax() + ", got \"" + text + "\"");
+    }
+    if (interval < kMinScanInterval) {
+      Fail(root["scan_interval"], "scan_interval",
+           "must be at least " + FormatDuration(kMinScanInterval) +
+               " (each scan costs CPU), got \"" + text + "\"");
     }
     config->scan_interval = interval;
   }

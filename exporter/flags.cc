@@ -7,6 +7,7 @@
 #include <map>
 
 #include "base/strings.h"
+#include "exporter/config.h"
 #include "exporter/duration.h"
 
 namespace scx {
@@ -41,7 +42,12 @@ bool SetLogFormat(const std::string& value, Flags* flags, std::string* error) {
 bool SetScanInterval(const std::string& value, Flags* flags, std::string* error) {
   std::chrono::milliseconds interval;
   if (!ParseDuration(value, &interval)) {
-    *error = "--scan.interval must be a duration like 15s or 1m; got \"" + value + "\"";
+    *error = "--scan.interval must be " + DurationSyntax() + "; got \"" + value + "\"";
+    return false;
+  }
+  if (interval < kMinScanInterval) {
+    *error = "--scan.interval must be at least " + FormatDuration(kMinScanInterval) +
+             " (each scan costs CPU); got \"" + value + "\"";
     return false;
   }
   flags->scan_interval = interval;
@@ -80,7 +86,13 @@ bool SetRunbookUrl(const std::string& value, Flags* flags, std::string* error) {
 }
 
 // The first --web.listen-address replaces the default; each further one adds a listener.
-bool AddListenAddress(const std::string& value, Flags* flags, std::string* /*error*/) {
+// Its syntax is checked here, so that a bad one is a usage error (exit 2).
+bool AddListenAddress(const std::string& value, Flags* flags, std::string* error) {
+  ListenAddress address;
+  if (!ParseListenAddress(value, &address, error)) {
+    *error = "--web.listen-address: " + *error;
+    return false;
+  }
   if (!flags->listen_address_given) flags->listen_addresses.clear();
   flags->listen_address_given = true;
   flags->listen_addresses.push_back(value);
@@ -114,7 +126,8 @@ bool SetMaxConnectionsPerAddress(const std::string& value, Flags* flags, std::st
 bool SetWriteTimeout(const std::string& value, Flags* flags, std::string* error) {
   std::chrono::milliseconds timeout;
   if (!ParseDuration(value, &timeout) || timeout.count() <= 0) {
-    *error = "--web.write-timeout must be a positive duration like 10s; got \"" + value + "\"";
+    *error = "--web.write-timeout must be a positive duration: " + DurationSyntax() + "; got \"" +
+             value + "\"";
     return false;
   }
   flags->write_timeout = timeout;
@@ -165,6 +178,7 @@ const std::map<std::string, ValueSetter>& ValueFlags() {
 const std::map<std::string, bool Flags::*>& BoolFlags() {
   static const std::map<std::string, bool Flags::*> kFlags = {
       {"once", &Flags::once},
+      {"config.check", &Flags::config_check},
       {"scan.watch", &Flags::scan_watch},
       {"metrics.store-details", &Flags::store_details},
       {"help", &Flags::help},
@@ -235,8 +249,11 @@ std::string UsageText() {
          "  --web.max-requests=N        Scrapes of the metrics served at once; one more\n"
          "                              gets 503 (default " +
          std::to_string(kDefaultMaxRequests) +
-         ", 0 = no limit), shared fairly among client\n"
-         "                              addresses.\n"
+         ", 0 = no limit, at most\n"
+         "                              " +
+         std::to_string(kMaxMaxRequests) +
+         ": each holds an HTTP worker thread),\n"
+         "                              shared fairly among client addresses.\n"
          "  --web.write-timeout=DURATION\n"
          "                              A response not written this long after its\n"
          "                              request is aborted, however slowly the client\n"
@@ -260,8 +277,9 @@ std::string UsageText() {
          "                              per-brain metrics stay.\n"
          "  --web.enable-lifecycle      Allow POST /-/reload (403 without it); SIGHUP\n"
          "                              reloads either way.\n"
-         "  --scan.interval=DURATION    Time between scans; wins over the config file\n"
-         "                              (default 15s).\n"
+         "  --scan.interval=DURATION    Time between scans, at least 100ms; wins over the\n"
+         "                              config file (default 15s). Durations as in\n"
+         "                              Prometheus: 1h30m, 1w, 1y (not 1.5h).\n"
          "  --scan.watch=BOOL           Rescan at once when a watched brain file changes\n"
          "                              (inotify; default true). The timer still scans.\n"
          "  --storage.path=DIR          Folder of the exporter's own state (labels, and\n"
@@ -277,6 +295,10 @@ std::string UsageText() {
          "                              brain; default off).\n"
          "  --log.level=LEVEL           debug, info, warn or error (default info).\n"
          "  --log.format=FORMAT         logfmt or json (default logfmt).\n"
+         "  --config.check              Check the config file, the web config file (TLS\n"
+         "                              files and bcrypt hashes too) and the listen\n"
+         "                              addresses, print a line per file and exit: 0 all\n"
+         "                              good, 2 not. Scans nothing, listens nowhere.\n"
          "  --once                      Scan once, print the verdicts as JSON and exit:\n"
          "                              0 no mismatch, 1 a mismatch, 2 usage or config error.\n"
          "  --output=FORMAT             With --once: json (default) or table (aligned\n"

@@ -53,6 +53,9 @@ struct Flags {
   // --discovery.view: whether an ingest root this process does not find is gone
   DiscoveryView discovery_view = DiscoveryView::kAuto;
   bool once = false;
+  // --config.check: validate the config and web config files and exit (as
+  // blackbox_exporter's flag), never scanning or listening.
+  bool config_check = false;
   OnceOutput once_output = OnceOutput::kJson;  // --output; only with --once
   bool output_given = false;
   bool help = false;

@@ -1,5 +1,5 @@
-// skeleton-coherence-exporter: parses flags, loads the config, then either scans once
-// (--once) or runs the exporter service.
+// skeleton-coherence-exporter: parses flags, loads the config, then either checks the
+// config (--config.check), scans once (--once) or runs the exporter service.
 #include <unistd.h>
 
 #include <chrono>
@@ -14,6 +14,7 @@
 #include "exporter/config.h"
 #include "exporter/flags.h"
 #include "exporter/heap.h"
+#include "exporter/http/http_server.h"
 #include "exporter/logger.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/table_view.h"
@@ -61,6 +62,33 @@ int RunOnce(const Flags& flags, const Config& config, Logger* logger) {
   return mismatch ? kExitMismatch : kExitOk;
 }
 
+// The parts of the HTTP server's options a start checks before it binds.
+HttpServerOptions ServerOptionsToCheck(const Flags& flags) {
+  HttpServerOptions options;
+  options.listen_addresses = flags.listen_addresses;
+  options.web_config_file = flags.web_config_file;
+  return options;
+}
+
+// --config.check: the config file has been loaded already; checks what the HTTP server
+// would check at start, without binding. A line per file checked on stdout.
+int RunConfigCheck(const Flags& flags) {
+  if (!flags.config_file.empty()) std::printf("config file %s: ok\n", flags.config_file.c_str());
+  std::fflush(stdout);
+  std::string error;
+  if (!HttpServer::CheckOptions(ServerOptionsToCheck(flags), &error)) {
+    std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  if (!flags.web_config_file.empty()) {
+    std::printf("web config file %s: ok\n", flags.web_config_file.c_str());
+  }
+  if (flags.config_file.empty() && flags.web_config_file.empty()) {
+    std::printf("flags: ok (no --config.file or --web.config.file to check)\n");
+  }
+  return kExitOk;
+}
+
 int Main(int argc, char** argv) {
   Flags flags;
   std::string error;
@@ -80,15 +108,29 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "skeleton-coherence-exporter: --output goes with --once\n");
     return kExitUsage;
   }
+  if (flags.config_check && flags.once) {
+    std::fprintf(stderr,
+                 "skeleton-coherence-exporter: --config.check and --once exclude "
+                 "each other\n");
+    return kExitUsage;
+  }
   Config config = DefaultConfig();
   if (!flags.config_file.empty() && !LoadConfigFile(flags.config_file, &config, &error)) {
     std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
     return kExitUsage;
   }
+  if (flags.config_check) return RunConfigCheck(flags);
   config.discovery.view = flags.discovery_view;
   if (flags.once) {
     Logger logger(flags.log_level, flags.log_format);
     return RunOnce(flags, config, &logger);
+  }
+  // A web config or listen address the server would refuse is the operator's to fix:
+  // exit 2 (usage), which the systemd unit does not restart. Failing to bind (a port
+  // in use) is left to RunService: exit 1, which it retries.
+  if (!HttpServer::CheckOptions(ServerOptionsToCheck(flags), &error)) {
+    std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
+    return kExitUsage;
   }
   TuneMallocForServing();
   return RunService(flags, config);

@@ -162,9 +162,18 @@ TEST(ConfigErrorTest, UnknownBrainKeyNamesThePath) {
       << error;
 }
 
+TEST(ConfigErrorTest, ScanIntervalBelow100msIsRefused) {
+  EXPECT_EQ(ErrorOf("scan_interval: 1ms\n"),
+            "/etc/scx/config.yml:1: key 'scan_interval': must be at least 100ms (each scan costs "
+            "CPU), got \"1ms\"");
+  EXPECT_EQ(MustParse("scan_interval: 100ms\n").scan_interval, std::chrono::milliseconds(100));
+  EXPECT_EQ(MustParse("scan_interval: 1y\n").scan_interval, std::chrono::hours(365 * 24));
+}
+
 TEST(ConfigErrorTest, WrongTypes) {
   EXPECT_EQ(ErrorOf("scan_interval: soon\n"),
-            "/etc/scx/config.yml:1: key 'scan_interval': expected a duration like 15s or 1m, "
+            "/etc/scx/config.yml:1: key 'scan_interval': expected a duration like 15s, 1m30s or "
+            "1w (whole numbers of y, w, d, h, m, s, ms, the largest first: 1h30m, not 1.5h), "
             "got \"soon\"");
   EXPECT_EQ(ErrorOf("brains: {a: 1}\n")
                 .rfind("/etc/scx/config.yml:1: key 'brains': expected a "

@@ -28,18 +28,41 @@ TEST(DurationTest, ParsesPrometheusStyle) {
   EXPECT_EQ(d.count(), 60005);
 }
 
-TEST(DurationTest, RejectsTheRest) {
+// What promtool 2.42 takes as a rule's `for:` (model.ParseDuration): y (365 days) and
+// w, and several units combined, largest first.
+TEST(DurationTest, TakesWeeksYearsAndCombinationsAsPrometheusDoes) {
+  std::chrono::milliseconds d;
+  ASSERT_TRUE(ParseDuration("1w", &d));
+  EXPECT_EQ(d, std::chrono::hours(7 * 24));
+  ASSERT_TRUE(ParseDuration("1y", &d));
+  EXPECT_EQ(d, std::chrono::hours(365 * 24));
+  ASSERT_TRUE(ParseDuration("1h30m", &d));
+  EXPECT_EQ(d, std::chrono::minutes(90));
+  ASSERT_TRUE(ParseDuration("1y2w3d4h5m6s7ms", &d));
+  EXPECT_EQ(d, std::chrono::hours((365 + 14 + 3) * 24 + 4) + std::chrono::minutes(5) +
+                   std::chrono::seconds(6) + std::chrono::milliseconds(7));
+  ASSERT_TRUE(ParseDuration("292y", &d));  // about the most a time.Duration holds
+  EXPECT_EQ(d, std::chrono::hours(292 * 365 * 24));
+}
+
+// What promtool 2.42 refuses ("not a valid duration string"): fractions, units out of
+// order or repeated. Zero is refused here though Prometheus takes "0": no duration of
+// this exporter may be zero.
+TEST(DurationTest, RefusesWhatPrometheusRefuses) {
   std::chrono::milliseconds d;
   for (const char* bad :
-       {"", "15", "s", "0s", "-1s", "1.5s", "15 s", "15sec", "1y", "99999999999999999999s"}) {
+       {"", "15", "s", "0", "0s", "-1s", "1.5h", "1.5s", ".5s", "15 s", "15sec", "30m1h", "1h1h",
+        "1ms1s", "1s1m", "1Y", "1mo", "293y", "99999999999999999999s"}) {
     EXPECT_FALSE(ParseDuration(bad, &d)) << bad;
   }
+  EXPECT_NE(DurationSyntax().find("1h30m, not 1.5h"), std::string::npos);
 }
 
 TEST(DurationTest, FormatsShortest) {
   EXPECT_EQ(FormatDuration(std::chrono::milliseconds(15000)), "15s");
   EXPECT_EQ(FormatDuration(std::chrono::milliseconds(90000)), "1m30s");
   EXPECT_EQ(FormatDuration(std::chrono::milliseconds(250)), "250ms");
+  EXPECT_EQ(FormatDuration(std::chrono::hours(24 * 373)), "1y1w1d");
 }
 
 Flags MustParse(std::vector<std::string> args) {
@@ -79,6 +102,30 @@ TEST(FlagsTest, ListenAddressIsRepeatableAndReplacesTheDefault) {
             (std::vector<std::string>{"127.0.0.1:1", "[::1]:2", ":3"}));
 }
 
+// The syntax of a listen address is a usage error at parse time; whether it can be
+// bound (a name resolved, a port free) is only known when the server starts.
+TEST(FlagsTest, ListenAddressSyntaxIsCheckedWhenParsed) {
+  for (const char* good : {":9864", "0.0.0.0:9864", "127.0.0.1:0", "[::1]:9864", "[::]:1",
+                           "localhost:9864", "metrics-1.example.org:65535"}) {
+    EXPECT_EQ(MustParse({std::string("--web.listen-address=") + good}).listen_addresses,
+              std::vector<std::string>{good});
+  }
+  EXPECT_EQ(ErrorOf({"--web.listen-address=nonsense"}),
+            "--web.listen-address: invalid listen address 'nonsense': expected [host]:port");
+  EXPECT_EQ(ErrorOf({"--web.listen-address=127.0.0.1:99999"}),
+            "--web.listen-address: invalid listen address '127.0.0.1:99999': the port must be "
+            "a number from 0 to 65535");
+  for (const char* bad : {"256.1.1.1:9864", "1.2.3:9864", "[zz]:9864", "[::1:9864", "::1:9864",
+                          "a b:9864", "-x:9864", "x..y:9864", "host.:9864"}) {
+    EXPECT_NE(ErrorOf({std::string("--web.listen-address=") + bad})
+                  .find(std::string("invalid listen address '") + bad +
+                        "': the host must be empty, an IPv4 address, an IPv6 address in "
+                        "brackets or a host name"),
+              std::string::npos)
+        << bad;
+  }
+}
+
 TEST(FlagsTest, MaxRequests) {
   EXPECT_EQ(MustParse({"--web.max-requests=0"}).max_requests, 0);
   EXPECT_EQ(MustParse({"--web.max-requests", "7"}).max_requests, 7);
@@ -91,6 +138,7 @@ TEST(FlagsTest, MaxRequests) {
         << error;
   }
   EXPECT_NE(UsageText().find("--web.max-requests=N"), std::string::npos);
+  EXPECT_NE(UsageText().find("1000: each holds an HTTP worker thread"), std::string::npos);
 }
 
 TEST(FlagsTest, WriteTimeout) {
@@ -185,10 +233,33 @@ TEST(FlagsTest, Errors) {
   EXPECT_NE(ErrorOf({"--log.level=loud"}).find("debug, info, warn, error"), std::string::npos);
   EXPECT_NE(ErrorOf({"--log.format=xml"}).find("logfmt or json"), std::string::npos);
   EXPECT_NE(ErrorOf({"--scan.interval=fast"}).find("15s"), std::string::npos);
+  EXPECT_EQ(ErrorOf({"--scan.interval=1.5h"}),
+            "--scan.interval must be a duration like 15s, 1m30s or 1w (whole numbers of y, w, "
+            "d, h, m, s, ms, the largest first: 1h30m, not 1.5h); got \"1.5h\"");
   EXPECT_NE(ErrorOf({"--web.telemetry-path=metrics"}).find("must start with '/'"),
             std::string::npos);
   EXPECT_NE(ErrorOf({"--web.telemetry-path=/-/healthy"}).find("must start"), std::string::npos);
   EXPECT_NE(ErrorOf({"--once=maybe"}).find("takes no value"), std::string::npos);
+}
+
+// A scan costs CPU: 1ms was a third of a core for 4 brains. 100ms and more are taken
+// (the tests use 100ms and 200ms), as are weeks and years.
+TEST(FlagsTest, ScanIntervalHasAFloorOf100ms) {
+  EXPECT_EQ(MustParse({"--scan.interval=100ms"}).scan_interval, std::chrono::milliseconds(100));
+  EXPECT_EQ(MustParse({"--scan.interval=1h30m"}).scan_interval, std::chrono::minutes(90));
+  EXPECT_EQ(MustParse({"--scan.interval=1w"}).scan_interval, std::chrono::hours(7 * 24));
+  EXPECT_EQ(MustParse({"--scan.interval=1y"}).scan_interval, std::chrono::hours(365 * 24));
+  EXPECT_EQ(ErrorOf({"--scan.interval=1ms"}),
+            "--scan.interval must be at least 100ms (each scan costs CPU); got \"1ms\"");
+  EXPECT_NE(ErrorOf({"--scan.interval=99ms"}).find("at least 100ms"), std::string::npos);
+  EXPECT_NE(UsageText().find("at least 100ms"), std::string::npos);
+}
+
+TEST(FlagsTest, ConfigCheck) {
+  EXPECT_FALSE(MustParse({}).config_check);
+  EXPECT_TRUE(MustParse({"--config.check"}).config_check);
+  EXPECT_FALSE(MustParse({"--config.check=false"}).config_check);
+  EXPECT_NE(UsageText().find("--config.check"), std::string::npos);
 }
 
 TEST(FlagsTest, RunbookUrlIsAnAbsoluteHttpUrlWithoutFragment) {

@@ -397,23 +397,30 @@ struct HttpServer::Impl {
     return CallHandler(route.handler, request);
   }
 
+  // Everything Start checks before it binds (HttpServer::CheckOptions): loads the web
+  // config into `config`, reads and test-loads its TLS files into `files`, and derives
+  // civetweb's listening_ports.
+  static bool LoadOptions(const HttpServerOptions& options, WebConfig* config, TlsFiles* files,
+                          std::string* listening_ports, std::string* error) {
+    *config = WebConfig();
+    if (!options.web_config_file.empty() &&
+        !LoadWebConfig(options.web_config_file, config, error)) {
+      return false;
+    }
+    if (config->tls_enabled() && !CheckServerTls(options.web_config_file, *config, files, error)) {
+      return false;
+    }
+    return ListeningPorts(options.listen_addresses, config->tls_enabled(), listening_ports, error);
+  }
+
   // Loads the web config and derives civetweb's listening_ports and the auth checker.
   bool Configure(const HttpServerOptions& options, std::string* listening_ports,
                  std::string* error) {
-    web_config = WebConfig();
     tls_not_after.reset();
-    if (!options.web_config_file.empty() &&
-        !LoadWebConfig(options.web_config_file, &web_config, error)) {
-      return false;
-    }
+    if (!LoadOptions(options, &web_config, &tls_files, listening_ports, error)) return false;
     if (web_config.tls_enabled()) {
-      if (!CheckServerTls(options.web_config_file, web_config, &tls_files, error)) return false;
       std::int64_t not_after = 0;
       if (CertificateNotAfter(tls_files.cert_pem, &not_after)) tls_not_after = not_after;
-    }
-    if (!ListeningPorts(options.listen_addresses, web_config.tls_enabled(), listening_ports,
-                        error)) {
-      return false;
     }
     auth.reset(web_config.basic_auth_users.empty() ? nullptr
                                                    : new BasicAuth(web_config.basic_auth_users));
@@ -509,6 +516,15 @@ void HttpServer::LimitInFlight(const std::string& path, int max_in_flight) {
   auto route = impl_->routes.find(path);
   if (route == impl_->routes.end()) return;
   route->second.slots = max_in_flight > 0 ? std::make_unique<RouteSlots>(max_in_flight) : nullptr;
+}
+
+bool HttpServer::CheckOptions(const HttpServerOptions& options, std::string* error) {
+  WebConfig config;
+  TlsFiles files;
+  std::string listening_ports;
+  const bool ok = Impl::LoadOptions(options, &config, &files, &listening_ports, error);
+  OPENSSL_cleanse(files.key_pem.data(), files.key_pem.size());
+  return ok;
 }
 
 bool HttpServer::Start(const HttpServerOptions& options, std::string* error) {

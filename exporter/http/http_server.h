@@ -124,8 +124,16 @@ class HttpServer {
   // must outnumber the limit for it to be reached before requests queue.
   void LimitInFlight(const std::string& path, int max_in_flight);
 
+  // Everything Start checks before it binds, without binding, starting a thread or
+  // keeping anything: the web config file (its keys and values, the bcrypt hashes'
+  // form, the TLS files read, loaded into a scratch context and matching) and the
+  // listen addresses (their syntax, IPv6 support). False with `error` as Start would
+  // set it. What fails here is the operator's to fix (a usage error); what fails
+  // after it in Start is binding (a port in use, a name that does not resolve).
+  static bool CheckOptions(const HttpServerOptions& options, std::string* error);
+
   // Binds and starts the worker threads. Returns false with `error` set when the
-  // address cannot be bound or the web config is invalid.
+  // address cannot be bound or the web config is invalid (CheckOptions).
   bool Start(const HttpServerOptions& options, std::string* error);
 
   // The port actually bound for the first listen address (useful with port 0). 0

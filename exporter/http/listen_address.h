@@ -1,6 +1,7 @@
 // --web.listen-address values: "[host]:port" with an optional host ("" or 0.0.0.0
-// for every IPv4 interface, an IPv4 address, or an IPv6 address in brackets) and a
-// port from 0 to 65535 (0 picks a free one).
+// for every IPv4 interface, an IPv4 address, an IPv6 address in brackets, or a host
+// name such as localhost, resolved when the server starts) and a port from 0 to 65535
+// (0 picks a free one). Only the syntax is checked here: a bad one is a usage error.
 //
 // Thread-safety: pure functions.
 #ifndef SCX_EXPORTER_HTTP_LISTEN_ADDRESS_H_
