@@ -109,7 +109,9 @@ TEST_F(CoarseStampTest, SameSizeRewriteInTheTickOfTheReadIsReadAgain) {
       WriteFile(store_, kForeignStore);
     });
     if (!fits) continue;
-    ASSERT_EQ(StampOf(store_), read_at) << "ramfs gave the rewrite a stamp of its own";
+    // The case under test needs the rewrite to keep the read's stamp: a stamp of its
+    // own (the tick turned between the clock's check and the write) is another try.
+    if (StampOf(store_) != read_at) continue;
     EXPECT_EQ(FoundSlug(first), "m1nd");
     const ScanResult next = scanner.Scan(config_);
     EXPECT_EQ(next.stores_parsed, 1);
@@ -136,7 +138,9 @@ TEST_F(CoarseStampTest, RewriteWithTheSameSizeAndMtimeIsReadAgain) {
       SetTimes(store_, read_at.mtime_ns);
     });
     if (!fits) continue;
-    ASSERT_EQ(StampOf(store_), read_at) << "ramfs gave the rewrite a stamp of its own";
+    // The case under test needs the rewrite to keep the read's stamp: a stamp of its
+    // own (the tick turned between the clock's check and the write) is another try.
+    if (StampOf(store_) != read_at) continue;
     EXPECT_EQ(FoundSlug(first), "kvlt");
     const ScanResult next = scanner.Scan(config_);
     EXPECT_EQ(next.brains[0].state, BrainState::kOk);
@@ -167,7 +171,9 @@ TEST_F(CoarseStampTest, StoreStampedInTheFutureIsNeverTrustedAsUnchanged) {
       SetTimes(store_, future_ns);
     });
     if (!fits) continue;
-    ASSERT_EQ(StampOf(store_), read_at) << "ramfs gave the rewrite a stamp of its own";
+    // The case under test needs the rewrite to keep the read's stamp: a stamp of its
+    // own (the tick turned between the clock's check and the write) is another try.
+    if (StampOf(store_) != read_at) continue;
     EXPECT_EQ(FoundSlug(first), "m1nd");
     ASSERT_EQ(first.notices.size(), 1u);
     EXPECT_EQ(first.notices[0].path, store_);
