@@ -62,7 +62,7 @@ bool ReadStartMs(std::uint32_t pid, std::int64_t* started_ms, std::string* error
     *error = path + ": no start time";
     return false;
   }
-  const std::int64_t since_boot_ms = static_cast<std::int64_t>(ticks * 1000 / hz);
+  const auto since_boot_ms = static_cast<std::int64_t>(ticks * 1000 / hz);
   *started_ms = ClockMs(CLOCK_REALTIME) - (ClockMs(CLOCK_BOOTTIME) - since_boot_ms);
   return true;
 }
@@ -105,7 +105,7 @@ void ReadRoot(std::uint32_t pid, OwnerViewFacts* facts) {
 // A pid reused after m1nd exited belongs to a process started after its entry.
 bool StartedAfterRecord(const OwnerViewFacts& facts) {
   if (facts.process_started_ms < 0) return false;
-  const std::uint64_t started = static_cast<std::uint64_t>(facts.process_started_ms);
+  const auto started = static_cast<std::uint64_t>(facts.process_started_ms);
   const std::uint64_t latest =
       facts.record_started_ms > std::numeric_limits<std::uint64_t>::max() - kStartTimeSlackMs
           ? std::numeric_limits<std::uint64_t>::max()

@@ -17,7 +17,7 @@ namespace scx {
 namespace {
 
 // The most the state may hold: 100,000 brains take about 10 MB.
-constexpr std::int64_t kMaxStateBytes = 256ll << 20;
+constexpr std::int64_t kMaxStateBytes = 256LL << 20;
 
 void AppendField(std::string_view key, std::string_view value, std::string* out) {
   out->append(",\"").append(key).append("\":\"").append(EscapeJsonString(value)).append("\"");
@@ -133,7 +133,7 @@ bool DecodeState(std::string_view text, std::vector<RememberedBrain>* brains, in
   return true;
 }
 
-StateFile::StateFile(std::string folder, Logger* logger)
+StateFile::StateFile(const std::string& folder, Logger* logger)
     : path_(JoinPath(folder, kStateFileName)), logger_(logger) {}
 
 std::vector<RememberedBrain> StateFile::Load() {

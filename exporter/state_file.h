@@ -40,7 +40,7 @@ bool DecodeState(std::string_view text, std::vector<RememberedBrain>* brains, in
 class StateFile {
  public:
   // `folder` must exist; the state is `folder`/kStateFileName. `logger` outlives it.
-  StateFile(std::string folder, Logger* logger);
+  StateFile(const std::string& folder, Logger* logger);
 
   const std::string& path() const { return path_; }
 

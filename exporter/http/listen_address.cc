@@ -22,7 +22,7 @@ bool IsHostName(const std::string& host) {
       label = 0;
       continue;
     }
-    const unsigned char c = static_cast<unsigned char>(host[i]);
+    const auto c = static_cast<unsigned char>(host[i]);
     if (!std::isalnum(c) && c != '-') return false;
     ++label;
   }
