@@ -23,6 +23,11 @@ struct Coherence {
   std::string reason;      // empty when status is kOk
 };
 
+// A verdict that is a mismatch; false for none (null).
+inline bool IsMismatch(const Coherence* verdict) {
+  return verdict != nullptr && verdict->status == CoherenceStatus::kMismatch;
+}
+
 // What the store serves: its skeleton id and its block ids in file order.
 struct ServedSkeleton {
   std::string skeleton_id;

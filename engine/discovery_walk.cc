@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -32,6 +31,7 @@
 #include "engine/discovery_paths.h"
 #include "engine/discovery_reads.h"
 #include "engine/m1nd_files.h"
+#include "engine/runtime_dir_view.h"
 
 namespace scx {
 
@@ -87,21 +87,8 @@ constexpr std::size_t kFoldersPerBatch = 1024;
 // False, with why in *why, when `folder` is missing or cannot be searched: what it
 // holds is then out of this process' view, not gone.
 bool FolderIsVisible(const std::string& folder, std::string* why) {
-  struct stat info;
-  if (stat(folder.c_str(), &info) != 0) {
-    *why = errno == ENOENT ? "is missing: moved, unmounted or out of this process' view"
-                           : "cannot be seen: " + ErrnoText(errno);
-    return false;
-  }
-  if (!S_ISDIR(info.st_mode)) {
-    *why = "is not a folder";
-    return false;
-  }
-  if (access(folder.c_str(), X_OK) != 0) {
-    *why = "cannot be searched: " + ErrnoText(errno);
-    return false;
-  }
-  return true;
+  *why = WhyRuntimeDirUnseen(ProbeRuntimeDir(folder, /*held_a_store=*/false), false);
+  return why->empty();
 }
 
 }  // namespace

@@ -35,18 +35,13 @@ int ListErrno(const std::string& dir, bool* empty) {
 }  // namespace
 
 std::string WhyRuntimeDirUnseen(const RuntimeDirFacts& facts, bool held_a_store) {
-  if (facts.stat_errno == ENOENT) {
-    return "the runtime dir is missing: moved, unmounted or out of this process' view";
-  }
-  if (facts.stat_errno != 0)
-    return std::string("cannot stat the runtime dir: ") + strerror(facts.stat_errno);
-  if (!facts.is_dir) return "the runtime dir is not a folder";
-  if (facts.list_errno != 0) {
-    return std::string("cannot list the runtime dir: ") + strerror(facts.list_errno);
-  }
-  if (held_a_store && facts.is_empty) {
-    return "the runtime dir that held the store is empty now (an unmounted volume?)";
-  }
+  if (facts.stat_errno == ENOENT)
+    return "is missing: moved, unmounted or out of this process' view";
+  if (facts.stat_errno != 0) return std::string("cannot be seen: ") + strerror(facts.stat_errno);
+  if (!facts.is_dir) return "is not a folder";
+  if (facts.list_errno != 0)
+    return std::string("cannot be searched or listed: ") + strerror(facts.list_errno);
+  if (held_a_store && facts.is_empty) return "is empty now, after it held a store (unmounted?)";
   return std::string();
 }
 

@@ -25,10 +25,13 @@ struct RuntimeDirFacts {
 
 // Pure: why a runtime dir with a missing store is unseen, or empty when the store is
 // really absent. `held_a_store`: the brain had a store (a verdict) before, so an
-// emptied folder is taken for an unmounted one rather than a new brain.
+// emptied folder is taken for an unmounted one rather than a new brain. The reason
+// has no subject ("is missing: ..."): the caller names the folder. Discovery asks the
+// same of the folders it reads (an owner's ingest folder, its runtime root), with
+// `held_a_store` false.
 std::string WhyRuntimeDirUnseen(const RuntimeDirFacts& facts, bool held_a_store);
 
-// Stats and, when `held_a_store`, lists `runtime_dir`.
+// Stats `runtime_dir` and checks it can be searched; lists it when `held_a_store`.
 RuntimeDirFacts ProbeRuntimeDir(const std::string& runtime_dir, bool held_a_store);
 
 // What ProbeGone found of a runtime dir discovery no longer names.

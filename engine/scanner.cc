@@ -40,10 +40,6 @@ bool SameIdentity(const Brain& a, const Brain& b) {
              (b.identity_source == IdentitySource::kUnknown);
 }
 
-bool IsMismatch(const Coherence* verdict) {
-  return verdict != nullptr && verdict->status == CoherenceStatus::kMismatch;
-}
-
 // A store reported missing (kAbsent) is absent only in a runtime dir this process
 // sees: otherwise it is unseen, a read error that keeps the last verdict.
 void CheckAbsentStore(const Brain& brain, bool held_a_store, StoreError* error,
@@ -53,7 +49,7 @@ void CheckAbsentStore(const Brain& brain, bool held_a_store, StoreError* error,
       WhyRuntimeDirUnseen(ProbeRuntimeDir(brain.runtime_dir, held_a_store), held_a_store);
   if (why.empty()) return;
   *error = StoreError::kUnseen;
-  *message = brain.runtime_dir + ": " + why;
+  *message = "the runtime dir " + brain.runtime_dir + " " + why;
 }
 
 BrainState StateOfVerdict(const Coherence* verdict) {

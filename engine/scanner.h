@@ -195,7 +195,7 @@ class Scanner {
     for (std::size_t i = 0; i < records_.size(); ++i) {
       const Record& record = records_[i];
       const Coherence* verdict = record.verdict.get();
-      const bool mismatch = verdict != nullptr && verdict->status == CoherenceStatus::kMismatch;
+      const bool mismatch = IsMismatch(verdict);
       visit((*brains_)[i], record.state, mismatch ? verdict : nullptr,
             mismatch && record.mismatch_tracked ? record.mismatch_since_ns : 0);
     }
