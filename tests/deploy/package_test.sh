@@ -29,6 +29,12 @@ depends=$(field Depends)
 for dependency in adduser libc6 libstdc++6 libyaml-cpp; do
   [[ "$depends" == *"$dependency"* ]] || fail "Depends lacks $dependency (from dpkg-shlibdeps?)"
 done
+# Every command the maintainer scripts run without checking for it first comes from a
+# package the Depends names.
+for command in adduser deb-systemd-helper deb-systemd-invoke; do
+  owner=$(dpkg -S "$(command -v "$command")" | cut -d: -f1)
+  [[ "$depends" == *"$owner"* ]] || fail "Depends lacks $owner, which gives $command"
+done
 dpkg-deb -e "$deb" "$work/control"
 diff <(sort "$work/control/conffiles") <(printf '%s\n' /etc/default/$package /etc/$package/config.yml) ||
   fail "conffiles"
