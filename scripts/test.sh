@@ -4,7 +4,7 @@
 # scripts/lint.sh are the ctest test "lint") and the whole suite (unit, integration,
 # promtool, end-to-end), then the unit and integration tests again under
 # AddressSanitizer + UndefinedBehaviorSanitizer and under ThreadSanitizer, and fuzzes
-# each parser for 30 s (scripts/fuzz.sh).
+# each parser for 20 s (scripts/fuzz.sh).
 # Warnings are errors in every build here (SCX_WERROR). Three builds: the normal one
 # (gcc); ASan + UBSan with clang, which also checks the lock annotations
 # (-Wthread-safety) and builds the libFuzzer targets on the same objects; TSan (gcc).
