@@ -62,8 +62,8 @@ if $with_tests; then
     prometheus prometheus-alertmanager
     # The landing page rendered by a real browser (headless) and a font for its screenshot.
     chromium fonts-dejavu-core
-    # The Debian package's man page (from --help).
-    help2man
+    # The Debian package's man page (from --help); systemd-analyze for the unit's test.
+    help2man systemd
   )
 fi
 if $with_image; then

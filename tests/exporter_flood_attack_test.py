@@ -40,6 +40,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from missing_tool import SKIP, missing_tool  # noqa: E402  (tests/missing_tool.py)
+
 BRAINS = 2000
 SCRAPER_ADDRESS = "127.0.0.200"
 FLOOD_CONNECTIONS = 2000
@@ -359,14 +362,12 @@ def run_scenario(name, args, fixture, root):
     extra, nofile, tls_config = [], None, None
     if name == "descriptors":
         if not shutil.which("prlimit"):
-            print("SKIP %s: no prlimit" % name)
-            return None
+            return None if missing_tool(name, "no prlimit") == SKIP else False
         nofile = 1024
         extra = ["--scan.interval=1s", "--scan.watch=false"]
     if name.startswith("tls"):
         if not shutil.which("openssl"):
-            print("SKIP %s: no openssl" % name)
-            return None
+            return None if missing_tool(name, "no openssl") == SKIP else False
         tls_config = make_tls(root)
     exporter = Exporter(args.exporter, fixture, root, extra + args.extra, nofile, tls_config)
     try:

@@ -198,7 +198,7 @@ TEST_F(ExporterIntegrationTest, ServesTheIncident) {
 }
 
 TEST_F(ExporterIntegrationTest, LiveScrapePassesPromtool) {
-  if (!testing::HaveCommand("promtool")) GTEST_SKIP() << "promtool not installed";
+  if (!testing::ToolAvailable("promtool")) GTEST_SKIP() << "promtool not installed";
   int status = -1;
   const std::string output = testing::RunShellCommand("promtool check metrics", Scrape(), &status);
   EXPECT_EQ(output, "");
@@ -585,7 +585,7 @@ TEST_F(ExporterIntegrationTest, OwnFamiliesFollowAndCountTheScrapes) {
   EXPECT_TRUE(Contains(second,
                        "\nskeleton_coherence_exporter_http_requests_total{code=\"404\","
                        "handler=\"other\"} 1\n"));
-  if (!testing::HaveCommand("curl")) return;
+  if (!testing::ToolAvailable("curl")) return;
   const std::string curl = testing::RunShellCommand(
       "curl -s --compressed --max-time 5 http://127.0.0.1:" + std::to_string(port_) + "/metrics",
       "", nullptr);
@@ -677,7 +677,7 @@ TEST_F(ExporterIntegrationTest, BusyPortFailsWithExitCodeOne) {
 // A server certificate valid for one more day: a warn line at start and at each
 // reload, and its notAfter as a gauge.
 TEST(ExporterTlsTest, ACertificateExpiringWithin14DaysIsAWarnLineAndAGauge) {
-  if (!testing::HaveCommand("openssl") || !testing::HaveCommand("curl")) {
+  if (!testing::ToolAvailable("openssl") || !testing::ToolAvailable("curl")) {
     GTEST_SKIP() << "needs the openssl and curl commands";
   }
   TempDir dir;

@@ -38,8 +38,6 @@ bool Run(const std::string& command) {
   return std::system((command + " >/dev/null 2>&1").c_str()) == 0;
 }
 
-bool HaveOpensslCli() { return Run("openssl version"); }
-
 // Makes, in `dir`: a CA (ca.crt/ca.key); server.crt for localhost, 127.0.0.1 and ::1
 // signed by it; client.crt signed by it; rogue.crt, a client certificate signed by
 // another CA (rogue-ca.crt).
@@ -136,7 +134,7 @@ bool IsOk(const TlsResult& result) {
 class HttpServerTlsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!HaveOpensslCli()) GTEST_SKIP() << "openssl CLI not installed";
+    if (!testing::ToolAvailable("openssl")) GTEST_SKIP() << "openssl CLI not installed";
     ASSERT_TRUE(MakePki(dir_));
     server_.Handle("/metrics", [](const HttpRequest&) {
       HttpResponse response;

@@ -103,7 +103,7 @@ TEST_F(MetricsBodyTest, WithoutOwnFamiliesItIsThePerBrainText) {
 
 // The whole body, the process families included, as Prometheus would lint it.
 TEST_F(MetricsBodyTest, PassesPromtoolCheckMetrics) {
-  if (!testing::HaveCommand("promtool")) GTEST_SKIP() << "promtool not installed";
+  if (!testing::ToolAvailable("promtool")) GTEST_SKIP() << "promtool not installed";
   SelfMetrics full({"0.1.0", "abc123", true, /*process=*/true}, log_.logger());
   full.SetTlsCertificateNotAfter(1767225600);
   full.OnRequest("/metrics", 200);
@@ -116,7 +116,7 @@ TEST_F(MetricsBodyTest, PassesPromtoolCheckMetrics) {
   EXPECT_EQ(output, "");
   EXPECT_EQ(status, 0);
   // Python's gzip reads the gzip body as one member of the same text.
-  if (!testing::HaveCommand("python3")) return;
+  if (!testing::ToolAvailable("python3")) return;
   const std::string zipped = BodyOf(Response(snapshot, true));
   const std::string check =
       "import sys, zlib\n"

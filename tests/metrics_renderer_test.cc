@@ -616,7 +616,7 @@ TEST(MetricsRendererTest, EstimateCoversEveryFamily) {
 
 // `promtool check metrics` prints nothing for a clean exposition.
 TEST(MetricsRendererTest, PassesPromtoolCheckMetrics) {
-  if (!testing::HaveCommand("promtool")) GTEST_SKIP() << "promtool not installed";
+  if (!testing::ToolAvailable("promtool")) GTEST_SKIP() << "promtool not installed";
   int status = -1;
   const std::string output = testing::RunShellCommand(
       "promtool check metrics", Render(SampleScan()) + RenderProcessMetrics(SampleProcess()),

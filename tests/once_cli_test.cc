@@ -463,7 +463,7 @@ TEST(ConfigCheckTest, GoodFilesExitZeroWithoutScanningOrListening) {
 // A TLS web config is checked as the server checks it at start: the certificate and
 // the key load, and they belong together.
 TEST(ConfigCheckTest, TlsFilesAreLoadedAndMustMatch) {
-  if (!testing::HaveCommand("openssl")) GTEST_SKIP() << "needs the openssl command";
+  if (!testing::ToolAvailable("openssl")) GTEST_SKIP() << "needs the openssl command";
   TempDir dir;
   int status = -1;
   for (const char* name : {"a", "b"}) {

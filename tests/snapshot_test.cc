@@ -177,7 +177,7 @@ TEST(GzipTest, AnOpenMemberClosedWithATailIsOneMemberOfBoth) {
 // Other readers: Python's gzip module and zlib (one member, nothing after it) and
 // gzip(1), which is what curl --compressed and Prometheus' Go client decode alike.
 TEST(GzipTest, OtherGunzipsReadAClosedMemberAsOne) {
-  if (!testing::HaveCommand("python3")) GTEST_SKIP() << "python3 not installed";
+  if (!testing::ToolAvailable("python3")) GTEST_SKIP() << "python3 not installed";
   const std::string text = LongText();
   const std::string tail = "# TYPE tail_total counter\ntail_total 7\n";
   GzipWriter writer;
@@ -204,7 +204,7 @@ TEST(GzipTest, OtherGunzipsReadAClosedMemberAsOne) {
       "print(len(data), hashlib.sha256(data).hexdigest())\n";
   EXPECT_EQ(output,
             testing::RunShellCommand("python3 -c '" + expected_python + "'", text + tail, &status));
-  if (testing::HaveCommand("gzip")) {
+  if (testing::ToolAvailable("gzip")) {
     EXPECT_EQ(testing::RunShellCommand("gzip -dc", open.bytes + closing, &status), text + tail);
     EXPECT_EQ(status, 0);
   }

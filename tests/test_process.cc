@@ -14,7 +14,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 extern char** environ;
 
@@ -157,6 +160,20 @@ std::string RunShellCommand(const std::string& command, const std::string& input
 
 bool HaveCommand(const std::string& name) {
   return std::system(("command -v '" + name + "' >/dev/null 2>&1").c_str()) == 0;
+}
+
+bool UnderCi() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string_view(ci) == "true";
+}
+
+bool ToolAvailable(const std::string& name) {
+  if (HaveCommand(name)) return true;
+  if (UnderCi()) {
+    ADD_FAILURE() << name << " is not installed and CI=true: ./scripts/install-deps.sh --test "
+                  << "installs every tool the tests use";
+  }
+  return false;
 }
 
 }  // namespace testing

@@ -64,6 +64,16 @@ std::string RunShellCommand(const std::string& command, const std::string& input
 // True when `name` is a command found on $PATH.
 bool HaveCommand(const std::string& name);
 
+// True when the tool `name`, which a test needs, is a command found on $PATH. When it
+// is not and the environment says CI=true, it also records a test failure: under CI
+// (scripts/test.sh, which installs every tool the tests use) a missing tool is a
+// broken install, and a test that skipped for it would pass without having run. A
+// test skips only for what the machine cannot give (root, a namespace, IPv6).
+bool ToolAvailable(const std::string& name);
+
+// True when the environment says CI=true.
+bool UnderCi();
+
 // Polls `predicate` every 20 ms until it is true or `timeout` passes.
 template <typename Predicate>
 bool WaitFor(Predicate predicate, std::chrono::milliseconds timeout) {

@@ -31,7 +31,8 @@ import time
 import urllib.request
 import zlib
 
-SKIP = 77
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from missing_tool import missing_tool  # noqa: E402  (tests/missing_tool.py)
 OK_BRAINS = 40
 INCIDENT = "zeta"
 BROWSER_TIMEOUT = 60  # seconds, per chromium run
@@ -242,8 +243,7 @@ def main():
     args = parser.parse_args()
     browser = shutil.which("chromium")
     if browser is None:
-        print("SKIP: chromium not installed")
-        return SKIP
+        return missing_tool("landing_page_browser", "chromium not installed")
 
     with tempfile.TemporaryDirectory(prefix="scx-browser-") as root:
         config = make_layout(root)

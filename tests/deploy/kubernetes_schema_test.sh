@@ -9,6 +9,9 @@ build_dir=$(cd "$1" && pwd)
 source_dir=$(cd "$2" && pwd)
 here="$source_dir/tests/deploy/kubernetes-schema"
 
+# node and npm are the one tool the suite uses that scripts/install-deps.sh does not
+# install (Debian's npm would conflict with the nodejs a machine may already have):
+# without them this test skips, under CI too.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "node or npm not found: skipped"
   exit 77

@@ -4,13 +4,17 @@
 # settings a reviewer expects of a read-only watcher must be there.
 # TasksMax and LimitNOFILE must leave room for the HTTP server's worker threads.
 # Usage: systemd_unit_test.sh BUILD_DIR SOURCE_DIR. Exit 77 (skipped) without
-# systemd-analyze.
+# systemd-analyze, or 1 under CI=true (scripts/install-deps.sh --test installs it).
 set -euo pipefail
 build_dir=$(cd "$1" && pwd)
 source_dir=$(cd "$2" && pwd)
 max_exposure=2.0
 
 if ! command -v systemd-analyze >/dev/null; then
+  if [ "${CI:-}" = true ]; then
+    echo "FAIL: systemd-analyze not found (CI=true: ./scripts/install-deps.sh --test installs it)"
+    exit 1
+  fi
   echo "systemd-analyze not found: skipped"
   exit 77
 fi

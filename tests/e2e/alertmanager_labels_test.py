@@ -39,7 +39,8 @@ import time
 import urllib.error
 import urllib.request
 
-SKIP = 77
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from missing_tool import missing_tool  # noqa: E402  (tests/missing_tool.py)
 START_TIMEOUT = 20
 SETTLE_TIMEOUT = 10
 JOB = "skeleton-coherence"
@@ -164,8 +165,7 @@ def key(labels):
 def main(source_dir):
     binary = shutil.which("alertmanager") or shutil.which("prometheus-alertmanager")
     if not binary:
-        print("alertmanager_labels_test: SKIP: alertmanager not installed")
-        return SKIP
+        return missing_tool("alertmanager_labels_test", "alertmanager not installed")
     began = time.monotonic()
     text = (source_dir / "alerts" / "alertmanager.yml").read_text()
     text, urls = re.subn(r"http://127\.0\.0\.1:9095/", "http://127.0.0.1:%d/" % free_port(), text)

@@ -87,9 +87,9 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import dashboard_queries  # noqa: E402  (sibling module)
-
-SKIP = 77
+from missing_tool import missing_tool  # noqa: E402  (tests/missing_tool.py)
 
 # The timings of the pipeline under test.
 SCAN_SECONDS = 1
@@ -1300,9 +1300,8 @@ def main(argv):
     args.prometheus = find_tool(args.prometheus, ["prometheus"])
     args.alertmanager = find_tool(args.alertmanager, ["prometheus-alertmanager", "alertmanager"])
     if not args.prometheus or not args.alertmanager:
-        print("e2e_alerting: SKIPPED: needs prometheus and alertmanager (found %s, %s)"
-              % (args.prometheus, args.alertmanager))
-        return SKIP
+        return missing_tool("e2e_alerting", "needs prometheus and alertmanager (found %s, %s)"
+                            % (args.prometheus, args.alertmanager))
     if not os.access(args.exporter, os.X_OK):
         print("e2e_alerting: FAIL: exporter %s is not an executable" % args.exporter)
         return 1

@@ -70,6 +70,7 @@ import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_alerting as e2e  # noqa: E402  (sibling module)
+from missing_tool import missing_tool  # noqa: E402  (tests/missing_tool.py)
 
 NAME = "e2e_continuity"
 e2e.LOG_NAME = NAME
@@ -475,9 +476,8 @@ def main(argv):
     args.alertmanager = e2e.find_tool(args.alertmanager,
                                       ["prometheus-alertmanager", "alertmanager"])
     if not args.prometheus or not args.alertmanager:
-        print("%s: SKIPPED: needs prometheus and alertmanager (found %s, %s)"
-              % (NAME, args.prometheus, args.alertmanager))
-        return e2e.SKIP
+        return missing_tool(NAME, "needs prometheus and alertmanager (found %s, %s)"
+                            % (args.prometheus, args.alertmanager))
     if not os.access(args.exporter, os.X_OK):
         print("%s: FAIL: exporter %s is not an executable" % (NAME, args.exporter))
         return 1

@@ -32,7 +32,8 @@ import time
 import urllib.error
 import urllib.request
 
-SKIP = 77
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from missing_tool import missing_tool  # noqa: E402  (tests/missing_tool.py)
 START_TIMEOUT = 30
 ALERT_TIMEOUT = 30
 MISMATCH = "SkeletonCoherenceMismatch"
@@ -91,8 +92,7 @@ def main(source_dir):
     prometheus = shutil.which("prometheus")
     alertmanager = shutil.which("alertmanager") or shutil.which("prometheus-alertmanager")
     if not prometheus or not alertmanager:
-        print("ha_dedup_test: SKIP: prometheus or alertmanager not installed")
-        return SKIP
+        return missing_tool("ha_dedup_test", "prometheus or alertmanager not installed")
     began = time.monotonic()
     ha = (source_dir / "alerts" / "ha" / "prometheus.yml").read_text()
     if "alert_relabel_configs" not in ha or "replica: a" not in ha:
