@@ -1,15 +1,18 @@
 // Tests for ConnectionGuard on real sockets (loopback): a socket closed by close() is
-// dropped by the guard at once, under its lock (the wrapped close), and a connection
-// whose whole request header waits unread is not reclaimed as idle.
+// dropped by the guard at once, under its lock (the wrapped close); a close of a
+// descriptor no guard tracks takes the lock-free path; and a connection whose whole
+// request header waits unread is not reclaimed as idle.
 #include "exporter/http/connection_guard.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -76,6 +79,56 @@ TEST(ConnectionGuardTest, ASocketClosedIsDroppedAtOnce) {
   EXPECT_EQ(guard.Find(connection.key), connection.server);
   close(connection.server);  // through the wrapper: dropped before close returns
   EXPECT_EQ(guard.Find(connection.key), -1);
+  close(connection.client);
+  close(listener);
+}
+
+TEST(ConnectionGuardTest, OnlyATrackedSocketIsFlaggedForTheLockedClose) {
+  int port = 0;
+  const int listener = Listen(&port);
+  ASSERT_GE(listener, 0);
+  ConnectionGuard guard(CapsFor(100, 100, 0));
+  guard.Watch({port});
+  const int file = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(file, 0);
+  EXPECT_FALSE(ConnectionGuard::MayBeTracked(file));  // a brain's file: no lock to close it
+  EXPECT_FALSE(ConnectionGuard::MayBeTracked(listener));
+  Connection connection = Connect(listener, port);
+  ASSERT_GE(connection.server, 0);
+  EXPECT_TRUE(ConnectionGuard::MayBeTracked(connection.server));
+  EXPECT_FALSE(ConnectionGuard::MayBeTracked(connection.client));  // not accepted here
+  close(connection.server);
+  EXPECT_FALSE(ConnectionGuard::MayBeTracked(connection.server));
+  EXPECT_EQ(guard.Find(connection.key), -1);
+  // civetweb reports a close before it makes it: the guard drops the socket, and the
+  // close that follows takes the lock-free path.
+  Connection reported = Connect(listener, port);
+  ASSERT_GE(reported.server, 0);
+  guard.Closed(reported.key);
+  EXPECT_FALSE(ConnectionGuard::MayBeTracked(reported.server));
+  EXPECT_EQ(close(reported.server), 0);
+  EXPECT_EQ(close(file), 0);
+  EXPECT_EQ(close(-1), -1);  // close()'s own result and errno, either path
+  EXPECT_EQ(errno, EBADF);
+  close(connection.client);
+  close(reported.client);
+  close(listener);
+}
+
+TEST(ConnectionGuardTest, AGuardGoneLeavesNoFlag) {
+  int port = 0;
+  const int listener = Listen(&port);
+  ASSERT_GE(listener, 0);
+  Connection connection;
+  {
+    ConnectionGuard guard(CapsFor(100, 100, 0));
+    guard.Watch({port});
+    connection = Connect(listener, port);
+    ASSERT_GE(connection.server, 0);
+    EXPECT_TRUE(ConnectionGuard::MayBeTracked(connection.server));
+  }
+  EXPECT_FALSE(ConnectionGuard::MayBeTracked(connection.server));
+  close(connection.server);
   close(connection.client);
   close(listener);
 }

@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cerrno>
-#include <set>
+#include <cstddef>
 #include <string_view>
 
 // The libc close() the wrapper below stands in front of (-Wl,--wrap=close).
@@ -31,15 +33,33 @@ constexpr std::chrono::milliseconds kSweepInterval{100};
 // waiting for a worker, few enough that a flood of accepts stays cheap.
 constexpr int kMaxPeeksPerAccept = 8;
 
-// Guards by the local port they watch. Held while a guard admits a connection, so a
-// guard is never destroyed during a call.
-std::mutex& RegistryMutex() {
-  static std::mutex mutex;
-  return mutex;
+// The guards by the local port they watch. Its lock is held while a guard admits or
+// closes a connection, so a guard is never destroyed during a call; it is taken
+// before a guard's own lock.
+struct GuardRegistry {
+  Mutex mutex;
+  std::map<int, ConnectionGuard*> by_port SCX_GUARDED_BY(mutex);
+};
+
+GuardRegistry& Guards() {
+  static GuardRegistry registry;
+  return registry;
 }
-std::map<int, ConnectionGuard*>& Registry() {
-  static std::map<int, ConnectionGuard*> guards;
-  return guards;
+
+// One flag per descriptor number below kFlaggedDescriptors: set while a guard tracks
+// the socket of that number (the file comment says why a close that finds it clear
+// needs no lock). A socket numbered above is looked for in every guard, under their
+// locks, as every close was before. Zero-initialized; its pages are touched only
+// for the numbers used.
+constexpr std::size_t kFlaggedDescriptors = std::size_t{1} << 17;
+std::array<std::atomic<bool>, kFlaggedDescriptors> g_tracked_flags;
+
+bool Flaggable(int socket) {
+  return socket >= 0 && static_cast<std::size_t>(socket) < kFlaggedDescriptors;
+}
+
+void SetTrackedFlag(int socket, bool tracked) {
+  if (Flaggable(socket)) g_tracked_flags[static_cast<std::size_t>(socket)].store(tracked);
 }
 
 // The inode of the socket `socket` refers to; 0 when it is not an open socket.
@@ -95,24 +115,25 @@ ConnectionGuard::ConnectionGuard(const ConnectionCaps& caps)
 
 ConnectionGuard::~ConnectionGuard() {
   {
-    std::lock_guard<std::mutex> registry(RegistryMutex());
+    GuardRegistry& registry = Guards();
+    MutexLock registry_lock(&registry.mutex);
     for (int port : ports_) {
-      auto it = Registry().find(port);
-      if (it != Registry().end() && it->second == this) Registry().erase(it);
+      auto it = registry.by_port.find(port);
+      if (it != registry.by_port.end() && it->second == this) registry.by_port.erase(it);
     }
-  }
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
+    for (const auto& [socket, tracked] : tracked_) SetTrackedFlag(socket, false);
     stopping_ = true;
   }
-  deadline_changed_.notify_all();
+  deadline_changed_.NotifyAll();
   deadline_thread_.join();
 }
 
 void ConnectionGuard::Watch(const std::vector<int>& ports) {
-  std::lock_guard<std::mutex> registry(RegistryMutex());
+  GuardRegistry& registry = Guards();
+  MutexLock registry_lock(&registry.mutex);
   for (int port : ports) {
-    Registry()[port] = this;
+    registry.by_port[port] = this;
     ports_.push_back(port);
   }
 }
@@ -121,14 +142,15 @@ bool ConnectionGuard::OnAccept(int socket, const sockaddr* peer) {
   ConnectionKey key;
   if (!PeerOf(peer, &key.address, &key.port)) return true;
   key.local_port = LocalPort(socket);
-  std::lock_guard<std::mutex> registry(RegistryMutex());
-  auto guard = Registry().find(key.local_port);
-  return guard == Registry().end() || guard->second->Admit(socket, key);
+  GuardRegistry& registry = Guards();
+  MutexLock registry_lock(&registry.mutex);
+  auto guard = registry.by_port.find(key.local_port);
+  return guard == registry.by_port.end() || guard->second->Admit(socket, key);
 }
 
 bool ConnectionGuard::Admit(int socket, const ConnectionKey& key) {
   const unsigned long long inode = SocketInode(socket);
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   DropLocked(socket);  // a number reused before its close was reported
   const Clock::time_point now = Clock::now();
   SkipAskingCandidatesLocked(now);
@@ -141,6 +163,7 @@ bool ConnectionGuard::Admit(int socket, const ConnectionKey& key) {
     case ConnectionTable::Admission::kAccepted:
       sockets_[key] = socket;
       tracked_[socket] = Tracked{key, inode};
+      SetTrackedFlag(socket, true);
       ++stats_.accepted;
       return true;
     case ConnectionTable::Admission::kAddressFull:
@@ -155,33 +178,33 @@ bool ConnectionGuard::Admit(int socket, const ConnectionKey& key) {
 }
 
 int ConnectionGuard::Find(const ConnectionKey& key) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   auto it = sockets_.find(key);
   return it == sockets_.end() ? -1 : it->second;
 }
 
 void ConnectionGuard::RequestStarted(int socket, Clock::time_point deadline) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     table_.StartRequest(socket);
     deadlines_[socket] = deadline;
   }
-  deadline_changed_.notify_all();
+  deadline_changed_.NotifyAll();
 }
 
 void ConnectionGuard::RequestEnded(int socket) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   table_.EndRequest(socket, Clock::now());
   deadlines_.erase(socket);
 }
 
 void ConnectionGuard::Abort(int socket) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   AbortLocked(socket);
 }
 
 void ConnectionGuard::Closed(const ConnectionKey& key) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   auto it = sockets_.find(key);
   if (it == sockets_.end()) return;
   DropLocked(it->second);
@@ -194,6 +217,7 @@ void ConnectionGuard::DropLocked(int socket) {
   deadlines_.erase(socket);
   sockets_.erase(it->second.key);
   tracked_.erase(it);
+  SetTrackedFlag(socket, false);
 }
 
 bool ConnectionGuard::StillOpenLocked(int socket) const {
@@ -230,22 +254,38 @@ void ConnectionGuard::SkipAskingCandidatesLocked(Clock::time_point now) {
   }
 }
 
+// Only the guard that tracks a socket fstats, peeks at or shuts it down, and a guard
+// starts tracking a number only when accept() returns it, which it cannot while the
+// number is open: so the socket is closed under the lock of the guard that tracks
+// it, and a close of a number no guard tracks needs no lock at all.
 int ConnectionGuard::OnClose(int socket) {
-  std::lock_guard<std::mutex> registry(RegistryMutex());
-  std::set<ConnectionGuard*> guards;
-  for (const auto& [port, guard] : Registry()) guards.insert(guard);
-  // Held until the socket is closed: no guard fstats, peeks at or shuts down a
-  // number between its close and its reuse.
-  std::vector<std::unique_lock<std::mutex>> locks;
-  for (ConnectionGuard* guard : guards) {
-    locks.emplace_back(guard->mutex_);
-    guard->DropLocked(socket);
+  if (!MayBeTracked(socket)) return __real_close(socket);
+  GuardRegistry& registry = Guards();
+  MutexLock registry_lock(&registry.mutex);
+  ConnectionGuard* previous = nullptr;
+  for (const auto& [port, guard] : registry.by_port) {
+    if (guard == previous) continue;  // a guard watching several ports
+    previous = guard;
+    int result = 0;
+    if (guard->CloseIfTracked(socket, &result)) return result;
   }
   return __real_close(socket);
 }
 
+bool ConnectionGuard::MayBeTracked(int socket) {
+  return !Flaggable(socket) || g_tracked_flags[static_cast<std::size_t>(socket)].load();
+}
+
+bool ConnectionGuard::CloseIfTracked(int socket, int* result) {
+  MutexLock lock(&mutex_);
+  if (tracked_.find(socket) == tracked_.end()) return false;
+  DropLocked(socket);
+  *result = __real_close(socket);
+  return true;
+}
+
 ConnectionGuardStats ConnectionGuard::stats() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return stats_;
 }
 
@@ -256,7 +296,7 @@ void ConnectionGuard::AbortLocked(int socket) {
 }
 
 void ConnectionGuard::WatchDeadlines() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   Clock::time_point next_sweep = Clock::now() + kSweepInterval;
   while (!stopping_) {
     const Clock::time_point now = Clock::now();
@@ -275,7 +315,7 @@ void ConnectionGuard::WatchDeadlines() {
       ++stats_.deadline_aborts;
       it = deadlines_.erase(it);
     }
-    deadline_changed_.wait_until(lock, earliest);
+    deadline_changed_.WaitUntil(&mutex_, earliest);
   }
 }
 

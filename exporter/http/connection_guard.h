@@ -12,7 +12,11 @@
 // guard tracks is dropped from it and closed under the guard's lock, the lock every
 // fstat, peek and shutdown of the guard takes, so the guard never touches a socket
 // number after its close, nor shuts one down after its number was reused
-// (ThreadSanitizer saw the guard's fstat race civetweb's close before). Every
+// (ThreadSanitizer saw the guard's fstat race civetweb's close before). Every other
+// close (a scan thread closing a brain's file) takes no lock: one atomic flag per
+// descriptor number says whether a guard tracks it. A number is flagged only while it
+// is an accepted socket (it cannot be another file's then), and unflagged before its
+// close, so a close that finds no flag cannot be of a socket a guard touches. Every
 // 100 ms the guard also drops sockets whose number no longer refers to the inode it
 // had (a close made outside the wrapped code), and reclaims waiting connections
 // beyond the table's threshold; a connection whose whole request header already
@@ -24,14 +28,14 @@
 #define SCX_EXPORTER_HTTP_CONNECTION_GUARD_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
 
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "exporter/http/connection_table.h"
 
 struct sockaddr;
@@ -91,37 +95,45 @@ class ConnectionGuard {
   // goes on to civetweb; false when it was refused and closed.
   static bool OnAccept(int socket, const sockaddr* peer);
 
-  // Called from the close wrapper for every close(): drops `socket` from the guards
-  // that track it and closes it under their locks. close()'s result and errno.
+  // Called from the close wrapper for every close(): closes `socket`, and when a
+  // guard tracks it, drops it from that guard and closes it under its lock. close()'s
+  // result and errno.
   static int OnClose(int socket);
 
- private:
-  bool Admit(int socket, const ConnectionKey& key);
-  void WatchDeadlines();
-  void AbortLocked(int socket);
+  // True when a guard may track `socket`, from its flag (false: no guard does).
+  // For tests.
+  static bool MayBeTracked(int socket);
 
-  mutable std::mutex mutex_;
-  std::condition_variable deadline_changed_;
-  ConnectionTable table_;
+ private:
   struct Tracked {
     ConnectionKey key;
     unsigned long long inode = 0;
   };
-  void DropLocked(int socket);
-  void SweepLocked();
+
+  bool Admit(int socket, const ConnectionKey& key) SCX_EXCLUDES(mutex_);
+  // Closes `socket` under the lock if this guard tracks it; false (nothing done)
+  // when it does not.
+  bool CloseIfTracked(int socket, int* result) SCX_EXCLUDES(mutex_);
+  void WatchDeadlines() SCX_EXCLUDES(mutex_);
+  void AbortLocked(int socket) SCX_REQUIRES(mutex_);
+  void DropLocked(int socket) SCX_REQUIRES(mutex_);
+  void SweepLocked() SCX_REQUIRES(mutex_);
   // Waiting connections whose whole request header is already in the socket's
   // receive buffer are marked as in a request (see the file comment): every one on a
   // sweep, the next candidates (a few at most) before an accept reclaims one.
-  void MarkAskingLocked();
-  void SkipAskingCandidatesLocked(Clock::time_point now);
-  bool StillOpenLocked(int socket) const;
+  void MarkAskingLocked() SCX_REQUIRES(mutex_);
+  void SkipAskingCandidatesLocked(Clock::time_point now) SCX_REQUIRES(mutex_);
+  bool StillOpenLocked(int socket) const SCX_REQUIRES(mutex_);
 
-  std::map<ConnectionKey, int> sockets_;
-  std::map<int, Tracked> tracked_;
-  std::map<int, Clock::time_point> deadlines_;
-  ConnectionGuardStats stats_;
-  std::vector<int> ports_;
-  bool stopping_ = false;
+  mutable Mutex mutex_;
+  CondVar deadline_changed_;
+  ConnectionTable table_ SCX_GUARDED_BY(mutex_);
+  std::map<ConnectionKey, int> sockets_ SCX_GUARDED_BY(mutex_);
+  std::map<int, Tracked> tracked_ SCX_GUARDED_BY(mutex_);
+  std::map<int, Clock::time_point> deadlines_ SCX_GUARDED_BY(mutex_);
+  ConnectionGuardStats stats_ SCX_GUARDED_BY(mutex_);
+  bool stopping_ SCX_GUARDED_BY(mutex_) = false;
+  std::vector<int> ports_;  // the registry's lock (connection_guard.cc)
   std::thread deadline_thread_;
 };
 
