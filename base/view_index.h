@@ -1,8 +1,8 @@
 // ViewIndex: string views to indices in one flat table (open addressing, linear
 // probing, each key's hash kept beside its view). For the indexes a scan builds over
 // every brain and throws away: std::unordered_map makes a heap node per key and
-// reaches it through a bucket, two cache misses a look-up once 100,000 brains outgrow
-// the cache; this makes one array and probes it in place. The viewed text must
+// reaches it through a bucket, two cache misses a look-up once a fleet outgrows the
+// cache; this makes one array and probes it in place. The viewed text must
 // outlive the index. Pure.
 //
 // Thread-safety: Find may be called from several threads at once while nothing is
@@ -39,7 +39,8 @@ class ViewIndex {
   std::size_t size() const { return size_; }
 
  private:
-  // 24 bytes: the tables of a scan of 100,000 brains are 6 MB each, not 8.
+  // A view and two 32-bit words, nothing else: a scan builds several tables of one
+  // slot a brain.
   struct Slot {
     std::string_view key;
     std::uint32_t hash = 0;        // the low bits of the key's hash

@@ -21,8 +21,8 @@ inline constexpr std::int64_t kMaxYamlFileBytes = std::int64_t{1} << 20;
 // for the whole node its anchor (`&a`) names; yaml-cpp shares that node, and the
 // copies are made by whoever walks the tree, so ten lines of `b: &b [*a, *a, ...]`
 // (the "billion laughs") stand for gigabytes. Text without aliases stays far below
-// both bounds: a 4 MiB file holds at most about 2 million values, 10,000 static
-// brains are about 70,000.
+// both bounds: a file within the size bound cannot hold many more values than this,
+// and a static list of brains needs a handful of values a brain.
 inline constexpr std::int64_t kMaxYamlNodes = 1'000'000;
 inline constexpr std::int64_t kMaxYamlScalarBytes = std::int64_t{16} << 20;
 

@@ -24,9 +24,8 @@ constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 // serve), as views into the `served` list: the brains a skeleton id could belong to
 // are found by looking up its candidate slugs, never by comparing every pair of
 // brains. A ViewIndex from each key to its group and one `next` link per brain, so
-// that building it allocates a few arrays whatever the fleet: a table of one node and
-// one list per key cost a third of a warm scan of 100,000 brains in allocations and
-// cache misses.
+// that building it allocates a few arrays whatever the fleet, where a table of one
+// node and one list per key allocates per brain and misses the cache on each.
 class BrainIndex {
  public:
   // Groups the indices i < count for which key_of(i) is not empty.

@@ -12,8 +12,8 @@
 // Lines about one brain or folder (state changes, problems, notices, orphans, name
 // collisions) are rate-limited: at most kBrainLinesPerSecond are written a second,
 // whatever the level; a scan that had to drop some ends with one warn line saying
-// how many ("brain log lines suppressed"). Churn of watched folders once wrote
-// 670,676 lines (75 MB) in 30 s; the metrics and /api/v1/brains still show every brain.
+// how many ("brain log lines suppressed"), so that churn of watched folders cannot fill
+// a disk with log lines; the metrics and /api/v1/brains still show every brain.
 // A brain entering or leaving mismatch (or changing from one mismatch to another) is
 // always written, and does not count against the budget: over 1,001 brains the
 // budget once went on info lines and dropped 77 of 90 "turned mismatch" lines.

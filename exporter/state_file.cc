@@ -16,7 +16,8 @@ namespace scx {
 
 namespace {
 
-// The most the state may hold: 100,000 brains take about 10 MB.
+// The most the state may hold: a line of a few hundred bytes a brain leaves room for
+// far more brains than one exporter serves, and a file past it is not ours.
 constexpr std::int64_t kMaxStateBytes = 256LL << 20;
 
 void AppendField(std::string_view key, std::string_view value, std::string* out) {
