@@ -18,7 +18,6 @@
 #include "engine/m1nd_files.h"
 #include "engine/owner_identity.h"
 #include "engine/owner_view.h"
-#include "engine/store_reader.h"
 
 namespace scx {
 

@@ -1,7 +1,8 @@
 // m1nd's small files, parsed exactly as m1nd itself accepts them: the registry's
 // instance records (`instances/<id>.json`), a project brain's manifest
 // (`project_brain.json`) and the ingest roots (`ingest_roots.json`); and the names of
-// m1nd's files and folders, spelled once for discovery and the change watcher.
+// m1nd's files and folders, the block store's among them, spelled once for discovery,
+// the store reader and the change watcher.
 // Pure functions of the text: no disk, no state (tests and fuzzers call them as is).
 #ifndef SCX_ENGINE_M1ND_FILES_H_
 #define SCX_ENGINE_M1ND_FILES_H_
@@ -17,6 +18,7 @@ namespace scx {
 inline constexpr char kInstancesDir[] = "instances";           // in a registry
 inline constexpr char kProjectBrainsDir[] = "project-brains";  // in a runtime root
 inline constexpr char kProjectBrainManifest[] = "project_brain.json";
+inline constexpr char kStoreFileName[] = "system_blocks.json";       // in a runtime dir
 inline constexpr char kIngestRootsFileName[] = "ingest_roots.json";  // beside the graph
 inline constexpr char kInstanceFileSuffix[] = ".json";               // "<id>.tmp" is not one
 inline constexpr char kProjectBrainSchema[] = "m1nd-project-brain-v0";

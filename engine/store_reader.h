@@ -14,11 +14,11 @@
 
 #include "base/brain_file.h"
 #include "engine/coherence.h"
+#include "engine/m1nd_files.h"
 #include "engine/vocabulary.h"
 
 namespace scx {
 
-inline constexpr char kStoreFileName[] = "system_blocks.json";
 inline constexpr char kStoreSchema[] = "m1nd-system-block-store-v0";
 
 enum class StoreError {
