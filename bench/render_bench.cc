@@ -1,4 +1,4 @@
-// Cost of rendering one scan: the /metrics text (RenderMetrics) and the
+// Cost of rendering one scan: the /metrics text (RenderMetrics, in both formats) and the
 // /api/v1/brains JSON (BrainsView) of a synthetic fleet, built once in memory (no
 // files). Brains look like a bench/run.py fleet: 1 in 20 a mismatch, 1 in 20 without
 // a store, 1 in 50 with zero blocks, a few sharing a skeleton.
@@ -81,7 +81,8 @@ void BM_RenderMetrics(benchmark::State& state) {
   std::size_t size = 0;
   std::size_t capacity = 0;
   for (auto _ : state) {
-    std::string text = RenderMetrics(*g_scan, nullptr);
+    // Reserved from the previous render's size, as a caller rendering each scan would.
+    std::string text = RenderMetrics(*g_scan, nullptr, {}, ExpositionFormat::kText, size);
     size = text.size();
     capacity = text.capacity();
     benchmark::DoNotOptimize(text.data());
@@ -91,6 +92,18 @@ void BM_RenderMetrics(benchmark::State& state) {
   state.counters["capacity_MB"] = static_cast<double>(capacity) / 1e6;
 }
 BENCHMARK(BM_RenderMetrics)->Unit(benchmark::kMillisecond);
+
+// The same text in OpenMetrics (what Prometheus scrapes): only the metadata differs.
+void BM_RenderMetricsOpenMetrics(benchmark::State& state) {
+  std::size_t size = 0;
+  for (auto _ : state) {
+    std::string text = RenderMetrics(*g_scan, nullptr, {}, ExpositionFormat::kOpenMetrics, size);
+    size = text.size();
+    benchmark::DoNotOptimize(text.data());
+  }
+  state.counters["MB"] = static_cast<double>(size) / 1e6;
+}
+BENCHMARK(BM_RenderMetricsOpenMetrics)->Unit(benchmark::kMillisecond);
 
 void BM_BrainsView(benchmark::State& state) {
   std::size_t size = 0;

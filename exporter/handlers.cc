@@ -6,8 +6,10 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "base/strings.h"
+#include "exporter/content_negotiation.h"
 #include "exporter/http/http_error.h"
 #include "exporter/metrics_body.h"
 #include "exporter/render/endpoints.h"
@@ -20,7 +22,6 @@ namespace scx {
 
 namespace {
 
-constexpr char kMetricsContentType[] = "text/plain; version=0.0.4; charset=utf-8";
 constexpr char kHtmlContentType[] = "text/html; charset=utf-8";
 constexpr char kJsonContentType[] = "application/json";
 constexpr char kRunbookTitle[] = "Runbook · Skeleton Coherence Exporter";
@@ -57,7 +58,7 @@ Handlers::Handlers(const SnapshotSource* snapshots, ReloadRequester* reloads, bo
     : snapshots_(snapshots), reloads_(reloads), enable_lifecycle_(enable_lifecycle) {}
 
 // The runbook goes first: a --web.telemetry-path of /runbook keeps serving the metrics.
-void Handlers::Register(const std::string& telemetry_path, HttpServer* server) {
+std::vector<std::string> Handlers::Register(const std::string& telemetry_path, HttpServer* server) {
   server->Handle(kRunbookPath, [](const HttpRequest&) { return Runbook(); });
   server->Handle(telemetry_path, [this](const HttpRequest& r) { return Metrics(r); });
   server->Handle(kLandingPagePath, [this](const HttpRequest&) { return LandingPage(); });
@@ -68,15 +69,24 @@ void Handlers::Register(const std::string& telemetry_path, HttpServer* server) {
   server->Handle(kReadyPath, [this](const HttpRequest&) { return Ready(); });
   server->Handle(
       kReloadPath, [this](const HttpRequest& r) { return Reload(r); }, /*allow_post=*/true);
+  return {kRunbookPath,
+          telemetry_path,
+          kLandingPagePath,
+          kBrainsApiPath,
+          std::string(kBrainsApiPath) + "/",
+          kHealthyPath,
+          kReadyPath,
+          kReloadPath};
 }
 
 HttpResponse Handlers::Metrics(const HttpRequest& request) const {
   const std::shared_ptr<const Snapshot> snapshot = snapshots_->snapshot();
   if (!FirstScanDone(*snapshot)) return FirstScanPending();
+  const NegotiatedFormat format = NegotiateExposition(request.accept);
   HttpResponse response;
-  response.content_type = kMetricsContentType;
-  response.headers["Vary"] = "Accept-Encoding";
-  SetMetricsBody(snapshot, request.accepts_gzip, &response);
+  response.content_type = std::string(format.content_type);
+  response.headers["Vary"] = "Accept, Accept-Encoding";
+  SetMetricsBody(snapshot, format.format, request.accepts_gzip, &response);
   return response;
 }
 

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "exporter/http/http_server.h"
 #include "exporter/reload_requester.h"
@@ -34,10 +35,12 @@ class Handlers {
   Handlers& operator=(const Handlers&) = delete;
 
   // Registers every endpoint on `server`, the metrics at `telemetry_path`, the rest at
-  // the paths of exporter/render/endpoints.h. Call before server->Start.
-  void Register(const std::string& telemetry_path, HttpServer* server);
+  // the paths of exporter/render/endpoints.h. Call before server->Start. Returns the
+  // paths registered (the `handler` label values of the request counts).
+  std::vector<std::string> Register(const std::string& telemetry_path, HttpServer* server);
 
-  // The metrics text, gzip when the request accepts it.
+  // The metrics, in the format the Accept header prefers (exporter/content_negotiation.h),
+  // gzip when the request accepts it.
   HttpResponse Metrics(const HttpRequest& request) const;
   // The HTML landing page; before the first scan it says so (200, not an error).
   HttpResponse LandingPage() const;

@@ -8,26 +8,43 @@
 
 namespace scx {
 
-void SetMetricsBody(std::shared_ptr<const Snapshot> snapshot, bool gzip, HttpResponse* response) {
+namespace {
+
+// What follows the per-brain families: the exporter's own, and OpenMetrics' end.
+std::shared_ptr<const std::string> Tail(const SelfMetrics* own, ExpositionFormat format) {
+  std::shared_ptr<const std::string> families =
+      own != nullptr ? own->SharedText(format) : std::make_shared<const std::string>();
+  if (format != ExpositionFormat::kOpenMetrics) return families;
+  return std::make_shared<const std::string>(*families + std::string(kOpenMetricsEof));
+}
+
+}  // namespace
+
+void SetMetricsBody(std::shared_ptr<const Snapshot> snapshot, ExpositionFormat format, bool gzip,
+                    HttpResponse* response) {
   const SelfMetrics* own = snapshot->own_metrics();
-  std::shared_ptr<const std::string> tail =
-      own != nullptr ? own->SharedText() : std::make_shared<const std::string>();
-  const std::string& member = snapshot->metrics_gzip().bytes;
-  if (gzip && !member.empty()) {
+  // Before the text is written, so that a scrape sees itself in flight.
+  std::shared_ptr<const void> in_flight = own != nullptr ? own->StartScrape() : nullptr;
+  std::shared_ptr<const std::string> tail = Tail(own, format);
+  const RenderedMetrics& metrics = snapshot->metrics(format);
+  if (gzip && !metrics.gzip.bytes.empty()) {
     auto closing = std::make_shared<std::string>();
-    if (GzipCloseMember(snapshot->metrics_gzip(), *tail, closing.get())) {
+    if (GzipCloseMember(metrics.gzip, *tail, closing.get())) {
       response->content_encoding = "gzip";
-      response->streamed_size = member.size() + closing->size();
-      response->streamed_body = [snapshot = std::move(snapshot), closing](const BodyWriter& write) {
-        return write(snapshot->metrics_gzip().bytes) && write(*closing);
+      response->streamed_size = metrics.gzip.bytes.size() + closing->size();
+      // `metrics` lives as long as the snapshot the body holds.
+      response->streamed_body = [snapshot = std::move(snapshot), &metrics, closing,
+                                 in_flight = std::move(in_flight)](const BodyWriter& write) {
+        return write(metrics.gzip.bytes) && write(*closing);
       };
       return;
     }
   }
   // Inflated from the one compressed copy while it is sent: no per-request copy.
-  response->streamed_size = snapshot->metrics_size() + tail->size();
-  response->streamed_body = [snapshot = std::move(snapshot), tail](const BodyWriter& write) {
-    return snapshot->WriteMetricsText(write) && (tail->empty() || write(*tail));
+  response->streamed_size = metrics.size + tail->size();
+  response->streamed_body = [snapshot = std::move(snapshot), format, tail,
+                             in_flight = std::move(in_flight)](const BodyWriter& write) {
+    return snapshot->WriteMetricsText(format, write) && (tail->empty() || write(*tail));
   };
 }
 

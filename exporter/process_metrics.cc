@@ -119,34 +119,49 @@ bool ParseBootTime(std::string_view proc_stat, std::int64_t* boot_time, std::str
   return true;
 }
 
-bool ParseMaxOpenFiles(std::string_view limits, double* max_fds, std::string* error) {
-  // "Max open files            1024                 1048576              files"
-  const std::vector<std::string_view> fields = Fields(LineAfter(limits, "Max open files "));
+namespace {
+
+// The soft limit of the line of `limits` named `row`, `unlimited` for "unlimited".
+// "Max open files            1024                 1048576              files"
+bool ParseSoftLimit(std::string_view limits, std::string_view row, double unlimited,
+                    double* soft_limit, std::string* error) {
+  const std::vector<std::string_view> fields = Fields(LineAfter(limits, std::string(row) + " "));
   std::uint64_t soft = 0;
   if (!fields.empty() && fields[0] == "unlimited") {
-    *max_fds = kUnlimited;
+    *soft_limit = unlimited;
     return true;
   }
   if (fields.empty() || !ParseNumber(fields[0], &soft)) {
-    *error = "no \"Max open files <soft limit>\" line";
+    *error = "no \"" + std::string(row) + " <soft limit>\" line";
     return false;
   }
-  *max_fds = static_cast<double>(soft);
+  *soft_limit = static_cast<double>(soft);
   return true;
+}
+
+}  // namespace
+
+bool ParseMaxOpenFiles(std::string_view limits, double* max_fds, std::string* error) {
+  return ParseSoftLimit(limits, "Max open files", kUnlimited, max_fds, error);
+}
+
+bool ParseMaxAddressSpace(std::string_view limits, double* max_bytes, std::string* error) {
+  return ParseSoftLimit(limits, "Max address space", -1, max_bytes, error);
 }
 
 ProcessStats ComputeProcessStats(const ProcSelfStat& stat, std::int64_t boot_time,
                                  double ticks_per_second, double page_size, double open_fds,
-                                 double max_fds) {
+                                 const ProcessLimits& limits) {
   ProcessStats stats;
   stats.cpu_seconds_total =
       static_cast<double>(stat.utime_ticks + stat.stime_ticks) / ticks_per_second;
   stats.resident_memory_bytes = static_cast<double>(stat.rss_pages) * page_size;
   stats.virtual_memory_bytes = static_cast<double>(stat.vsize_bytes);
+  stats.virtual_memory_max_bytes = limits.max_address_space_bytes;
   stats.start_time_seconds =
       static_cast<double>(boot_time) + static_cast<double>(stat.start_ticks) / ticks_per_second;
   stats.open_fds = open_fds;
-  stats.max_fds = max_fds;
+  stats.max_fds = limits.max_fds;
   return stats;
 }
 
@@ -161,7 +176,7 @@ bool ReadProcessStats(ProcessStats* stats, std::string* error) {
   }
   ProcSelfStat stat;
   std::int64_t boot_time = 0;
-  double max_fds = 0;
+  ProcessLimits process_limits;
   double open_fds = 0;
   std::string why;
   if (!ParseProcSelfStat(self_stat, &stat, &why)) {
@@ -172,7 +187,8 @@ bool ReadProcessStats(ProcessStats* stats, std::string* error) {
     *error = "/proc/stat: " + why;
     return false;
   }
-  if (!ParseMaxOpenFiles(limits, &max_fds, &why)) {
+  if (!ParseMaxOpenFiles(limits, &process_limits.max_fds, &why) ||
+      !ParseMaxAddressSpace(limits, &process_limits.max_address_space_bytes, &why)) {
     *error = "/proc/self/limits: " + why;
     return false;
   }
@@ -184,7 +200,7 @@ bool ReadProcessStats(ProcessStats* stats, std::string* error) {
     return false;
   }
   *stats = ComputeProcessStats(stat, boot_time, static_cast<double>(ticks),
-                               static_cast<double>(page_size), open_fds, max_fds);
+                               static_cast<double>(page_size), open_fds, process_limits);
   return true;
 }
 

@@ -35,13 +35,24 @@ bool ParseBootTime(std::string_view proc_stat, std::int64_t* boot_time, std::str
 // 2^64 - 1, as the client libraries report it.
 bool ParseMaxOpenFiles(std::string_view limits, double* max_fds, std::string* error);
 
+// The soft limit of the "Max address space" line (RLIMIT_AS) of /proc/<pid>/limits;
+// "unlimited" is -1, as client_golang's process collector reports it.
+bool ParseMaxAddressSpace(std::string_view limits, double* max_bytes, std::string* error);
+
+// The limits the process collector reports, from /proc/<pid>/limits.
+struct ProcessLimits {
+  double max_fds = 0;
+  double max_address_space_bytes = 0;
+};
+
 // Combines the parsed files into the exported values.
 ProcessStats ComputeProcessStats(const ProcSelfStat& stat, std::int64_t boot_time,
                                  double ticks_per_second, double page_size, double open_fds,
-                                 double max_fds);
+                                 const ProcessLimits& limits);
 
-// Reads /proc/self/stat, /proc/stat, /proc/self/limits and counts /proc/self/fd.
-// False with `error` naming the file when one cannot be read or parsed.
+// Reads /proc/self/stat, /proc/stat, /proc/self/limits and counts /proc/self/fd: a
+// few small files, cheap enough for every scrape. False with `error` naming the file
+// when one cannot be read or parsed.
 bool ReadProcessStats(ProcessStats* stats, std::string* error);
 
 }  // namespace scx

@@ -187,9 +187,14 @@ void ScanLoop::UpdateWatches(const ScanResult& result, const DiscoveryConfig& di
 }
 
 void ScanLoop::Publish(const BrainMetricsOptions& brain_metrics) {
+  {
+    MutexLock lock(&snapshot_mutex_);
+    ExpositionFormats asked = snapshot_->FormatsAsked();
+    if (!asked.empty()) render_now_ = std::move(asked);
+  }
   std::shared_ptr<const Snapshot> snapshot =
       RenderSnapshot(last_result_, brain_metrics, scans_completed_, last_scanned_at_, metrics_,
-                     page_info_, logger_);
+                     page_info_, logger_, render_now_);
   {
     MutexLock lock(&snapshot_mutex_);
     snapshot_.swap(snapshot);

@@ -125,6 +125,9 @@ class ScanLoop : public SnapshotSource {
   std::shared_ptr<const ScanResult> last_result_;  // shared with the snapshot
   std::uint64_t scans_completed_ = 0;              // the last one's scan_number
   double last_scanned_at_ = 0;                     // Unix time the last one completed
+  // The exposition formats a new snapshot renders at once: those the scrapes of the
+  // previous one asked for, kept while a snapshot goes unscraped (snapshot.h).
+  ExpositionFormats render_now_{ExpositionFormat::kText};
   ScanLog scan_log_;
   ChangeWatcher* watcher_ = nullptr;  // set before Start
   bool warned_watch_limit_ = false;

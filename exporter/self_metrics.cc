@@ -23,6 +23,7 @@
 
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
+#include "exporter/openmetrics_serializer.h"
 #include "exporter/process_metrics.h"
 #include "exporter/render/metrics_renderer.h"
 
@@ -63,11 +64,11 @@ void SortForTheText(const std::map<std::string, int>& rank,
   }
 }
 
-// Runs `write` on a thread of its own and hands its text to every caller of Get that
-// asked before that run began (see self_metrics.h for why).
+// Runs `write` on a thread of its own and hands its text in a format to every caller of
+// Get that asked for that format before that run began (see self_metrics.h for why).
 class TextWriter {
  public:
-  explicit TextWriter(std::function<std::string()> write)
+  explicit TextWriter(std::function<std::string(ExpositionFormat)> write)
       : write_(std::move(write)), thread_([this] { Run(); }) {}
   ~TextWriter() {
     {
@@ -80,26 +81,39 @@ class TextWriter {
   TextWriter(const TextWriter&) = delete;
   TextWriter& operator=(const TextWriter&) = delete;
 
-  std::shared_ptr<const std::string> Get() SCX_EXCLUDES(mutex_) {
+  std::shared_ptr<const std::string> Get(ExpositionFormat format) SCX_EXCLUDES(mutex_) {
+    const auto f = static_cast<std::size_t>(format);
     MutexLock lock(&mutex_);
-    const std::uint64_t ticket = ++asks_;
+    const std::uint64_t ticket = ++asks_[f];
     asked_.NotifyAll();
-    while (answered_ < ticket) written_.Wait(&mutex_);
-    return text_;
+    while (answered_[f] < ticket) written_.Wait(&mutex_);
+    return text_[f];
   }
 
  private:
+  // A format whose asks are not answered yet; false when none.
+  bool Pending(std::size_t* format) const SCX_REQUIRES(mutex_) {
+    for (std::size_t f = 0; f < kExpositionFormats; ++f) {
+      if (answered_[f] < asks_[f]) {
+        *format = f;
+        return true;
+      }
+    }
+    return false;
+  }
+
   void Run() SCX_EXCLUDES(mutex_) {
     mutex_.lock();
     for (;;) {
-      while (!stop_ && answered_ == asks_) asked_.Wait(&mutex_);
+      std::size_t f = 0;
+      while (!stop_ && !Pending(&f)) asked_.Wait(&mutex_);
       if (stop_) break;
-      const std::uint64_t answers = asks_;
+      const std::uint64_t answers = asks_[f];
       mutex_.unlock();
-      auto text = std::make_shared<const std::string>(write_());
+      auto text = std::make_shared<const std::string>(write_(static_cast<ExpositionFormat>(f)));
       mutex_.lock();
-      text_.swap(text);
-      answered_ = answers;
+      text_[f].swap(text);
+      answered_[f] = answers;
       written_.NotifyAll();
       mutex_.unlock();
       text.reset();  // the previous text, freed here unless a scrape still holds it
@@ -108,16 +122,32 @@ class TextWriter {
     mutex_.unlock();
   }
 
-  const std::function<std::string()> write_;
+  const std::function<std::string(ExpositionFormat)> write_;
   Mutex mutex_;
   CondVar asked_;
   CondVar written_;
-  std::uint64_t asks_ SCX_GUARDED_BY(mutex_) = 0;      // texts asked for so far
-  std::uint64_t answered_ SCX_GUARDED_BY(mutex_) = 0;  // asks the current text answers
-  std::shared_ptr<const std::string> text_ SCX_GUARDED_BY(mutex_);
+  // By format: the texts asked for so far, the asks the current text answers, the text.
+  std::array<std::uint64_t, kExpositionFormats> asks_ SCX_GUARDED_BY(mutex_){};
+  std::array<std::uint64_t, kExpositionFormats> answered_ SCX_GUARDED_BY(mutex_){};
+  std::array<std::shared_ptr<const std::string>, kExpositionFormats> text_ SCX_GUARDED_BY(mutex_);
   bool stop_ SCX_GUARDED_BY(mutex_) = false;
   std::thread thread_;  // last: starts once the rest is ready
 };
+
+// Holds one scrape in the in-flight gauge while it lives.
+class InFlightToken {
+ public:
+  explicit InFlightToken(Gauge* gauge) : gauge_(gauge) { gauge_->Increment(); }
+  ~InFlightToken() { gauge_->Decrement(); }
+  InFlightToken(const InFlightToken&) = delete;
+  InFlightToken& operator=(const InFlightToken&) = delete;
+
+ private:
+  Gauge* const gauge_;
+};
+
+// The codes each handler's request counter starts with (promhttp's for its handler).
+constexpr int kInitialCodes[] = {200, 500, 503};
 
 }  // namespace
 
@@ -204,6 +234,10 @@ struct SelfMetrics::Impl {
     http_requests = &Register(prometheus::BuildCounter(), "http_requests_total",
                               "HTTP requests answered, by handler (the path it is registered "
                               "at, or other) and status code.");
+    scrapes_in_flight = &Register(prometheus::BuildGauge(), "scrapes_in_flight",
+                                  "Scrapes of the metrics endpoint being served, this one "
+                                  "included.")
+                             .Add({});
     Family<Counter>& auth =
         Register(prometheus::BuildCounter(), "http_auth_failures_total",
                  "Requests basic auth did not allow (401, or 429 when rate limited), by reason.");
@@ -225,26 +259,19 @@ struct SelfMetrics::Impl {
     return builder.Name(full).Help(help).Register(registry);
   }
 
-  // Reads /proc into the process collector's text, kept for the scrapes; "" (and a
-  // warn line, once) when /proc cannot be read. Nothing when no scrape would show it.
-  void RefreshProcessText() {
-    if (!options.enabled || !options.process) return;
+  // The process collector's text, read from /proc now; "" (and a warn line, once
+  // until /proc can be read again) when it cannot be read.
+  std::string ProcessText(ExpositionFormat format) const {
     ProcessStats process;
     std::string error;
-    std::string text;
-    if (ReadProcessStats(&process, &error)) {
-      process_error_logged = false;
-      text = RenderProcessMetrics(process);
-    } else if (!process_error_logged.exchange(true)) {
-      logger->Warn("process metrics unavailable", {{"err", error}});
+    if (!ReadProcessStats(&process, &error)) {
+      if (!process_error_logged.exchange(true)) {
+        logger->Warn("process metrics unavailable", {{"err", error}});
+      }
+      return {};
     }
-    std::lock_guard<std::mutex> lock(process_mutex);
-    process_text = std::move(text);
-  }
-
-  std::string ProcessText() const {
-    std::lock_guard<std::mutex> lock(process_mutex);
-    return process_text;
+    process_error_logged = false;
+    return RenderProcessMetrics(process, format);
   }
 
   static constexpr char kTlsNotAfter[] = "tls_certificate_not_after_seconds";
@@ -273,6 +300,7 @@ struct SelfMetrics::Impl {
   Counter* watch_triggered_scans = nullptr;
   Counter* state_write_failures = nullptr;
   Family<Counter>* http_requests = nullptr;
+  Gauge* scrapes_in_flight = nullptr;
   std::array<Counter*, std::size(kAuthFailures)> auth_failures{};
   Counter* tls_handshake_failures = nullptr;
 
@@ -280,28 +308,31 @@ struct SelfMetrics::Impl {
   Family<Gauge>* tls_not_after = nullptr;
 
   // The exporter's families, then the process collector's.
-  std::string Write() const {
+  std::string Write(ExpositionFormat format) const {
     std::vector<prometheus::MetricFamily> families = registry.Collect();
     SortForTheText(rank, &families);
-    std::ostringstream out;
-    prometheus::TextSerializer().Serialize(out, families);
-    std::string text = out.str();
-    if (options.process) text += ProcessText();
+    std::string text;
+    if (format == ExpositionFormat::kOpenMetrics) {
+      SerializeOpenMetrics(families, &text);
+    } else {
+      std::ostringstream out;
+      prometheus::TextSerializer().Serialize(out, families);
+      text = out.str();
+    }
+    if (options.process) text += ProcessText(format);
     return text;
   }
 
-  std::atomic<bool> process_error_logged{false};
-  mutable std::mutex process_mutex;
-  std::string process_text;  // guarded by process_mutex
+  mutable std::atomic<bool> process_error_logged{false};
   // Last: stopped before the registry it reads goes. None when disabled.
   std::unique_ptr<TextWriter> writer;
 };
 
 SelfMetrics::SelfMetrics(const Options& options, Logger* logger)
     : impl_(std::make_unique<Impl>(options, logger)) {
-  impl_->RefreshProcessText();
   if (options.enabled) {
-    impl_->writer = std::make_unique<TextWriter>([impl = impl_.get()] { return impl->Write(); });
+    impl_->writer = std::make_unique<TextWriter>(
+        [impl = impl_.get()](ExpositionFormat format) { return impl->Write(format); });
   }
 }
 
@@ -325,7 +356,6 @@ void SelfMetrics::RecordScan(const ScanResult& result, double seconds, double fi
   impl_->orphaned_folders->Set(static_cast<double>(result.orphans.size()));
   impl_->stores_parsed->Increment(NonNegative(result.stores_parsed));
   impl_->stores_unchanged->Increment(NonNegative(result.stores_unchanged));
-  impl_->RefreshProcessText();  // on the scan's thread: a scrape reads no file
 }
 
 void SelfMetrics::RecordWatchTriggeredScan() { impl_->watch_triggered_scans->Increment(); }
@@ -362,6 +392,18 @@ void SelfMetrics::SetTlsCertificateNotAfter(std::optional<std::int64_t> not_afte
   impl_->tls_not_after->Add({}).Set(static_cast<double>(*not_after_seconds));
 }
 
+void SelfMetrics::InitializeRequestCounts(const std::vector<std::string>& handlers) {
+  for (const std::string& handler : handlers) {
+    for (const int code : kInitialCodes) {
+      impl_->http_requests->Add({{"handler", handler}, {"code", std::to_string(code)}});
+    }
+  }
+}
+
+std::shared_ptr<const void> SelfMetrics::StartScrape() const {
+  return std::make_shared<const InFlightToken>(impl_->scrapes_in_flight);
+}
+
 void SelfMetrics::OnRequest(const std::string& handler, int status) {
   impl_->http_requests->Add({{"handler", handler}, {"code", std::to_string(status)}}).Increment();
 }
@@ -373,9 +415,9 @@ void SelfMetrics::OnAuthFailure(AuthFailure reason) {
 
 void SelfMetrics::OnTlsHandshakeFailure() { impl_->tls_handshake_failures->Increment(); }
 
-std::shared_ptr<const std::string> SelfMetrics::SharedText() const {
+std::shared_ptr<const std::string> SelfMetrics::SharedText(ExpositionFormat format) const {
   if (impl_->writer == nullptr) return std::make_shared<const std::string>();
-  return impl_->writer->Get();
+  return impl_->writer->Get(format);
 }
 
 }  // namespace scx

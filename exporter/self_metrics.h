@@ -1,16 +1,18 @@
 // The exporter's own metrics (docs/metrics.md, "The exporter itself" and "The exporter
 // process"). The scan loop's, the reloads', the watches' and the HTTP server's
 // counters and gauges and the scan histogram live in a prometheus-cpp Registry, are
-// updated where they happen (several threads) and written by prometheus-cpp's
-// TextSerializer at each scrape, after the per-brain families that the snapshot
-// rendered once for its scan (exporter/metrics_body.h). The process collector's
-// families are read from /proc when it is made and after each scan, on the scan's
-// thread (a scrape reads no file), and written after those by the renderer's own text
-// writer (prometheus-cpp has no process collector, and its counters cannot be set to a
-// value read elsewhere). SelfMetrics is the HTTP server's HttpEvents.
+// updated where they happen (several threads) and written at each scrape, after the
+// per-brain families that the snapshot rendered once for its scan
+// (exporter/metrics_body.h): by prometheus-cpp's TextSerializer in the text format, by
+// exporter/openmetrics_serializer in OpenMetrics. The process collector's families are
+// read from /proc at each scrape, as the client libraries read them (a few small
+// files), and written after those by the renderer's own writer (prometheus-cpp has no
+// process collector, and its counters cannot be set to a value read elsewhere).
+// SelfMetrics is the HTTP server's HttpEvents.
 //
 // The text is written on a thread of SelfMetrics' own, for whoever asks: scrapes that
-// ask at once share one text written after the last of them asked, and the many small
+// ask at once for one format share one text written after the last of them asked, and
+// the many small
 // blocks a serialization allocates and frees stay in that one thread's malloc cache.
 // Written on each HTTP worker instead, they stayed in every worker's: glibc keeps up
 // to 7 freed blocks of each small size per thread, 9 KiB a worker measured, 9 MiB
@@ -26,10 +28,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/scanner.h"
 #include "exporter/http/http_events.h"
 #include "exporter/logger.h"
+#include "exporter/render/prometheus_text.h"
 
 namespace scx {
 
@@ -48,8 +52,8 @@ class SelfMetrics : public HttpEvents {
     std::string revision;
     // False with --web.disable-exporter-metrics: Text() is empty (counting goes on).
     bool enabled = true;
-    // Whether the process_* families are read (at construction and by RecordScan;
-    // never when not `enabled`).
+    // Whether the process_* families are read (at each text; never when not
+    // `enabled`).
     bool process = true;
   };
 
@@ -62,8 +66,7 @@ class SelfMetrics : public HttpEvents {
 
   // A completed scan of `seconds` wall time that ended at Unix time `finished_at`:
   // counts it, observes it in the histogram, sets what the last scan decides
-  // (success, brains by state, orphaned folders), and reads /proc for the process_*
-  // families.
+  // (success, brains by state, orphaned folders).
   void RecordScan(const ScanResult& result, double seconds, double finished_at);
   // A scan started at once by a change seen with inotify.
   void RecordWatchTriggeredScan();
@@ -77,17 +80,32 @@ class SelfMetrics : public HttpEvents {
   // there is no such family.
   void SetTlsCertificateNotAfter(std::optional<std::int64_t> not_after_seconds);
 
+  // The series of skeleton_coherence_exporter_http_requests_total that exist from the
+  // start, at 0, so that the first request of each shows as an increase: codes 200,
+  // 500 and 503 (as promhttp initialises its handler's) for each of `handlers`, the
+  // paths the endpoints are registered at.
+  void InitializeRequestCounts(const std::vector<std::string>& handlers);
+
+  // One scrape of the metrics endpoint starts: it counts in
+  // skeleton_coherence_exporter_scrapes_in_flight until the returned token is
+  // released (held by the response until its body is sent).
+  std::shared_ptr<const void> StartScrape() const;
+
   // HttpEvents.
   void OnRequest(const std::string& handler, int status) override;
   void OnAuthFailure(AuthFailure reason) override;
   void OnTlsHandshakeFailure() override;
 
-  // The exporter's families now, in the order of docs/metrics.md (each family's
-  // series sorted by their labels), then the process collector's as the last scan
-  // read them; "" when disabled. Reads no file. Written after the call began (by the
-  // writer thread, shared with the calls that asked at the same time).
-  std::shared_ptr<const std::string> SharedText() const;
-  std::string Text() const { return *SharedText(); }
+  // The exporter's families now, in `format` and the order of docs/metrics.md (each
+  // family's series sorted by their labels), then the process collector's, read from
+  // /proc now; "" when disabled. No "# EOF": the per-brain families come first and
+  // the caller ends the exposition. Written after the call began (by the writer
+  // thread, shared with the calls that asked for the same format at the same time).
+  std::shared_ptr<const std::string> SharedText(
+      ExpositionFormat format = ExpositionFormat::kText) const;
+  std::string Text(ExpositionFormat format = ExpositionFormat::kText) const {
+    return *SharedText(format);
+  }
 
  private:
   struct Impl;

@@ -111,7 +111,7 @@ class Service {
 
   // Serves until SIGTERM or SIGINT. The signals must already be blocked.
   int Run() {
-    handlers_.Register(flags_.telemetry_path, &server_);
+    metrics_.InitializeRequestCounts(handlers_.Register(flags_.telemetry_path, &server_));
     HttpServerOptions options;
     options.listen_addresses = flags_.listen_addresses;
     options.web_config_file = flags_.web_config_file;

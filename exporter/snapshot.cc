@@ -12,16 +12,13 @@ namespace scx {
 Snapshot::Snapshot(LandingPageInfo page_info, Logger* logger)
     : page_info_(std::move(page_info)), logger_(logger) {}
 
-Snapshot::Snapshot(std::shared_ptr<const ScanResult> scan, std::uint64_t scan_number,
-                   double scanned_at, OpenGzipMember metrics_gzip, std::string metrics_plain,
-                   std::size_t metrics_size, const SelfMetrics* own_metrics,
+Snapshot::Snapshot(std::shared_ptr<const ScanResult> scan, const BrainMetricsOptions& brain_metrics,
+                   std::uint64_t scan_number, double scanned_at, const SelfMetrics* own_metrics,
                    LandingPageInfo page_info, Logger* logger)
     : scan_(std::move(scan)),
+      brain_metrics_(brain_metrics),
       scan_number_(scan_number),
       scanned_at_(scanned_at),
-      metrics_size_(metrics_size),
-      metrics_gzip_(std::move(metrics_gzip)),
-      metrics_plain_(std::move(metrics_plain)),
       own_metrics_(own_metrics),
       page_info_(std::move(page_info)),
       logger_(logger) {}
@@ -36,16 +33,61 @@ const std::vector<OrphanedFolder>& Snapshot::orphans() const {
   return scan_ ? scan_->orphans : kNone;
 }
 
-bool Snapshot::WriteMetricsText(const std::function<bool(std::string_view piece)>& write) const {
-  if (metrics_size_ == 0) return true;
-  if (metrics_gzip_.bytes.empty()) return write(metrics_plain_);
-  return GzipDecompressOpenTo(metrics_gzip_, write);
+const RenderedMetrics& Snapshot::metrics(ExpositionFormat format) const {
+  formats_asked_.fetch_or(1u << static_cast<unsigned>(format), std::memory_order_relaxed);
+  return Rendered(format);
 }
 
-std::string Snapshot::MetricsText() const {
+const RenderedMetrics& Snapshot::Rendered(ExpositionFormat format) const {
+  const auto f = static_cast<std::size_t>(format);
+  std::call_once(metrics_once_[f], [this, format, f] {
+    if (scan_) metrics_[f] = Render(format);
+  });
+  return metrics_[f];
+}
+
+ExpositionFormats Snapshot::FormatsAsked() const {
+  const unsigned asked = formats_asked_.load(std::memory_order_relaxed);
+  ExpositionFormats formats;
+  for (std::size_t f = 0; f < kExpositionFormats; ++f) {
+    if ((asked & (1u << f)) != 0) formats.push_back(static_cast<ExpositionFormat>(f));
+  }
+  return formats;
+}
+
+// Compressed as it is rendered: the whole text is never in memory.
+RenderedMetrics Snapshot::Render(ExpositionFormat format) const {
+  std::vector<std::string> dropped;
+  GzipWriter gzip;
+  RenderedMetrics rendered;
+  RenderMetricsTo(*scan_, brain_metrics_, format, &dropped, kGzipPieceBytes,
+                  [&](std::string_view piece) {
+                    rendered.size += piece.size();
+                    gzip.Add(piece);
+                  });
+  for (const std::string& series : dropped) {
+    logger_->Error("duplicate series dropped from the metrics", {{"series", series}});
+  }
+  if (!gzip.FinishOpen(&rendered.gzip)) {
+    logger_->Error("gzip compression of the metrics failed; serving them uncompressed");
+    rendered.plain = RenderMetrics(*scan_, nullptr, brain_metrics_, format, rendered.size);
+    rendered.size = rendered.plain.size();
+  }
+  return rendered;
+}
+
+bool Snapshot::WriteMetricsText(ExpositionFormat format,
+                                const std::function<bool(std::string_view piece)>& write) const {
+  const RenderedMetrics& rendered = Rendered(format);
+  if (rendered.size == 0) return true;
+  if (rendered.gzip.bytes.empty()) return write(rendered.plain);
+  return GzipDecompressOpenTo(rendered.gzip, write);
+}
+
+std::string Snapshot::MetricsText(ExpositionFormat format) const {
   std::string text;
-  text.reserve(metrics_size_);
-  WriteMetricsText([&text](std::string_view piece) {
+  text.reserve(metrics_size(format));
+  WriteMetricsText(format, [&text](std::string_view piece) {
     text.append(piece);
     return true;
   });
@@ -81,28 +123,12 @@ std::shared_ptr<const Snapshot> RenderSnapshot(std::shared_ptr<const ScanResult>
                                                const BrainMetricsOptions& brain_metrics,
                                                std::uint64_t scan_number, double scanned_at,
                                                const SelfMetrics* own_metrics,
-                                               const LandingPageInfo& page_info, Logger* logger) {
-  // Compressed as it is rendered: the whole text is never in memory.
-  std::vector<std::string> dropped;
-  GzipWriter gzip;
-  std::size_t size = 0;
-  RenderMetricsTo(*scan, brain_metrics, &dropped, kGzipPieceBytes, [&](std::string_view piece) {
-    size += piece.size();
-    gzip.Add(piece);
-  });
-  for (const std::string& series : dropped) {
-    logger->Error("duplicate series dropped from the metrics", {{"series", series}});
-  }
-  OpenGzipMember compressed;
-  std::string plain;
-  if (!gzip.FinishOpen(&compressed)) {
-    logger->Error("gzip compression of the metrics failed; serving them uncompressed");
-    plain = RenderMetrics(*scan, nullptr, brain_metrics);
-    size = plain.size();
-  }
-  return std::make_shared<const Snapshot>(std::move(scan), scan_number, scanned_at,
-                                          std::move(compressed), std::move(plain), size,
-                                          own_metrics, page_info, logger);
+                                               const LandingPageInfo& page_info, Logger* logger,
+                                               const ExpositionFormats& render_now) {
+  auto snapshot = std::make_shared<Snapshot>(std::move(scan), brain_metrics, scan_number,
+                                             scanned_at, own_metrics, page_info, logger);
+  for (const ExpositionFormat format : render_now) snapshot->RenderNow(format);
+  return snapshot;
 }
 
 }  // namespace scx

@@ -40,9 +40,10 @@ class MetricsBodyTest : public ::testing::Test {
     return RenderSnapshot(scan, {}, 1, 1767225600.5, own, LandingPageInfo(), log_.logger());
   }
 
-  HttpResponse Response(std::shared_ptr<const Snapshot> snapshot, bool gzip) {
+  HttpResponse Response(std::shared_ptr<const Snapshot> snapshot, bool gzip,
+                        ExpositionFormat format = ExpositionFormat::kText) {
     HttpResponse response;
-    SetMetricsBody(std::move(snapshot), gzip, &response);
+    SetMetricsBody(std::move(snapshot), format, gzip, &response);
     return response;
   }
 
@@ -99,6 +100,56 @@ TEST_F(MetricsBodyTest, WithoutOwnFamiliesItIsThePerBrainText) {
   SelfMetrics disabled({"0.1.0", "abc123", /*enabled=*/false, true}, log_.logger());
   snapshot = Render(&disabled);
   EXPECT_EQ(BodyOf(Response(snapshot, false)), snapshot->MetricsText());
+}
+
+// In OpenMetrics: the per-brain families in OpenMetrics, the own ones too, then the
+// end of the exposition; gzip or not.
+TEST_F(MetricsBodyTest, OpenMetricsIsBothInOpenMetricsThenEof) {
+  auto snapshot = Render(&metrics_, 50);
+  constexpr ExpositionFormat kOm = ExpositionFormat::kOpenMetrics;
+  const std::string expected = snapshot->MetricsText(kOm) + metrics_.Text(kOm) + "# EOF\n";
+  EXPECT_NE(snapshot->MetricsText(kOm), snapshot->MetricsText());
+  EXPECT_NE(metrics_.Text(kOm), metrics_.Text());
+  const std::string plain = BodyOf(Response(snapshot, false, kOm));
+  // The request counters and the gauge of scrapes in flight move between two texts;
+  // compare without them.
+  const auto without_requests = [](const std::string& text) {
+    std::string kept;
+    std::size_t at = 0;
+    while (at < text.size()) {
+      const std::size_t end = text.find('\n', at);
+      const std::string line = text.substr(at, end - at + 1);
+      if (line.find("http_requests_total{") == std::string::npos &&
+          line.find("scrapes_in_flight ") == std::string::npos) {
+        kept += line;
+      }
+      at = end + 1;
+    }
+    return kept;
+  };
+  EXPECT_EQ(without_requests(plain), without_requests(expected));
+  std::string unzipped;
+  ASSERT_TRUE(GzipDecompress(BodyOf(Response(snapshot, true, kOm)), &unzipped));
+  EXPECT_EQ(without_requests(unzipped), without_requests(expected));
+  // Without the own families, still ended.
+  auto bare = Render(nullptr, 5);
+  EXPECT_EQ(BodyOf(Response(bare, false, kOm)), bare->MetricsText(kOm) + "# EOF\n");
+}
+
+// A scrape counts as in flight from its handler until its response is gone (sent),
+// itself included.
+TEST_F(MetricsBodyTest, ScrapesInFlightCountsResponsesNotYetSent) {
+  auto snapshot = Render(&metrics_, 5);
+  const std::string gauge = "\nskeleton_coherence_exporter_scrapes_in_flight ";
+  const std::string first = BodyOf(Response(snapshot, false));
+  EXPECT_NE(first.find(gauge + "1\n"), std::string::npos) << first;
+  {
+    const HttpResponse held = Response(snapshot, false);  // not sent yet
+    const std::string second = BodyOf(Response(snapshot, false));
+    EXPECT_NE(second.find(gauge + "2\n"), std::string::npos) << second;
+  }
+  const std::string third = BodyOf(Response(snapshot, false));
+  EXPECT_NE(third.find(gauge + "1\n"), std::string::npos) << third;
 }
 
 // The whole body, the process families included, as Prometheus would lint it.

@@ -130,6 +130,7 @@ ProcessStats SampleProcess() {
   process.start_time_seconds = 1764460987.65;
   process.open_fds = 9;
   process.max_fds = 1024;
+  process.virtual_memory_max_bytes = -1;
   return process;
 }
 
@@ -334,14 +335,15 @@ TEST(MetricsRendererTest, InPiecesItIsTheSameTextAndDrops) {
     std::string joined;
     std::vector<std::string> dropped;
     std::size_t pieces = 0;
-    RenderMetricsTo(scan, WithStoreDetails(), &dropped, piece_bytes, [&](std::string_view piece) {
-      EXPECT_FALSE(piece.empty());
-      // A piece ends after the brain or family that made it reach piece_bytes (a
-      // brain's lines here are well under 2 KB).
-      EXPECT_LT(piece.size(), piece_bytes + 2048) << piece_bytes;
-      joined.append(piece);
-      ++pieces;
-    });
+    RenderMetricsTo(scan, WithStoreDetails(), ExpositionFormat::kText, &dropped, piece_bytes,
+                    [&](std::string_view piece) {
+                      EXPECT_FALSE(piece.empty());
+                      // A piece ends after the brain or family that made it reach piece_bytes (a
+                      // brain's lines here are well under 2 KB).
+                      EXPECT_LT(piece.size(), piece_bytes + 2048) << piece_bytes;
+                      joined.append(piece);
+                      ++pieces;
+                    });
     EXPECT_EQ(joined, whole) << piece_bytes;
     EXPECT_EQ(dropped, whole_dropped) << piece_bytes;
     if (piece_bytes == 700) {
@@ -585,33 +587,68 @@ TEST(MetricsRendererTest, ProcessCollectorNamesTypesAndValues) {
   EXPECT_TRUE(HasLine(text, "process_start_time_seconds 1764460987.65"));
   EXPECT_TRUE(HasLine(text, "process_open_fds 9"));
   EXPECT_TRUE(HasLine(text, "process_max_fds 1024"));
+  EXPECT_TRUE(HasLine(text, "# TYPE process_virtual_memory_max_bytes gauge"));
+  EXPECT_TRUE(HasLine(text, "process_virtual_memory_max_bytes -1"));
   EXPECT_TRUE(HasLine(text,
                       "# HELP process_start_time_seconds Start time of the process since unix "
                       "epoch in seconds."));
 }
 
-// RenderMetrics' reserve (EstimateMetricsBytes) covers the text of brains with a sample
-// in every per-brain family, in each state, and is at most 1/16 above it (1/32 of
-// slack, as much again for the rounding of its constants). The count without its slack
-// must cover the text too, and exceed it by less than a string a brain: a per-brain
-// family left out of the count (a line carrying the brain's name, kLongString bytes)
-// makes the text larger than the count.
-TEST(MetricsRendererTest, EstimateCoversEveryFamily) {
-  constexpr int kBrains = 200;
-  for (const Term<BrainState>& state : kBrainStates) {
-    SCOPED_TRACE(state.name);
-    ScanResult scan;
-    for (int i = 0; i < kBrains; ++i) scan.brains.push_back(testing::EveryFact(i, state.value));
-    for (const BrainMetricsOptions& options : {BrainMetricsOptions(), WithStoreDetails()}) {
-      SCOPED_TRACE(options.store_details ? "store details" : "default");
-      const std::size_t text = Render(scan, options).size();
-      const std::size_t count = EstimateMetricsBytes(scan, options, /*with_slack=*/false);
-      const std::size_t estimate = EstimateMetricsBytes(scan, options);
-      ASSERT_LE(text, count);
-      EXPECT_LT(count - text, kBrains * testing::kLongString);
-      EXPECT_LE(estimate, text + text / 16);
-    }
+// In OpenMetrics the process collector's counter is named without _total, and its
+// units are declared.
+TEST(MetricsRendererTest, ProcessCollectorInOpenMetrics) {
+  const std::string text = RenderProcessMetrics(SampleProcess(), ExpositionFormat::kOpenMetrics);
+  EXPECT_TRUE(HasLine(text, "# TYPE process_cpu_seconds counter")) << text;
+  EXPECT_TRUE(HasLine(text, "# UNIT process_cpu_seconds seconds"));
+  EXPECT_TRUE(HasLine(text, "process_cpu_seconds_total 3.8"));
+  EXPECT_TRUE(HasLine(text, "# UNIT process_resident_memory_bytes bytes"));
+  EXPECT_TRUE(HasLine(text, "process_virtual_memory_max_bytes -1"));
+  EXPECT_FALSE(HasLine(text, "# TYPE process_cpu_seconds_total counter"));
+  EXPECT_EQ(text.find("# EOF"), std::string::npos);  // the body ends the exposition
+}
+
+std::vector<std::string> SampleLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#') lines.push_back(line);
   }
+  return lines;
+}
+
+// The per-brain families in OpenMetrics: the same sample lines in the same order, the
+// metadata as OpenMetrics names and types them.
+TEST(MetricsRendererTest, OpenMetricsHasTheSameSamplesAndItsOwnMetadata) {
+  ScanResult scan = SampleScan();
+  scan.brains.push_back(testing::EveryFact(1, BrainState::kMismatch));
+  std::vector<std::string> dropped;
+  const std::string text = RenderMetrics(scan, &dropped, WithStoreDetails());
+  const std::string openmetrics =
+      RenderMetrics(scan, &dropped, WithStoreDetails(), ExpositionFormat::kOpenMetrics);
+  EXPECT_TRUE(dropped.empty());
+  EXPECT_EQ(SampleLines(openmetrics), SampleLines(text));
+  EXPECT_TRUE(HasLine(openmetrics, "# TYPE skeleton_coherence_store_read_errors counter"));
+  EXPECT_TRUE(HasLine(openmetrics, "# TYPE skeleton_coherence_brain info"));
+  EXPECT_TRUE(HasLine(openmetrics, "# TYPE skeleton_coherence_brain_state gauge"));
+  EXPECT_TRUE(HasLine(openmetrics, "# UNIT skeleton_coherence_mismatch_since_seconds seconds"));
+  EXPECT_TRUE(HasLine(text, "# TYPE skeleton_coherence_brain_info gauge"));
+  EXPECT_EQ(openmetrics.find("# TYPE skeleton_coherence_store_read_errors_total"),
+            std::string::npos);
+  // In pieces, the same text.
+  std::string joined;
+  RenderMetricsTo(scan, WithStoreDetails(), ExpositionFormat::kOpenMetrics, nullptr, 256,
+                  [&](std::string_view piece) { joined.append(piece); });
+  EXPECT_EQ(joined, openmetrics);
+}
+
+// The reserve is a hint only: the text is the same with or without it.
+TEST(MetricsRendererTest, TheReserveChangesNothingButTheCapacity) {
+  const ScanResult scan = SampleScan();
+  const std::string grown = RenderMetrics(scan, nullptr);
+  const std::string reserved =
+      RenderMetrics(scan, nullptr, {}, ExpositionFormat::kText, grown.size());
+  EXPECT_EQ(reserved, grown);
+  EXPECT_GE(reserved.capacity(), grown.size());
 }
 
 // `promtool check metrics` prints nothing for a clean exposition.

@@ -32,7 +32,8 @@ constexpr char kLimits[] =
     "Limit                     Soft Limit           Hard Limit           Units     \n"
     "Max cpu time              unlimited            unlimited            seconds   \n"
     "Max open files            1024                 1048576              files     \n"
-    "Max locked memory         8388608              8388608              bytes     \n";
+    "Max locked memory         8388608              8388608              bytes     \n"
+    "Max address space         unlimited            unlimited            bytes     \n";
 
 TEST(ProcSelfStatTest, FieldsAreCountedAfterTheLastParenthesis) {
   ProcSelfStat stat;
@@ -85,17 +86,33 @@ TEST(MaxOpenFilesTest, TheSoftLimit) {
   EXPECT_FALSE(ParseMaxOpenFiles("Max open files  many  many  files\n", &max_fds, &error));
 }
 
+// RLIMIT_AS, for process_virtual_memory_max_bytes: -1 when unlimited, as client_golang.
+TEST(MaxAddressSpaceTest, TheSoftLimitOrMinusOne) {
+  double max_bytes = 0;
+  std::string error;
+  ASSERT_TRUE(ParseMaxAddressSpace(kLimits, &max_bytes, &error)) << error;
+  EXPECT_EQ(max_bytes, -1);
+
+  const std::string limited =
+      "Max address space         8589934592           unlimited            bytes     \n";
+  ASSERT_TRUE(ParseMaxAddressSpace(limited, &max_bytes, &error)) << error;
+  EXPECT_EQ(max_bytes, 8589934592.0);
+  EXPECT_FALSE(ParseMaxAddressSpace("Max open files  1024  4096  files\n", &max_bytes, &error));
+}
+
 TEST(ComputeProcessStatsTest, ClientLibraryUnits) {
   ProcSelfStat stat;
   std::string error;
   ASSERT_TRUE(ParseProcSelfStat(kSelfStat, &stat, &error));
-  const ProcessStats stats = ComputeProcessStats(stat, 1764460000, 100, 4096, 9, 1024);
+  const ProcessStats stats =
+      ComputeProcessStats(stat, 1764460000, 100, 4096, 9, {1024, 8589934592.0});
   EXPECT_DOUBLE_EQ(stats.cpu_seconds_total, 3.8);
   EXPECT_DOUBLE_EQ(stats.resident_memory_bytes, 2048.0 * 4096);
   EXPECT_DOUBLE_EQ(stats.virtual_memory_bytes, 123456789);
   EXPECT_DOUBLE_EQ(stats.start_time_seconds, 1764460987.65);
   EXPECT_EQ(stats.open_fds, 9);
   EXPECT_EQ(stats.max_fds, 1024);
+  EXPECT_EQ(stats.virtual_memory_max_bytes, 8589934592.0);
 }
 
 TEST(ReadProcessStatsTest, ThisProcess) {

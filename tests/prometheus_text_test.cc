@@ -105,6 +105,61 @@ TEST(PrometheusTextTest, FamilyLinesAndHelpEscaping) {
             "x_total{a=\"1\",b=\"two\"} 0.5\n");
 }
 
+// OpenMetrics: the same samples; the family named without a counter's "_total" or an
+// info family's "_info" in its metadata, `"` escaped in HELP, a UNIT line for seconds
+// and bytes.
+TEST(PrometheusTextTest, OpenMetricsMetadata) {
+  constexpr ExpositionFormat kOm = ExpositionFormat::kOpenMetrics;
+  std::string out;
+  {
+    FamilyWriter counter({"x_total", "Odd \\ help\nwith \"quotes\".", MetricType::kCounter}, &out,
+                         nullptr, kOm);
+    counter.Add({{"a", "1"}}, 2);
+    FamilyWriter info({"x_build_info", "Always 1.", MetricType::kInfo}, &out, nullptr, kOm);
+    info.Add({{"version", "1"}}, 1);
+    FamilyWriter seconds({"x_cpu_seconds_total", "", MetricType::kCounter}, &out, nullptr, kOm);
+    seconds.Add({}, 3.5);
+    FamilyWriter bytes({"x_memory_bytes", "Bytes.", MetricType::kGauge}, &out, nullptr, kOm);
+    bytes.Add({}, 4096);
+  }
+  EXPECT_EQ(out,
+            "# HELP x Odd \\\\ help\\nwith \\\"quotes\\\".\n"
+            "# TYPE x counter\n"
+            "x_total{a=\"1\"} 2\n"
+            "# HELP x_build Always 1.\n"
+            "# TYPE x_build info\n"
+            "x_build_info{version=\"1\"} 1\n"
+            "# TYPE x_cpu_seconds counter\n"
+            "# UNIT x_cpu_seconds seconds\n"
+            "x_cpu_seconds_total 3.5\n"
+            "# HELP x_memory_bytes Bytes.\n"
+            "# TYPE x_memory_bytes gauge\n"
+            "# UNIT x_memory_bytes bytes\n"
+            "x_memory_bytes 4096\n");
+}
+
+// In the text format an info family is a gauge, as before.
+TEST(PrometheusTextTest, InfoIsAGaugeInTheTextFormat) {
+  std::string out;
+  FamilyWriter({"x_info", "Always 1.", MetricType::kInfo}, &out, nullptr).Add({}, 1);
+  EXPECT_EQ(out, "# HELP x_info Always 1.\n# TYPE x_info gauge\nx_info 1\n");
+}
+
+TEST(PrometheusTextTest, UnitsFromTheNameOnly) {
+  EXPECT_EQ(UnitOf("a_seconds", MetricType::kGauge), "seconds");
+  EXPECT_EQ(UnitOf("a_seconds_total", MetricType::kCounter), "seconds");
+  EXPECT_EQ(UnitOf("a_bytes_total", MetricType::kCounter), "bytes");
+  EXPECT_EQ(UnitOf("a_seconds_total", MetricType::kGauge), "");  // a gauge keeps _total
+  EXPECT_EQ(UnitOf("a_xseconds", MetricType::kGauge), "");
+  EXPECT_EQ(UnitOf("seconds", MetricType::kGauge), "");
+  EXPECT_EQ(UnitOf("a_fds", MetricType::kGauge), "");
+  EXPECT_EQ(UnitOf("a_seconds_info", MetricType::kInfo), "");
+  EXPECT_EQ(OpenMetricsFamilyName("a_total", MetricType::kCounter), "a");
+  EXPECT_EQ(OpenMetricsFamilyName("a_total", MetricType::kGauge), "a_total");
+  EXPECT_EQ(OpenMetricsFamilyName("a_info", MetricType::kInfo), "a");
+  EXPECT_EQ(OpenMetricsFamilyName("a", MetricType::kCounter), "a");
+}
+
 TEST(PrometheusTextTest, FamilyWithoutSamplesWritesNothing) {
   std::string out = "before\n";
   { FamilyWriter family({"x", "Help.", MetricType::kGauge}, &out, nullptr); }

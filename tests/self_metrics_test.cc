@@ -7,7 +7,9 @@
 #include <crypt.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -241,6 +243,7 @@ TEST_F(SelfMetricsTest, FamiliesComeInDocumentOrder) {
       "skeleton_coherence_exporter_state_write_failures_total",
       "skeleton_coherence_exporter_tls_certificate_not_after_seconds",
       "skeleton_coherence_exporter_http_requests_total",
+      "skeleton_coherence_exporter_scrapes_in_flight",
       "skeleton_coherence_exporter_http_auth_failures_total",
       "skeleton_coherence_exporter_tls_handshake_failures_total",
   };
@@ -260,22 +263,103 @@ TEST_F(SelfMetricsTest, DisabledWritesNothingAndStillCounts) {
   EXPECT_EQ(disabled.Text(), "");
 }
 
-// The process collector's families come last, read from this process (at construction,
-// then after each scan).
+// The process collector's families come last, read from this process.
 TEST_F(SelfMetricsTest, ProcessFamiliesComeLastAndAreThisProcesss) {
   SelfMetrics with_process({"0.1.0", "abc123", true, /*process=*/true}, log_.logger());
   const std::vector<std::string> names = FamilyNames(with_process.Text());
-  ASSERT_GE(names.size(), 6u);
-  const std::vector<std::string> last(names.end() - 6, names.end());
+  ASSERT_GE(names.size(), 7u);
+  const std::vector<std::string> last(names.end() - 7, names.end());
   const std::vector<std::string> expected = {"process_cpu_seconds_total",
                                              "process_open_fds",
                                              "process_max_fds",
                                              "process_virtual_memory_bytes",
+                                             "process_virtual_memory_max_bytes",
                                              "process_resident_memory_bytes",
                                              "process_start_time_seconds"};
   EXPECT_EQ(last, expected);
-  EXPECT_EQ(names[names.size() - 7], "skeleton_coherence_exporter_tls_handshake_failures_total");
+  EXPECT_EQ(names[names.size() - 8], "skeleton_coherence_exporter_tls_handshake_failures_total");
   EXPECT_EQ(log_.text(), "");
+}
+
+// The value of the sample line `name ` in `text`; -1 when there is none.
+double SampleValue(const std::string& text, const std::string& name) {
+  for (const std::string& line : Lines(text)) {
+    if (line.rfind(name + " ", 0) == 0) return std::stod(line.substr(name.size() + 1));
+  }
+  return -1;
+}
+
+// process_* are read at each text, not at each scan: two scrapes with CPU work between
+// them and no scan show the CPU time grown.
+TEST_F(SelfMetricsTest, ProcessFamiliesAreReadAtEachScrape) {
+  SelfMetrics with_process({"0.1.0", "abc123", true, /*process=*/true}, log_.logger());
+  const double before = SampleValue(with_process.Text(), "process_cpu_seconds_total");
+  ASSERT_GE(before, 0);
+  // Work until this process has used 50 ms more CPU (5 ticks of /proc's 100 Hz clock).
+  const std::clock_t start = std::clock();
+  volatile double sink = 0;
+  while (std::clock() - start < CLOCKS_PER_SEC / 20) sink = sink + 1;
+  const double after = SampleValue(with_process.Text(), "process_cpu_seconds_total");
+  EXPECT_GT(after, before);
+  const std::string openmetrics = with_process.Text(ExpositionFormat::kOpenMetrics);
+  EXPECT_GE(SampleValue(openmetrics, "process_cpu_seconds_total"), after);
+}
+
+// The request counts exist from the start for the usual codes of each handler.
+TEST_F(SelfMetricsTest, RequestCountsStartAtZeroForTheUsualCodes) {
+  const std::string requests = "skeleton_coherence_exporter_http_requests_total";
+  EXPECT_FALSE(HasLine(metrics_.Text(), requests + "{code=\"200\",handler=\"/metrics\"} 0"));
+  metrics_.InitializeRequestCounts({"/metrics", "/-/ready"});
+  std::string text = metrics_.Text();
+  for (const std::string handler : {"/metrics", "/-/ready"}) {
+    for (const std::string code : {"200", "500", "503"}) {
+      std::string line = requests;
+      line += "{code=\"" + code + "\",handler=\"";
+      line += handler + "\"} 0";
+      EXPECT_TRUE(HasLine(text, line)) << text;
+    }
+  }
+  metrics_.OnRequest("/metrics", 200);
+  text = metrics_.Text();
+  EXPECT_TRUE(HasLine(text, requests + "{code=\"200\",handler=\"/metrics\"} 1"));
+  EXPECT_TRUE(HasLine(text, requests + "{code=\"503\",handler=\"/metrics\"} 0"));
+}
+
+// Nothing in flight until a scrape starts; each token held counts one.
+TEST_F(SelfMetricsTest, ScrapesInFlightWhileTheirTokensLive) {
+  const std::string gauge = "skeleton_coherence_exporter_scrapes_in_flight";
+  EXPECT_TRUE(HasLine(metrics_.Text(), gauge + " 0"));
+  std::shared_ptr<const void> first = metrics_.StartScrape();
+  std::shared_ptr<const void> second = metrics_.StartScrape();
+  EXPECT_TRUE(HasLine(metrics_.Text(), gauge + " 2"));
+  first.reset();
+  EXPECT_TRUE(HasLine(metrics_.Text(), gauge + " 1"));
+  second.reset();
+  EXPECT_TRUE(HasLine(metrics_.Text(), gauge + " 0"));
+}
+
+std::vector<std::string> SortedSampleLines(const std::string& text) {
+  std::vector<std::string> lines;
+  for (const std::string& line : Lines(text)) {
+    if (!line.empty() && line[0] != '#') lines.push_back(line);
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+// In OpenMetrics: the same samples, the families as OpenMetrics names and types them.
+TEST_F(SelfMetricsTest, OpenMetricsHasTheSameSamples) {
+  metrics_.RecordScan(SampleScan(), 0.25, 1767225600.5);
+  metrics_.OnRequest("/metrics", 200);
+  const std::string text = metrics_.Text();
+  const std::string openmetrics = metrics_.Text(ExpositionFormat::kOpenMetrics);
+  EXPECT_EQ(SortedSampleLines(openmetrics), SortedSampleLines(text));
+  EXPECT_TRUE(HasLine(openmetrics, "# TYPE skeleton_coherence_exporter_scans counter"));
+  EXPECT_TRUE(HasLine(openmetrics, "skeleton_coherence_exporter_scans_total 1"));
+  EXPECT_TRUE(HasLine(openmetrics, "# TYPE skeleton_coherence_exporter_build info"));
+  EXPECT_TRUE(HasLine(openmetrics, "# TYPE skeleton_coherence_exporter_scan_seconds histogram"));
+  EXPECT_TRUE(HasLine(openmetrics, "# UNIT skeleton_coherence_exporter_scan_seconds seconds"));
+  EXPECT_EQ(openmetrics.find("# EOF"), std::string::npos);
 }
 
 // A bcrypt hash of `password` (cost 4: fast).

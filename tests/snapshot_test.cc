@@ -66,7 +66,7 @@ TEST_F(SnapshotTest, MetricsTextIsWrittenInBoundedPiecesAndStopsWhenAsked) {
   auto snapshot = Render(ScanOf(2000));
   std::string joined;
   int pieces = 0;
-  EXPECT_TRUE(snapshot->WriteMetricsText([&](std::string_view piece) {
+  EXPECT_TRUE(snapshot->WriteMetricsText(ExpositionFormat::kText, [&](std::string_view piece) {
     EXPECT_LE(piece.size(), kGzipPieceBytes);
     EXPECT_FALSE(piece.empty());
     joined.append(piece);
@@ -77,7 +77,8 @@ TEST_F(SnapshotTest, MetricsTextIsWrittenInBoundedPiecesAndStopsWhenAsked) {
   EXPECT_GT(pieces, 4);
   // A writer that gives up (the client went away) stops it after that piece.
   int calls = 0;
-  EXPECT_FALSE(snapshot->WriteMetricsText([&](std::string_view) { return ++calls < 2; }));
+  EXPECT_FALSE(snapshot->WriteMetricsText(ExpositionFormat::kText,
+                                          [&](std::string_view) { return ++calls < 2; }));
   EXPECT_EQ(calls, 2);
 }
 
@@ -101,6 +102,26 @@ TEST_F(SnapshotTest, ViewsAreRenderedOnceAtFirstUseAndMatchTheRenderers) {
   EXPECT_EQ(snapshot->brains_json(), BrainsView(scan->brains));
   EXPECT_EQ(snapshot->landing_page(),
             RenderLandingPage(LandingPageInfo(), scan->brains, /*scanned=*/true, 1767225600.5));
+}
+
+// Each format is rendered at its first use unless asked for at once, and the formats
+// the scrapes asked for (metrics()) are told apart from those rendered for tests.
+TEST_F(SnapshotTest, EachFormatIsRenderedOnceAndTheAskedOnesAreKnown) {
+  auto scan = ScanOf(40);
+  auto snapshot = Render(scan);
+  EXPECT_TRUE(snapshot->FormatsAsked().empty());
+  const std::string openmetrics = RenderMetrics(*scan, nullptr, {}, ExpositionFormat::kOpenMetrics);
+  EXPECT_NE(openmetrics, text_);
+  EXPECT_EQ(snapshot->MetricsText(ExpositionFormat::kOpenMetrics), openmetrics);
+  EXPECT_EQ(snapshot->MetricsText(), text_);
+  EXPECT_TRUE(snapshot->FormatsAsked().empty());
+  const RenderedMetrics& asked = snapshot->metrics(ExpositionFormat::kOpenMetrics);
+  EXPECT_EQ(&asked, &snapshot->metrics(ExpositionFormat::kOpenMetrics));  // kept, not redone
+  EXPECT_EQ(asked.size, openmetrics.size());
+  EXPECT_EQ(snapshot->FormatsAsked(), ExpositionFormats{ExpositionFormat::kOpenMetrics});
+  snapshot->metrics(ExpositionFormat::kText);
+  EXPECT_EQ(snapshot->FormatsAsked(),
+            (ExpositionFormats{ExpositionFormat::kText, ExpositionFormat::kOpenMetrics}));
 }
 
 TEST_F(SnapshotTest, InitialSnapshotHasNoMetricsAndSaysSo) {

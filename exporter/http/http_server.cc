@@ -370,6 +370,7 @@ struct HttpServer::Impl {
     request.method = info.request_method;
     request.query = info.query_string != nullptr ? info.query_string : "";
     request.accepts_gzip = AcceptsGzip(info);
+    if (const char* accept = mg_get_header(conn, "Accept")) request.accept = accept;
     const Route* found = FindRoute(request.path);
     if (found == nullptr) return ErrorResponse(404, "not found");
     const Route& route = *found;

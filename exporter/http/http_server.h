@@ -31,6 +31,7 @@ struct HttpRequest {
   std::string path;    // without the query string
   std::string query;   // without the '?'
   bool accepts_gzip = false;
+  std::string accept;  // the Accept header; empty when there is none
 };
 
 // Hands one piece of a streamed body to the connection; false when it cannot be sent

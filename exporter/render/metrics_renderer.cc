@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <iterator>
 #include <numeric>
 #include <string_view>
 
@@ -53,9 +52,11 @@ class Renderer {
  public:
   // `out` collects the text; when `sink` is set, `out` is handed to it and emptied
   // whenever it holds `piece_bytes`, and once more by Finish.
-  Renderer(const ScanResult& scan, std::vector<std::string>* dropped, std::string* out,
-           std::size_t piece_bytes = 0, const std::function<void(std::string_view)>* sink = nullptr)
+  Renderer(const ScanResult& scan, ExpositionFormat format, std::vector<std::string>* dropped,
+           std::string* out, std::size_t piece_bytes = 0,
+           const std::function<void(std::string_view)>* sink = nullptr)
       : scan_(scan),
+        format_(format),
         dropped_(dropped),
         out_(out),
         piece_bytes_(piece_bytes),
@@ -65,7 +66,7 @@ class Renderer {
   // One family over every brain: `add(report, &family)` adds that brain's samples.
   template <typename AddSamples>
   void BrainFamily(const MetricFamilySpec& family, AddSamples add) {
-    FamilyWriter writer(family, out_, dropped_);
+    FamilyWriter writer(family, out_, dropped_, format_);
     for (std::size_t i = 0; i < scan_.brains.size(); ++i) {
       writer.CheckDuplicates(shared_[i]);
       add(scan_.brains[i], &writer);
@@ -81,7 +82,7 @@ class Renderer {
   // A family whose samples come from a fixed vocabulary: nothing to check.
   FamilyWriter Fixed(const MetricFamilySpec& family) {
     if (sink_ != nullptr && out_->size() >= piece_bytes_) HandOver();
-    return FamilyWriter(family, out_, dropped_);
+    return FamilyWriter(family, out_, dropped_, format_);
   }
 
   // A family with a single sample and no labels.
@@ -94,6 +95,7 @@ class Renderer {
   }
 
   const ScanResult& scan_;
+  const ExpositionFormat format_;
   std::vector<std::string>* dropped_;
   std::string* out_;
   const std::size_t piece_bytes_;
@@ -179,8 +181,8 @@ void WriteBrainFamilies(const BrainMetricsOptions& options, Renderer* renderer) 
       "The brain's state in the last scan: 1 for the current state, 0 "
       "for the others.",
       kGauge};
-  static constexpr MetricFamilySpec kInfo{"skeleton_coherence_brain_info",
-                                          "Where the brain was found. Always 1.", kGauge};
+  static constexpr MetricFamilySpec kInfo{
+      "skeleton_coherence_brain_info", "Where the brain was found. Always 1.", MetricType::kInfo};
   static constexpr MetricFamilySpec kVersion{
       "skeleton_coherence_store_version",
       "store_version of the last good read of the brain's store.", kGauge};
@@ -239,6 +241,9 @@ void WriteProcessFamilies(const ProcessStats& process, Renderer* renderer) {
                    process.max_fds);
   renderer->Single({"process_virtual_memory_bytes", "Virtual memory size in bytes.", kGauge},
                    process.virtual_memory_bytes);
+  renderer->Single({"process_virtual_memory_max_bytes",
+                    "Maximum amount of virtual memory available in bytes.", kGauge},
+                   process.virtual_memory_max_bytes);
   renderer->Single({"process_resident_memory_bytes", "Resident memory size in bytes.", kGauge},
                    process.resident_memory_bytes);
   renderer->Single({"process_start_time_seconds",
@@ -255,68 +260,30 @@ void WriteAllFamilies(const BrainMetricsOptions& options, Renderer* renderer) {
 
 }  // namespace
 
-std::size_t EstimateMetricsBytes(const ScanResult& scan, const BrainMetricsOptions& options,
-                                 bool with_slack) {
-  const auto size = [](const std::string& text) {
-    return std::min(text.size(), kMaxLabelValueBytes + 32);
-  };
-  // Every per-brain family's HELP and TYPE lines, with room to spare since the
-  // exporter's and the process's families are written at each scrape instead.
-  constexpr std::size_t kFixedBytes = std::size_t{8} * 1024;
-  // The lines every brain gets whatever it holds: one per state, and with the store
-  // details one per read error reason (WriteBrainFamilies), the brain's name and about
-  // 68 bytes each.
-  const std::size_t every_brain_lines =
-      std::size(kBrainStates) + (options.store_details ? CountReadErrors() : 0);
-  std::size_t bytes = kFixedBytes;
-  for (const BrainReport& report : scan.brains) {
-    const Brain& brain = report.brain();
-    const std::size_t name = size(brain.name);
-    bytes += every_brain_lines * (68 + name);
-    // The info line, the store facts (blocks; version with the details), the verdict
-    // and whether stale.
-    bytes +=
-        155 + name + size(brain.project_root) + size(brain.runtime_dir) + size(brain.m1nd_name);
-    if (report.has_store_facts) bytes += (options.store_details ? 100 + 2 * name : 50 + name);
-    if (report.coherence) {
-      bytes +=
-          60 + name + size(report.coherence->expected_slug) + size(report.coherence->found_slug);
-      if (report.verdict_stale) bytes += 40 + name;
-    }
-    if (report.mismatch_since) bytes += 80 + name;
-    const SkeletonProvenance& provenance = report.provenance();
-    if (!provenance.owner_brain.empty()) bytes += 60 + name + size(provenance.owner_brain);
-    if (provenance.shared_count > 0) bytes += 60 + name;
-    if (provenance.prefix_ambiguous && !provenance.ambiguity_allowed) {
-      bytes += 70 + name + size(provenance.ambiguous_slug);
-    }
-  }
-  if (with_slack) bytes += bytes / 32;  // longer numbers and escapes
-  return bytes;
-}
-
 std::string RenderMetrics(const ScanResult& scan, std::vector<std::string>* dropped,
-                          const BrainMetricsOptions& options) {
+                          const BrainMetricsOptions& options, ExpositionFormat format,
+                          std::size_t reserve) {
   std::string text;
-  text.reserve(EstimateMetricsBytes(scan, options));
-  Renderer renderer(scan, dropped, &text);
+  text.reserve(reserve);
+  Renderer renderer(scan, format, dropped, &text);
   WriteAllFamilies(options, &renderer);
   return text;
 }
 
 void RenderMetricsTo(const ScanResult& scan, const BrainMetricsOptions& options,
-                     std::vector<std::string>* dropped, std::size_t piece_bytes,
+                     ExpositionFormat format, std::vector<std::string>* dropped,
+                     std::size_t piece_bytes,
                      const std::function<void(std::string_view piece)>& sink) {
   std::string piece;
   piece.reserve(piece_bytes + piece_bytes / 4);
-  Renderer renderer(scan, dropped, &piece, piece_bytes, &sink);
+  Renderer renderer(scan, format, dropped, &piece, piece_bytes, &sink);
   WriteAllFamilies(options, &renderer);
 }
 
-std::string RenderProcessMetrics(const ProcessStats& process) {
+std::string RenderProcessMetrics(const ProcessStats& process, ExpositionFormat format) {
   static const ScanResult kNoScan;
   std::string text;
-  Renderer renderer(kNoScan, nullptr, &text);
+  Renderer renderer(kNoScan, format, nullptr, &text);
   WriteProcessFamilies(process, &renderer);
   return text;
 }

@@ -1,4 +1,4 @@
-// The Prometheus text format 0.0.4, written straight into a string.
+// The Prometheus text format 0.0.4 and OpenMetrics 1.0.0, written straight into a string.
 #include "exporter/render/prometheus_text.h"
 
 #include <charconv>
@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "base/strings.h"
 #include "base/utf8.h"
 
 namespace scx {
@@ -84,7 +85,55 @@ void AppendLabelValue(std::string_view value, std::string* out) {
   }
 }
 
-void AppendHelpText(std::string_view help, std::string* out) { AppendEscaped(help, false, out); }
+void AppendHelpText(std::string_view help, ExpositionFormat format, std::string* out) {
+  AppendEscaped(help, format == ExpositionFormat::kOpenMetrics, out);
+}
+
+std::string_view UnitOf(std::string_view sample_name, MetricType type) {
+  if (type == MetricType::kInfo) return {};
+  const std::string_view name = OpenMetricsFamilyName(sample_name, type);
+  for (const std::string_view unit : {"seconds", "bytes"}) {
+    if (name.size() > unit.size() && EndsWith(name, unit) &&
+        name[name.size() - unit.size() - 1] == '_') {
+      return unit;
+    }
+  }
+  return {};
+}
+
+std::string_view OpenMetricsFamilyName(std::string_view sample_name, MetricType type) {
+  std::string_view suffix;
+  if (type == MetricType::kCounter) suffix = "_total";
+  if (type == MetricType::kInfo) suffix = "_info";
+  if (suffix.empty() || !EndsWith(sample_name, suffix)) return sample_name;
+  return sample_name.substr(0, sample_name.size() - suffix.size());
+}
+
+void AppendOpenMetricsMetadata(std::string_view sample_name, std::string_view help, MetricType type,
+                               std::string* out) {
+  static constexpr std::string_view kTypeNames[] = {"gauge", "counter", "info", "histogram"};
+  const std::string_view name = OpenMetricsFamilyName(sample_name, type);
+  if (!help.empty()) {
+    out->append("# HELP ");
+    out->append(name);
+    out->push_back(' ');
+    AppendHelpText(help, ExpositionFormat::kOpenMetrics, out);
+    out->push_back('\n');
+  }
+  out->append("# TYPE ");
+  out->append(name);
+  out->push_back(' ');
+  out->append(kTypeNames[static_cast<int>(type)]);
+  out->push_back('\n');
+  const std::string_view unit = UnitOf(sample_name, type);
+  if (!unit.empty()) {
+    out->append("# UNIT ");
+    out->append(name);
+    out->push_back(' ');
+    out->append(unit);
+    out->push_back('\n');
+  }
+}
 
 void AppendValue(double value, std::string* out) {
   if (std::isnan(value)) {
@@ -108,8 +157,8 @@ void AppendValue(double value, std::string* out) {
 }
 
 FamilyWriter::FamilyWriter(const MetricFamilySpec& family, std::string* out,
-                           std::vector<std::string>* dropped)
-    : family_(family), out_(out), dropped_(dropped) {}
+                           std::vector<std::string>* dropped, ExpositionFormat format)
+    : family_(family), format_(format), out_(out), dropped_(dropped) {}
 
 void FamilyWriter::Add(std::initializer_list<Label> labels, double value) {
   if (!StartSample(labels)) return;
@@ -147,16 +196,31 @@ bool FamilyWriter::StartSample(std::initializer_list<Label> labels) {
 
 void FamilyWriter::WriteHeader() {
   started_ = true;
+  if (format_ == ExpositionFormat::kOpenMetrics) {
+    AppendOpenMetricsMetadata(family_.name, family_.help, family_.type, out_);
+    return;
+  }
   if (!family_.help.empty()) {  // as prometheus-cpp: no HELP line without a text
     out_->append("# HELP ");
     out_->append(family_.name);
     out_->push_back(' ');
-    AppendHelpText(family_.help, out_);
+    AppendHelpText(family_.help, ExpositionFormat::kText, out_);
     out_->push_back('\n');
   }
   out_->append("# TYPE ");
   out_->append(family_.name);
-  out_->append(family_.type == MetricType::kCounter ? " counter\n" : " gauge\n");
+  switch (family_.type) {
+    case MetricType::kCounter:
+      out_->append(" counter\n");
+      break;
+    case MetricType::kHistogram:
+      out_->append(" histogram\n");
+      break;
+    case MetricType::kGauge:
+    case MetricType::kInfo:
+      out_->append(" gauge\n");
+      break;
+  }
 }
 
 std::string FamilyWriter::Describe(std::initializer_list<Label> labels) const {

@@ -1,7 +1,8 @@
-// Writing the Prometheus text exposition format 0.0.4 straight into one string:
-// escaping, the spelling of values, and one family's HELP, TYPE and sample lines, with
-// no object per sample. Which families and samples there are is
-// exporter/render/metrics_renderer's business. Pure.
+// Writing the Prometheus text exposition format 0.0.4, or OpenMetrics 1.0.0, straight
+// into one string: escaping, the spelling of values, and one family's metadata (HELP,
+// TYPE and, in OpenMetrics, UNIT) and sample lines, with no object per sample. The two
+// formats write the same sample lines; they differ in the metadata only. Which
+// families and samples there are is exporter/render/metrics_renderer's business. Pure.
 #ifndef SCX_EXPORTER_RENDER_PROMETHEUS_TEXT_H_
 #define SCX_EXPORTER_RENDER_PROMETHEUS_TEXT_H_
 
@@ -19,7 +20,17 @@ namespace scx {
 // a character boundary with a marker (base/utf8.h, CapText). Paths up to PATH_MAX fit.
 inline constexpr std::size_t kMaxLabelValueBytes = 4096;
 
-enum class MetricType { kGauge, kCounter };
+// The formats a scrape can be served in (exporter/content_negotiation.h chooses).
+enum class ExpositionFormat { kText, kOpenMetrics };  // text 0.0.4, OpenMetrics 1.0.0
+inline constexpr std::size_t kExpositionFormats = 2;
+
+// What ends an OpenMetrics exposition (after the last family).
+inline constexpr std::string_view kOpenMetricsEof = "# EOF\n";
+
+// kInfo: a gauge whose name ends in "_info" and whose samples are always 1; a gauge in
+// the text format, an info family in OpenMetrics. kHistogram: for the metadata only
+// (FamilyWriter writes no histogram samples).
+enum class MetricType { kGauge, kCounter, kInfo, kHistogram };
 
 struct MetricFamilySpec {
   std::string_view name;
@@ -44,22 +55,39 @@ std::string SanitizedLabelValue(std::string_view value);
 // escaped. A value already valid and short is written as it is, without allocating.
 void AppendLabelValue(std::string_view value, std::string* out);
 
-// Appends HELP text: `\` and newline escaped.
-void AppendHelpText(std::string_view help, std::string* out);
+// Appends HELP text: `\` and newline escaped, and in OpenMetrics `"` too.
+void AppendHelpText(std::string_view help, ExpositionFormat format, std::string* out);
+
+// The unit OpenMetrics declares for a family (its UNIT line): "seconds" or "bytes" when
+// the family's name, without a counter's "_total", ends in "_seconds" or "_bytes";
+// empty otherwise (and for info families, which have no unit).
+std::string_view UnitOf(std::string_view sample_name, MetricType type);
+
+// The name of a family in OpenMetrics' HELP, TYPE and UNIT lines: the sample name
+// without a counter's "_total" or an info family's "_info".
+std::string_view OpenMetricsFamilyName(std::string_view sample_name, MetricType type);
+
+// Appends one family's OpenMetrics metadata: HELP (unless `help` is empty), TYPE and
+// UNIT (when UnitOf has one). `sample_name` as the text format spells the family
+// (process_cpu_seconds_total).
+void AppendOpenMetricsMetadata(std::string_view sample_name, std::string_view help, MetricType type,
+                               std::string* out);
 
 // Appends a sample value as prometheus-cpp 1.0.1 (Debian 12) wrote it: printf's "%.16g"
 // (1796003827.979081, 0.001490974, 3.8, 140039, 1e+20), and NaN, +Inf, -Inf.
 void AppendValue(double value, std::string* out);
 
-// Writes the samples of one family into `out`. The HELP and TYPE lines come with the
-// first sample, so a family without samples is left out (and no HELP line without a
-// help text, as prometheus-cpp writes it). Samples added while
+// Writes the samples of one family into `out`, in `format`. The metadata lines come
+// with the first sample, so a family without samples is left out (and no HELP line
+// without a help text, as prometheus-cpp writes it). `family.name` is the samples'
+// name (a counter's ends in "_total", an info family's in "_info"). Samples added while
 // CheckDuplicates(true) are compared with the family's earlier such samples: one whose
 // label set is already there is dropped (it would make the whole scrape invalid) and
 // described in `dropped` (may be null). Only those samples are remembered.
 class FamilyWriter {
  public:
-  FamilyWriter(const MetricFamilySpec& family, std::string* out, std::vector<std::string>* dropped);
+  FamilyWriter(const MetricFamilySpec& family, std::string* out, std::vector<std::string>* dropped,
+               ExpositionFormat format = ExpositionFormat::kText);
 
   // Whether the samples added next may repeat an earlier label set.
   void CheckDuplicates(bool check) { check_duplicates_ = check; }
@@ -79,6 +107,7 @@ class FamilyWriter {
   std::string Describe(std::initializer_list<Label> labels) const;
 
   MetricFamilySpec family_;
+  ExpositionFormat format_;
   std::string* out_;
   std::vector<std::string>* dropped_;
   bool started_ = false;

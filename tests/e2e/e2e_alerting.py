@@ -14,7 +14,10 @@ receiver of its own standing in for the pager. Two exporters in one scrape job:
     runtime dirs sit behind one symbolic link, so that all of them can turn foreign in
     one atomic rename.
 
-  1. Healthy: nothing is sent for a few seconds; "notes" has no verdict.
+  1. Healthy: nothing is sent for a few seconds; "notes" has no verdict. Prometheus
+     scrapes both exporters in OpenMetrics (`up` is 1, and the metadata it keeps has
+     OpenMetrics' family names, types and units: an info family, a counter without
+     _total).
   2. Incident: m1nd's store (in the copy) is atomically replaced by one serving
      sk_keyvault_candidate, its mtime set 3d 4h back. The pager must get
      SkeletonCoherenceMismatch (severity critical) for brain=m1nd, expected_slug=m1nd,
@@ -449,6 +452,31 @@ def query(prometheus_url, expr):
     return answer["data"]["result"]
 
 
+def check_openmetrics_scrape(prometheus_url, instances):
+    """Prometheus scraped each exporter, in OpenMetrics: `up` is 1 and the metadata it
+    keeps for the target carries what only OpenMetrics says (an info family named
+    without _info, a counter without _total, a unit)."""
+    for instance in instances:
+        up = query(prometheus_url, 'up{instance="%s"}' % instance)
+        if [sample["value"][1] for sample in up] != ["1"]:
+            raise Failure("up{instance=%s} is %s, want 1" % (instance, up))
+        answer = prometheus_api(  # GET: the metadata API takes no POST
+            prometheus_url, "/api/v1/targets/metadata?" + urllib.parse.urlencode(
+                {"match_target": '{instance="%s"}' % instance}))
+        if answer.get("status") != "success":
+            raise Failure("target metadata of %s: %s" % (instance, answer.get("error")))
+        metadata = {entry["metric"]: entry for entry in answer["data"]}
+        want = {"skeleton_coherence_brain": ("info", ""),
+                "skeleton_coherence_exporter_scans": ("counter", ""),
+                "skeleton_coherence_exporter_scan_seconds": ("histogram", "seconds"),
+                "process_cpu_seconds": ("counter", "seconds")}
+        for metric, (kind, unit) in want.items():
+            entry = metadata.get(metric)
+            if entry is None or (entry.get("type"), entry.get("unit", "")) != (kind, unit):
+                raise Failure("%s: metadata of %s is %s, want type %s unit %r: not scraped "
+                              "in OpenMetrics" % (instance, metric, entry, kind, unit))
+
+
 def prometheus_alerts(prometheus_url):
     answer = prometheus_api(prometheus_url, "/api/v1/alerts")
     if answer.get("status") != "success":
@@ -816,6 +844,7 @@ def run_with_webhook(args, tmp, processes, webhook, env):
         raise Failure("brain notes (no store) is not in state absent: %s" % notes_absent)
     if query(prometheus_url, 'skeleton_coherence{brain="notes"}'):
         raise Failure("brain notes (no store) has a skeleton_coherence series")
+    check_openmetrics_scrape(prometheus_url, [examples, fleet])
     # Let the rules evaluate the healthy data for a while (every EVAL_SECONDS): nothing
     # may be sent, and every rule must evaluate without error.
     healthy_until = time.monotonic() + HEALTHY_WINDOW
