@@ -47,6 +47,7 @@ bool VisitEntries(YamlReader* reader, const YAML::Node& map, const std::string& 
 
 std::string KnownKeys(const std::vector<YamlKey>& keys) {
   std::vector<std::string> names;
+  names.reserve(keys.size());
   for (const YamlKey& key : keys) names.push_back(key.name);
   std::sort(names.begin(), names.end());
   return Join(names, ", ");

@@ -210,7 +210,9 @@ using ExtraHeaders = std::vector<std::pair<std::string, std::string>>;
 // itself (its own error pages, e.g. 400 for a request it cannot parse).
 std::string HeaderLines(const ExtraHeaders& headers) {
   std::string lines;
-  for (const auto& [name, value] : headers) lines += name + ": " + value + "\r\n";
+  for (const auto& [name, value] : headers) {
+    lines.append(name).append(": ").append(value).append("\r\n");
+  }
   return lines;
 }
 

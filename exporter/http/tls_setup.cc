@@ -154,8 +154,7 @@ std::vector<std::string> CertificateSans(X509* cert) {
   for (int i = 0; i < sk_GENERAL_NAME_num(names); ++i) {
     const GENERAL_NAME* name = sk_GENERAL_NAME_value(names, i);
     int type = 0;
-    const ASN1_STRING* value =
-        static_cast<const ASN1_STRING*>(GENERAL_NAME_get0_value(name, &type));
+    const auto* value = static_cast<const ASN1_STRING*>(GENERAL_NAME_get0_value(name, &type));
     if (value == nullptr) continue;
     const auto* data = ASN1_STRING_get0_data(value);
     const int length = ASN1_STRING_length(value);

@@ -100,10 +100,10 @@ bool IsBcryptHash(const std::string& hash) {
 }
 
 // A row whose value is read with ReadYamlString, then handed to `use`.
-YamlKey StringKey(std::string name,
-                  std::function<bool(YamlReader* reader, const YAML::Node& value,
-                                     const std::string& path, const std::string& text)>
-                      use) {
+YamlKey StringKey(
+    std::string name,
+    const std::function<bool(YamlReader* reader, const YAML::Node& value, const std::string& path,
+                             const std::string& text)>& use) {
   return {std::move(name),
           [use](YamlReader* reader, const YAML::Node& value, const std::string& path) {
             std::string text;
@@ -121,7 +121,7 @@ YamlKey PathKey(std::string name, std::string* out) {
 }
 
 // A row for a key of the format this exporter refuses, and why.
-YamlKey RefusedKey(std::string name, std::string why) {
+YamlKey RefusedKey(std::string name, const std::string& why) {
   return {std::move(name),
           [why](YamlReader* reader, const YAML::Node& value, const std::string& path) {
             return reader->Fail(value, path, "not supported: " + why);
@@ -197,7 +197,7 @@ bool ReadCurves(YamlReader* reader, const YAML::Node& value, const std::string& 
           value[i], YamlItemPath(path, i),
           "unknown curve '" + names[i] + "' (use CurveP256, CurveP384, CurveP521 or X25519)");
     }
-    config->groups.push_back(curve->openssl);
+    config->groups.emplace_back(curve->openssl);
   }
   return true;
 }
@@ -443,7 +443,7 @@ bool OpenSslCipherName(const std::string& go_name, std::string* openssl_name) {
 const std::vector<std::string>& ConfigurableHeaders() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> list;
-    for (const HeaderRule& rule : HeaderRules()) list.push_back(rule.name);
+    for (const HeaderRule& rule : HeaderRules()) list.emplace_back(rule.name);
     return list;
   }();
   return names;
