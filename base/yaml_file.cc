@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/brain_file.h"
+#include "base/yaml_keys.h"
 
 namespace scx {
 
@@ -95,16 +96,6 @@ bool Count(const YAML::Node& node, const YamlTreeSize& bound, YamlTreeSize* size
   return size->nodes <= bound.nodes && size->scalar_bytes <= bound.scalar_bytes;
 }
 
-// How errors name the child of a collection at `path`: "KEY" or "PATH.KEY" for a
-// mapping's value, "PATH[I]" for a list's item.
-std::string ChildPath(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
-
-std::string ItemPath(const std::string& path, std::size_t index) {
-  return path + "[" + std::to_string(index) + "]";
-}
-
 // A collection still to be checked, and how errors name it. Never assigned to: a
 // YAML::Node's operator= writes into the node it refers to (std::swap, and so
 // std::reverse or std::sort, would rewrite the tree), so these are only constructed.
@@ -125,7 +116,7 @@ bool CheckMapKeys(const PendingCollection& map, const std::string& file_name,
       const auto [seen, inserted] = first_seen.emplace(key, entry.first.Mark());
       if (!inserted) {
         const YAML::Mark& first = seen->second;
-        *error = YamlError(file_name, entry.first.Mark(), ChildPath(map.path, key),
+        *error = YamlError(file_name, entry.first.Mark(), YamlKeyPath(map.path, key),
                            first.is_null() ? "duplicate key"
                                            : "duplicate key (first on line " +
                                                  std::to_string(first.line + 1) + ")");
@@ -133,10 +124,10 @@ bool CheckMapKeys(const PendingCollection& map, const std::string& file_name,
       }
     }
     if (entry.first.IsMap() || entry.first.IsSequence()) {
-      children->push_back({entry.first, ChildPath(map.path, "?")});
+      children->push_back({entry.first, YamlKeyPath(map.path, "?")});
     }
     if (entry.second.IsMap() || entry.second.IsSequence()) {
-      children->push_back({entry.second, ChildPath(map.path, key)});
+      children->push_back({entry.second, YamlKeyPath(map.path, key)});
     }
   }
   return true;
@@ -147,7 +138,7 @@ void ListChildren(const PendingCollection& list, std::vector<PendingCollection>*
   std::size_t index = 0;
   for (const YAML::Node& item : list.node) {
     if (item.IsMap() || item.IsSequence()) {
-      children->push_back({item, ItemPath(list.path, index)});
+      children->push_back({item, YamlItemPath(list.path, index)});
     }
     ++index;
   }

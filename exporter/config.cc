@@ -5,8 +5,8 @@
 
 #include <set>
 
-#include "base/strings.h"
 #include "base/yaml_file.h"
+#include "base/yaml_keys.h"
 #include "exporter/duration.h"
 
 namespace scx {
@@ -19,157 +19,162 @@ namespace {
 constexpr char kEmptyConfigError[] =
     "config file is empty (to run on the defaults, leave out --config.file or write {})";
 
-// Thrown inside this file only; ParseConfig turns it into the error string.
-struct ConfigError {
-  YAML::Mark mark;
-  std::string key;
-  std::string what;
-};
+// The keys named again outside their table row (in cross-checks), spelled once.
+constexpr char kName[] = "name";
+constexpr char kProjectRoot[] = "project_root";
+constexpr char kDisplayName[] = "display_name";
 
-[[noreturn]] void Fail(const YAML::Node& node, const std::string& key, const std::string& what) {
-  throw ConfigError{node.Mark(), key, what};
+// A string that must not be empty.
+bool ReadNonEmpty(YamlReader* reader, const YAML::Node& value, const std::string& path,
+                  std::string* out) {
+  if (!ReadYamlString(reader, value, path, out)) return false;
+  return !out->empty() || reader->Fail(value, path, "is empty");
 }
 
-const char* KindOf(const YAML::Node& node) { return YamlKind(node); }
-
-// A scalar as text; an empty value (`key:` or `key: ""`) is the empty string.
-std::string ReadString(const YAML::Node& node, const std::string& key) {
-  if (node.IsNull()) return "";
-  if (!node.IsScalar()) Fail(node, key, std::string("expected a string, got ") + KindOf(node));
-  return node.Scalar();
+// A list of paths, each resolved against the config file's folder, appended to `out`.
+bool ReadPaths(YamlReader* reader, const YAML::Node& value, const std::string& path,
+               std::vector<std::string>* out) {
+  std::vector<std::string> texts;
+  if (!ReadYamlStringList(reader, value, path, &texts)) return false;
+  for (const std::string& text : texts) out->push_back(ResolveYamlPath(reader->file_name(), text));
+  return true;
 }
 
-std::vector<std::string> ReadStringList(const YAML::Node& node, const std::string& key) {
-  if (!node.IsSequence()) Fail(node, key, std::string("expected a list, got ") + KindOf(node));
-  std::vector<std::string> values;
-  for (std::size_t i = 0; i < node.size(); ++i) {
-    values.push_back(ReadString(node[i], key + "[" + std::to_string(i) + "]"));
+bool ReadBrain(YamlReader* reader, const YAML::Node& node, const std::string& path,
+               StaticBrain* brain) {
+  const std::vector<YamlKey> keys = {
+      YamlStringKey(kName, &brain->name),
+      YamlStringKey(kProjectRoot, &brain->project_root),
+      YamlStringKey(kDisplayName, &brain->display_name),
+      {"runtime_dir",
+       [brain](YamlReader* r, const YAML::Node& value, const std::string& key_path) {
+         if (!ReadNonEmpty(r, value, key_path, &brain->runtime_dir)) return false;
+         brain->runtime_dir = ResolveYamlPath(r->file_name(), brain->runtime_dir);
+         return true;
+       },
+       "the folder holding system_blocks.json"},
+  };
+  if (!node.IsMap()) {
+    return reader->Fail(node, path, std::string("expected a mapping, got ") + YamlKind(node));
   }
-  return values;
+  if (!ReadYamlMap(reader, node, path, keys)) return false;
+  if (brain->project_root.empty() && brain->display_name.empty()) {
+    return reader->Fail(
+        node, YamlKeyPath(path, kProjectRoot),
+        std::string("missing: a brain needs ") + kProjectRoot + " or " + kDisplayName);
+  }
+  return true;
 }
 
-// Checks that every key of `map` is one of `allowed`.
-void CheckKeys(const YAML::Node& map, const std::string& prefix,
-               const std::set<std::string>& allowed) {
-  for (const auto& entry : map) {
-    std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "?";
-    if (!allowed.count(key)) {
-      const std::string known = Join({allowed.begin(), allowed.end()}, ", ");
-      Fail(entry.first, prefix + key, "unknown key (known keys: " + known + ")");
-    }
+bool ReadBrains(YamlReader* reader, const YAML::Node& node, const std::string& path,
+                Config* config) {
+  if (!node.IsSequence()) {
+    return reader->Fail(node, path, std::string("expected a list, got ") + YamlKind(node));
   }
-}
-
-StaticBrain ReadBrain(const YAML::Node& node, const std::string& key,
-                      const std::string& file_name) {
-  if (!node.IsMap()) Fail(node, key, std::string("expected a mapping, got ") + KindOf(node));
-  CheckKeys(node, key + ".", {"name", "project_root", "display_name", "runtime_dir"});
-  StaticBrain brain;
-  if (node["name"]) brain.name = ReadString(node["name"], key + ".name");
-  if (node["project_root"]) {
-    brain.project_root = ReadString(node["project_root"], key + ".project_root");
-  }
-  if (node["display_name"]) {
-    brain.display_name = ReadString(node["display_name"], key + ".display_name");
-  }
-  if (!node["runtime_dir"])
-    Fail(node, key + ".runtime_dir",
-         "missing (the folder holding "
-         "system_blocks.json)");
-  brain.runtime_dir =
-      ResolveYamlPath(file_name, ReadString(node["runtime_dir"], key + ".runtime_dir"));
-  if (brain.runtime_dir.empty()) Fail(node["runtime_dir"], key + ".runtime_dir", "is empty");
-  if (brain.project_root.empty() && brain.display_name.empty()) {
-    Fail(node, key + ".project_root", "missing: a brain needs project_root or display_name");
-  }
-  return brain;
-}
-
-void ReadBrains(const YAML::Node& node, const std::string& file_name, Config* config) {
-  if (!node.IsSequence()) Fail(node, "brains", std::string("expected a list, got ") + KindOf(node));
   std::set<std::string> names;
   for (std::size_t i = 0; i < node.size(); ++i) {
-    std::string key = "brains[" + std::to_string(i) + "]";
-    StaticBrain brain = ReadBrain(node[i], key, file_name);
+    const std::string item_path = YamlItemPath(path, i);
+    StaticBrain brain;
+    if (!ReadBrain(reader, node[i], item_path, &brain)) return false;
     if (!brain.name.empty() && !names.insert(brain.name).second) {
-      Fail(node[i]["name"], key + ".name", "duplicate brain name \"" + brain.name + "\"");
+      return reader->Fail(node[i][kName], YamlKeyPath(item_path, kName),
+                          "duplicate brain name \"" + brain.name + "\"");
     }
     config->discovery.static_brains.push_back(std::move(brain));
   }
+  return true;
 }
 
 // `prefix_ambiguity_allowed`: a list of {brain, slug}, each a prefix ambiguity that a
 // person checked (the brain's skeleton names a longer slug, and it is its own).
-void ReadAllowedAmbiguity(const YAML::Node& node, Config* config) {
-  const std::string list_key = "prefix_ambiguity_allowed";
-  if (!node.IsSequence()) Fail(node, list_key, std::string("expected a list, got ") + KindOf(node));
+bool ReadAllowedAmbiguity(YamlReader* reader, const YAML::Node& node, const std::string& path,
+                          Config* config) {
+  if (!node.IsSequence()) {
+    return reader->Fail(node, path, std::string("expected a list, got ") + YamlKind(node));
+  }
   for (std::size_t i = 0; i < node.size(); ++i) {
-    const std::string key = list_key + "[" + std::to_string(i) + "]";
+    const std::string item_path = YamlItemPath(path, i);
     const YAML::Node& entry = node[i];
-    if (!entry.IsMap()) Fail(entry, key, std::string("expected a mapping, got ") + KindOf(entry));
-    CheckKeys(entry, key + ".", {"brain", "slug"});
+    if (!entry.IsMap()) {
+      return reader->Fail(entry, item_path,
+                          std::string("expected a mapping, got ") + YamlKind(entry));
+    }
     AllowedAmbiguity allowed;
-    for (const char* field : {"brain", "slug"}) {
-      if (!entry[field]) Fail(entry, key + "." + field, "missing");
-      std::string value = ReadString(entry[field], key + "." + field);
-      if (value.empty()) Fail(entry[field], key + "." + field, "is empty");
-      (field[0] == 'b' ? allowed.brain : allowed.slug) = std::move(value);
+    auto non_empty = [](std::string* out) -> YamlValueReader {
+      return [out](YamlReader* r, const YAML::Node& value, const std::string& key_path) {
+        return ReadNonEmpty(r, value, key_path, out);
+      };
+    };
+    if (!ReadYamlMap(
+            reader, entry, item_path,
+            {{"brain", non_empty(&allowed.brain), ""}, {"slug", non_empty(&allowed.slug), ""}})) {
+      return false;
     }
     config->allowed_ambiguity.push_back(std::move(allowed));
   }
+  return true;
 }
 
-void ReadRoot(const YAML::Node& root, const std::string& file_name, Config* config) {
-  if (!root.IsMap())
-    Fail(root, "(top level)", std::string("expected a mapping, got ") + KindOf(root));
-  CheckKeys(root, "",
-            {"scan_interval", "brains", "m1nd_registries", "runtime_globs", "max_store_bytes",
-             "prefix_ambiguity_allowed"});
-  if (root["scan_interval"]) {
-    std::string text = ReadString(root["scan_interval"], "scan_interval");
-    std::chrono::milliseconds interval;
-    if (!ParseDuration(text, &interval)) {
-      Fail(root["scan_interval"], "scan_interval",
-           "expected " + DurationSyntax() + ", got \"" + text + "\"");
-    }
-    if (interval < kMinScanInterval) {
-      Fail(root["scan_interval"], "scan_interval",
-           "must be at least " + FormatDuration(kMinScanInterval) +
-               " (each scan costs CPU), got \"" + text + "\"");
-    }
-    config->scan_interval = interval;
+bool ReadScanInterval(YamlReader* reader, const YAML::Node& value, const std::string& path,
+                      Config* config) {
+  std::string text;
+  if (!ReadYamlString(reader, value, path, &text)) return false;
+  std::chrono::milliseconds interval;
+  if (!ParseDuration(text, &interval)) {
+    return reader->Fail(value, path, "expected " + DurationSyntax() + ", got \"" + text + "\"");
   }
-  if (root["brains"]) ReadBrains(root["brains"], file_name, config);
-  if (root["m1nd_registries"]) {
-    config->discovery.registries.clear();
-    config->discovery.registries_are_default = false;
-    for (const std::string& path : ReadStringList(root["m1nd_registries"], "m1nd_registries")) {
-      config->discovery.registries.push_back(ResolveYamlPath(file_name, path));
-    }
+  if (interval < kMinScanInterval) {
+    return reader->Fail(value, path,
+                        "must be at least " + FormatDuration(kMinScanInterval) +
+                            " (each scan costs CPU), got \"" + text + "\"");
   }
-  if (root["runtime_globs"]) {
-    for (const std::string& glob : ReadStringList(root["runtime_globs"], "runtime_globs")) {
-      config->discovery.runtime_globs.push_back(ResolveYamlPath(file_name, glob));
-    }
+  config->scan_interval = interval;
+  return true;
+}
+
+bool ReadMaxStoreBytes(YamlReader* reader, const YAML::Node& value, const std::string& path,
+                       Config* config) {
+  std::string text;
+  if (!ReadYamlString(reader, value, path, &text)) return false;
+  std::int64_t bytes = 0;
+  std::size_t used = 0;
+  try {
+    bytes = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
   }
-  if (root["prefix_ambiguity_allowed"]) {
-    ReadAllowedAmbiguity(root["prefix_ambiguity_allowed"], config);
+  if (used != text.size() || bytes <= 0) {
+    return reader->Fail(value, path, "expected a positive number of bytes, got \"" + text + "\"");
   }
-  if (root["max_store_bytes"]) {
-    const YAML::Node& node = root["max_store_bytes"];
-    std::string text = ReadString(node, "max_store_bytes");
-    std::int64_t bytes = 0;
-    std::size_t used = 0;
-    try {
-      bytes = std::stoll(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size() || bytes <= 0) {
-      Fail(node, "max_store_bytes", "expected a positive number of bytes, got \"" + text + "\"");
-    }
-    config->max_store_bytes = bytes;
-  }
+  config->max_store_bytes = bytes;
+  return true;
+}
+
+// The top-level keys, each with what reads its value into `config`.
+std::vector<YamlKey> TopLevelKeys(Config* config) {
+  auto into = [config](bool (*read)(YamlReader*, const YAML::Node&, const std::string&,
+                                    Config*)) -> YamlValueReader {
+    return [config, read](YamlReader* reader, const YAML::Node& value, const std::string& path) {
+      return read(reader, value, path, config);
+    };
+  };
+  DiscoveryConfig* discovery = &config->discovery;
+  return {
+      {"scan_interval", into(&ReadScanInterval)},
+      {"brains", into(&ReadBrains)},
+      {"m1nd_registries",
+       [discovery](YamlReader* reader, const YAML::Node& value, const std::string& path) {
+         discovery->registries.clear();
+         discovery->registries_are_default = false;
+         return ReadPaths(reader, value, path, &discovery->registries);
+       }},
+      {"runtime_globs",
+       [discovery](YamlReader* reader, const YAML::Node& value, const std::string& path) {
+         return ReadPaths(reader, value, path, &discovery->runtime_globs);
+       }},
+      {"max_store_bytes", into(&ReadMaxStoreBytes)},
+      {"prefix_ambiguity_allowed", into(&ReadAllowedAmbiguity)},
+  };
 }
 
 // Reads `root`, the parsed file `file_name`, into `config` (left untouched on error).
@@ -180,13 +185,15 @@ bool ReadConfig(const YAML::Node& root, const std::string& file_name, Config* co
     return false;
   }
   Config parsed = DefaultConfig();
+  YamlReader reader(file_name);
   try {
-    ReadRoot(root, file_name, &parsed);
-  } catch (const ConfigError& e) {
-    *error = YamlError(file_name, e.mark, e.key, e.what);
-    return false;
+    ReadYamlMap(&reader, root, "", TopLevelKeys(&parsed));
   } catch (const YAML::Exception& e) {
     *error = YamlError(file_name, e.mark, "", std::string("invalid YAML: ") + e.what());
+    return false;
+  }
+  if (reader.failed()) {
+    *error = reader.error();
     return false;
   }
   *config = std::move(parsed);

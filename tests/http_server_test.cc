@@ -542,6 +542,37 @@ TEST_F(HttpServerTest, InvalidWebConfigFailsStart) {
       << error;
 }
 
+// http_server_config.headers go on every response: a handler's, the server's own
+// refusals (404) and civetweb's own error pages (a request it cannot parse).
+TEST_F(HttpServerTest, ConfiguredHeadersAreOnEveryResponse) {
+  TempDir dir;
+  WriteFile(dir.Join("web.yml"),
+            "http_server_config:\n  headers:\n    X-Frame-Options: deny\n"
+            "    Content-Security-Policy: \"default-src 'self'\"\n");
+  HttpServerOptions options = LocalOptions();
+  options.web_config_file = dir.Join("web.yml");
+  StartOrDie(options);
+  for (const char* path : {"/metrics", "/absent"}) {
+    const HttpResult result = HttpGet(server_.port(), path);
+    ASSERT_TRUE(result.ok) << result.error;
+    EXPECT_EQ(result.Header("X-Frame-Options"), "deny") << path;
+    EXPECT_EQ(result.Header("Content-Security-Policy"), "default-src 'self'") << path;
+  }
+  const int fd = testing::ConnectLocal(server_.port());
+  ASSERT_GE(fd, 0);
+  const std::string bad = "GET /metrics HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n";
+  send(fd, bad.data(), bad.size(), MSG_NOSIGNAL);
+  timeval timeout{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  std::string answer;
+  char chunk[4096];
+  ssize_t n;
+  while ((n = recv(fd, chunk, sizeof(chunk), 0)) > 0) answer.append(chunk, static_cast<size_t>(n));
+  close(fd);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 4", 0), 0u) << answer;
+  EXPECT_NE(answer.find("X-Frame-Options: deny\r\n"), std::string::npos) << answer;
+}
+
 // A bcrypt hash of `password` made with libcrypt, with the given prefix and cost.
 std::string Bcrypt(const std::string& password, const char* prefix = "$2b$", int cost = 4) {
   char salt[CRYPT_GENSALT_OUTPUT_SIZE];

@@ -62,7 +62,13 @@ bool MakePki(const TempDir& dir) {
          leaf("server", "ca", "localhost",
               "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\nextendedKeyUsage=serverAuth\n") &&
          leaf("client", "ca", "prometheus", client_ext) &&
-         leaf("rogue", "rogue-ca", "prometheus", client_ext);
+         leaf("rogue", "rogue-ca", "prometheus", client_ext) &&
+         leaf("sans", "ca", "prometheus",
+              "subjectAltName=DNS:prometheus.example,IP:192.0.2.7,email:scraper@example.com,"
+              "URI:spiffe://example.com/prometheus\n" +
+                  client_ext) &&
+         leaf("other-sans", "ca", "prometheus",
+              "subjectAltName=DNS:other.example,IP:192.0.2.8\n" + client_ext);
 }
 
 struct TlsClient {
@@ -70,11 +76,15 @@ struct TlsClient {
   std::string cert_file;  // client certificate; empty: none
   std::string key_file;
   int max_version = 0;  // e.g. TLS1_2_VERSION; 0: the library's highest
+  std::string ciphers;  // TLS 1.2 cipher list offered, in order; empty: the defaults
+  std::string groups;   // groups offered; empty: the defaults
 };
 
 struct TlsResult {
   bool handshake = false;  // the client finished its side of the handshake
   int version = 0;         // TLS1_2_VERSION, TLS1_3_VERSION
+  std::string cipher;      // the cipher suite agreed (OpenSSL's name)
+  int group = 0;           // the NID of the key exchange group agreed
   std::string response;    // every byte read after the handshake
   std::string error;       // OpenSSL's reason when the handshake or a read failed
 };
@@ -94,6 +104,8 @@ TlsResult TlsExchange(int port, const std::string& request, const TlsClient& cli
   std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> ctx(SSL_CTX_new(TLS_client_method()),
                                                         &SSL_CTX_free);
   if (client.max_version != 0) SSL_CTX_set_max_proto_version(ctx.get(), client.max_version);
+  if (!client.ciphers.empty()) SSL_CTX_set_cipher_list(ctx.get(), client.ciphers.c_str());
+  if (!client.groups.empty()) SSL_CTX_set1_groups_list(ctx.get(), client.groups.c_str());
   if (!client.ca_file.empty()) {
     SSL_CTX_load_verify_locations(ctx.get(), client.ca_file.c_str(), nullptr);
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
@@ -114,6 +126,8 @@ TlsResult TlsExchange(int port, const std::string& request, const TlsClient& cli
   if (SSL_connect(ssl.get()) == 1) {
     result.handshake = true;
     result.version = SSL_version(ssl.get());
+    result.cipher = SSL_get_cipher_name(ssl.get());
+    result.group = SSL_get_negotiated_group(ssl.get());
     SSL_write(ssl.get(), request.data(), static_cast<int>(request.size()));
     char chunk[4096];
     int n;
@@ -160,9 +174,16 @@ class HttpServerTlsTest : public ::testing::Test {
     ASSERT_TRUE(StartWithConfig(yaml, &error)) << error;
   }
 
-  TlsClient Verifying() const { return TlsClient{dir_.Join("ca.crt"), "", "", 0}; }
+  TlsClient Verifying() const {
+    TlsClient client;
+    client.ca_file = dir_.Join("ca.crt");
+    return client;
+  }
   TlsClient WithCertificate(const std::string& name) const {
-    return TlsClient{dir_.Join("ca.crt"), dir_.Join(name + ".crt"), dir_.Join(name + ".key"), 0};
+    TlsClient client = Verifying();
+    client.cert_file = dir_.Join(name + ".crt");
+    client.key_file = dir_.Join(name + ".key");
+    return client;
   }
 
   TempDir dir_;
@@ -299,6 +320,83 @@ TEST_F(HttpServerTlsTest, TlsWithBasicAuth) {
                                  BasicAuthorization("alice", "pw") +
                                  "\r\nConnection: close\r\n\r\n";
   EXPECT_TRUE(IsOk(TlsExchange(server_.port(), authorized, Verifying())));
+}
+
+// cipher_suites (Go's names) restrict TLS 1.2 to those suites, and
+// prefer_server_cipher_suites decides whose order wins.
+TEST_F(HttpServerTlsTest, CipherSuitesAndServerPreferenceAreApplied) {
+  const std::string suites =
+      "  cipher_suites:\n"
+      "    - TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384\n"
+      "    - TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256\n"
+      "    - TLS_AES_128_GCM_SHA256\n";
+  TlsClient client = Verifying();
+  client.max_version = TLS1_2_VERSION;
+  client.ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384";
+  StartOrDie(std::string(kServerTls) + suites);
+  TlsResult preferred = TlsExchange(server_.port(), kGet, client);
+  ASSERT_TRUE(IsOk(preferred)) << preferred.error;
+  EXPECT_EQ(preferred.cipher, "ECDHE-ECDSA-AES256-GCM-SHA384");  // the server's first
+
+  TlsClient outside = client;
+  outside.ciphers = "ECDHE-ECDSA-CHACHA20-POLY1305";
+  EXPECT_FALSE(TlsExchange(server_.port(), kGet, outside).handshake);
+  EXPECT_TRUE(IsOk(TlsExchange(server_.port(), kGet, Verifying())));  // TLS 1.3: unrestricted
+  server_.Stop();
+
+  StartOrDie(std::string(kServerTls) + suites + "  prefer_server_cipher_suites: false\n");
+  TlsResult clients_choice = TlsExchange(server_.port(), kGet, client);
+  ASSERT_TRUE(IsOk(clients_choice)) << clients_choice.error;
+  EXPECT_EQ(clients_choice.cipher, "ECDHE-ECDSA-AES128-GCM-SHA256");  // the client's first
+}
+
+TEST_F(HttpServerTlsTest, CurvePreferencesAreApplied) {
+  StartOrDie(std::string(kServerTls) + "  curve_preferences: [CurveP384]\n");
+  TlsClient x25519 = Verifying();
+  x25519.groups = "X25519";
+  EXPECT_FALSE(TlsExchange(server_.port(), kGet, x25519).handshake);
+  TlsClient both = Verifying();
+  both.groups = "X25519:P-384";
+  TlsResult agreed = TlsExchange(server_.port(), kGet, both);
+  ASSERT_TRUE(IsOk(agreed)) << agreed.error;
+  EXPECT_EQ(agreed.group, NID_secp384r1);
+}
+
+// As exporter-toolkit's web_config_auth_client_san.good.yaml: a verified client
+// certificate is accepted only when a SAN (DNS, IP, e-mail or URI) is in the list.
+TEST_F(HttpServerTlsTest, ClientAllowedSansAcceptOnlyAMatchingCertificate) {
+  const std::string mtls = std::string(kServerTls) +
+                           "  client_ca_file: ca.crt\n"
+                           "  client_auth_type: RequireAndVerifyClientCert\n"
+                           "  client_allowed_sans:\n";
+  for (const char* san : {"prometheus.example", "192.0.2.7", "scraper@example.com",
+                          "spiffe://example.com/prometheus"}) {
+    StartOrDie(mtls + "    - one\n    - \"" + san + "\"\n");
+    TlsResult matching = TlsExchange(server_.port(), kGet, WithCertificate("sans"));
+    EXPECT_TRUE(IsOk(matching)) << san << ": " << matching.error;
+    TlsResult other = TlsExchange(server_.port(), kGet, WithCertificate("other-sans"));
+    EXPECT_EQ(other.response, "") << san;
+    TlsResult no_san = TlsExchange(server_.port(), kGet, WithCertificate("client"));
+    EXPECT_EQ(no_san.response, "") << san;
+    server_.Stop();
+  }
+}
+
+TEST_F(HttpServerTlsTest, InlineCertificateAndKey) {
+  auto indented = [&](const std::string& file) {
+    const std::string text = testing::ReadFile(dir_.Join(file));
+    std::string out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const std::size_t end = text.find('\n', start);
+      out += "    " + text.substr(start, end - start) + "\n";
+      start = end == std::string::npos ? text.size() : end + 1;
+    }
+    return out;
+  };
+  StartOrDie("tls_server_config:\n  cert: |\n" + indented("server.crt") + "  key: |\n" +
+             indented("server.key"));
+  EXPECT_TRUE(IsOk(TlsExchange(server_.port(), kGet, Verifying())));
 }
 
 TEST_F(HttpServerTlsTest, BadFilesFailStartWithTheirName) {

@@ -203,8 +203,27 @@ HttpResponse CallHandler(const HttpHandler& handler, const HttpRequest& request)
   }
 }
 
-void SendResponse(mg_connection* conn, bool head, const HttpResponse& response) {
+// The web config's http_server_config.headers, the same on every response.
+using ExtraHeaders = std::vector<std::pair<std::string, std::string>>;
+
+// civetweb's additional_header option: the lines it adds to the answers it makes
+// itself (its own error pages, e.g. 400 for a request it cannot parse).
+std::string HeaderLines(const ExtraHeaders& headers) {
+  std::string lines;
+  for (const auto& [name, value] : headers) {
+    lines.append(name).append(": ").append(value).append("\r\n");
+  }
+  return lines;
+}
+
+void SendResponse(mg_connection* conn, bool head, const HttpResponse& response,
+                  const ExtraHeaders& extra_headers) {
   mg_response_header_start(conn, response.status);
+  for (const auto& [name, value] : extra_headers) {
+    if (response.headers.count(name) == 0) {
+      mg_response_header_add(conn, name.c_str(), value.c_str(), -1);
+    }
+  }
   mg_response_header_add(conn, "Content-Type", response.content_type.c_str(), -1);
   if (!response.content_encoding.empty()) {
     mg_response_header_add(conn, "Content-Encoding", response.content_encoding.c_str(), -1);
@@ -289,7 +308,8 @@ struct HttpServer::Impl {
     // Counted before it is sent (its body is already rendered, so a scrape never counts
     // itself): a client that has read response N finds it counted in response N + 1.
     if (impl->events != nullptr) impl->events->OnRequest(impl->HandlerOf(*info), response.status);
-    SendResponse(conn, strcmp(info->request_method, "HEAD") == 0, response);
+    SendResponse(conn, strcmp(info->request_method, "HEAD") == 0, response,
+                 impl->web_config.headers);
     if (socket >= 0) impl->guard->RequestEnded(socket);
     return response.status;
   }
@@ -435,7 +455,10 @@ struct HttpServer::Impl {
     const std::string request_timeout = std::to_string(options.request_timeout_ms);
     const std::string keep_alive_timeout =
         std::to_string(std::min(options.request_timeout_ms, kMaxKeepAliveTimeoutMs));
-    const char* civetweb_options[] = {"listening_ports",
+    const std::string additional_header = HeaderLines(web_config.headers);
+    const char* civetweb_options[] = {"additional_header",
+                                      additional_header.c_str(),
+                                      "listening_ports",
                                       listening_ports.c_str(),
                                       "num_threads",
                                       threads.c_str(),

@@ -1,44 +1,87 @@
-// The --web.config.file parser.
+// The --web.config.file parser: one key table per mapping of exporter-toolkit's format
+// (base/yaml_keys.h), then the checks that span keys.
 #include "exporter/http/web_config.h"
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
-#include <set>
 
+#include "base/strings.h"
 #include "base/yaml_file.h"
+#include "base/yaml_keys.h"
 
 namespace scx {
 
 namespace {
 
-// exporter-toolkit keys that this exporter recognises but does not implement.
-const std::set<std::string>& UnsupportedTlsKeys() {
-  static const std::set<std::string> keys = {"cert",
-                                             "key",
-                                             "client_ca",
-                                             "client_allowed_sans",
-                                             "cipher_suites",
-                                             "prefer_server_cipher_suites",
-                                             "curve_preferences"};
-  return keys;
-}
+// The keys named again outside their table row (in cross-checks), spelled once.
+constexpr char kTlsServerConfig[] = "tls_server_config";
+constexpr char kCert[] = "cert";
+constexpr char kCertFile[] = "cert_file";
+constexpr char kKey[] = "key";
+constexpr char kKeyFile[] = "key_file";
+constexpr char kClientCa[] = "client_ca";
+constexpr char kClientCaFile[] = "client_ca_file";
+constexpr char kClientAuthType[] = "client_auth_type";
+constexpr char kMinVersion[] = "min_version";
+constexpr char kCipherSuites[] = "cipher_suites";
+constexpr char kClientAllowedSans[] = "client_allowed_sans";
 
-// Carries the file name into error messages.
-class Reporter {
- public:
-  Reporter(const std::string& file_name, std::string* error)
-      : file_name_(file_name), error_(error) {}
-
-  bool Fail(const YAML::Node& node, const std::string& key, const std::string& what) const {
-    if (error_ != nullptr) *error_ = YamlError(file_name_, node.Mark(), key, what);
-    return false;
-  }
-
- private:
-  const std::string& file_name_;
-  std::string* error_;
+// Go's crypto/tls names (tls.CipherSuites(), the list exporter-toolkit accepts) and
+// OpenSSL's; "" marks a TLS 1.3 suite, which Go does not let a config choose.
+struct CipherName {
+  const char* go;
+  const char* openssl;
 };
+constexpr CipherName kCipherNames[] = {
+    {"TLS_RSA_WITH_AES_128_CBC_SHA", "AES128-SHA"},
+    {"TLS_RSA_WITH_AES_256_CBC_SHA", "AES256-SHA"},
+    {"TLS_RSA_WITH_AES_128_GCM_SHA256", "AES128-GCM-SHA256"},
+    {"TLS_RSA_WITH_AES_256_GCM_SHA384", "AES256-GCM-SHA384"},
+    {"TLS_AES_128_GCM_SHA256", ""},
+    {"TLS_AES_256_GCM_SHA384", ""},
+    {"TLS_CHACHA20_POLY1305_SHA256", ""},
+    {"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "ECDHE-ECDSA-AES128-SHA"},
+    {"TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "ECDHE-ECDSA-AES256-SHA"},
+    {"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "ECDHE-RSA-AES128-SHA"},
+    {"TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "ECDHE-RSA-AES256-SHA"},
+    {"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256"},
+    {"TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384"},
+    {"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256"},
+    {"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA-AES256-GCM-SHA384"},
+    {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA-CHACHA20-POLY1305"},
+    {"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305"},
+};
+
+// exporter-toolkit's curve names (tls.CurveID) and OpenSSL's group names.
+struct CurveName {
+  const char* go;
+  const char* openssl;
+};
+constexpr CurveName kCurveNames[] = {
+    {"CurveP256", "P-256"},
+    {"CurveP384", "P-384"},
+    {"CurveP521", "P-521"},
+    {"X25519", "X25519"},
+};
+
+// The headers exporter-toolkit lets a config set, with the only values it takes for
+// the enumerated ones (case-sensitive, as there).
+struct HeaderRule {
+  const char* name;
+  std::vector<std::string> values;  // empty: any value
+};
+const std::vector<HeaderRule>& HeaderRules() {
+  static const std::vector<HeaderRule> rules = {
+      {"Strict-Transport-Security", {}},
+      {"X-Content-Type-Options", {"nosniff"}},
+      {"X-Frame-Options", {"deny", "sameorigin"}},
+      {"X-XSS-Protection", {}},
+      {"Content-Security-Policy", {}},
+  };
+  return rules;
+}
 
 bool IsBcryptHash(const std::string& hash) {
   static const char kAlphabet[] =
@@ -56,160 +99,329 @@ bool IsBcryptHash(const std::string& hash) {
   return hash.find_first_not_of(kAlphabet, 7) == std::string::npos;
 }
 
-bool ReadString(const Reporter& reporter, const YAML::Node& node, const std::string& key,
-                std::string* out) {
-  if (!node.IsScalar()) return reporter.Fail(node, key, "expected a string");
-  *out = node.Scalar();
-  return true;
+// A row whose value is read with ReadYamlString, then handed to `use`.
+YamlKey StringKey(
+    std::string name,
+    const std::function<bool(YamlReader* reader, const YAML::Node& value, const std::string& path,
+                             const std::string& text)>& use) {
+  return {std::move(name),
+          [use](YamlReader* reader, const YAML::Node& value, const std::string& path) {
+            std::string text;
+            return ReadYamlString(reader, value, path, &text) && use(reader, value, path, text);
+          }};
 }
 
-bool ReadTlsVersion(const Reporter& reporter, const YAML::Node& node, const std::string& key,
-                    TlsVersion* out) {
-  std::string value;
-  if (!ReadString(reporter, node, key, &value)) return false;
-  if (value == "TLS12") {
-    *out = TlsVersion::kTls12;
-  } else if (value == "TLS13") {
-    *out = TlsVersion::kTls13;
-  } else if (value == "TLS10" || value == "TLS11") {
-    return reporter.Fail(node, key, "'" + value + "' is not supported (use TLS12 or TLS13)");
-  } else {
-    return reporter.Fail(node, key, "unknown TLS version '" + value + "' (use TLS12 or TLS13)");
-  }
-  return true;
-}
-
-bool ReadClientAuth(const Reporter& reporter, const YAML::Node& node, const std::string& key,
-                    ClientAuth* out) {
-  std::string value;
-  if (!ReadString(reporter, node, key, &value)) return false;
-  if (value.empty() || value == "NoClientCert") {
-    *out = ClientAuth::kNoClientCert;
-  } else if (value == "VerifyClientCertIfGiven") {
-    *out = ClientAuth::kVerifyClientCertIfGiven;
-  } else if (value == "RequireAndVerifyClientCert") {
-    *out = ClientAuth::kRequireAndVerifyClientCert;
-  } else if (value == "RequestClientCert" || value == "RequireAnyClientCert" ||
-             value == "RequireClientCert") {
-    return reporter.Fail(node, key,
-                         "'" + value +
-                             "' is not supported: it accepts certificates nobody verified (use "
-                             "RequireAndVerifyClientCert or VerifyClientCertIfGiven with "
-                             "client_ca_file)");
-  } else {
-    return reporter.Fail(node, key,
-                         "unknown value '" + value +
-                             "' (use NoClientCert, VerifyClientCertIfGiven or "
-                             "RequireAndVerifyClientCert)");
-  }
-  return true;
-}
-
-bool ParseTlsKey(const Reporter& reporter, const std::string& name, const YAML::Node& value,
-                 const std::string& file_name, WebConfig* config) {
-  const std::string key = "tls_server_config." + name;
-  std::string text;
-  if (name == "cert_file" || name == "key_file" || name == "client_ca_file") {
-    if (!ReadString(reporter, value, key, &text)) return false;
-    if (name == "cert_file") config->cert_file = ResolveYamlPath(file_name, text);
-    if (name == "key_file") config->key_file = ResolveYamlPath(file_name, text);
-    if (name == "client_ca_file") config->client_ca_file = ResolveYamlPath(file_name, text);
+// A path written in the file, resolved against its directory.
+YamlKey PathKey(std::string name, std::string* out) {
+  return StringKey(std::move(name), [out](YamlReader* reader, const YAML::Node&, const std::string&,
+                                          const std::string& text) {
+    *out = ResolveYamlPath(reader->file_name(), text);
     return true;
-  }
-  if (name == "client_auth_type") return ReadClientAuth(reporter, value, key, &config->client_auth);
-  if (name == "min_version") return ReadTlsVersion(reporter, value, key, &config->min_version);
-  if (name == "max_version") return ReadTlsVersion(reporter, value, key, &config->max_version);
-  if (UnsupportedTlsKeys().count(name)) return reporter.Fail(value, key, "not supported");
-  return reporter.Fail(value, key, "unknown key");
+  });
 }
 
-// Client certificates need TLS, and a CA file exactly when they are verified (as
-// exporter-toolkit: a CA without a policy is an error).
-bool CheckClientAuth(const Reporter& reporter, const YAML::Node& node, const WebConfig& config) {
+// A row for a key of the format this exporter refuses, and why.
+YamlKey RefusedKey(std::string name, const std::string& why) {
+  return {std::move(name),
+          [why](YamlReader* reader, const YAML::Node& value, const std::string& path) {
+            return reader->Fail(value, path, "not supported: " + why);
+          }};
+}
+
+bool ReadTlsVersion(YamlReader* reader, const YAML::Node& value, const std::string& path,
+                    const std::string& text, TlsVersion* out) {
+  if (text == "TLS12") {
+    *out = TlsVersion::kTls12;
+  } else if (text == "TLS13") {
+    *out = TlsVersion::kTls13;
+  } else if (text == "TLS10" || text == "TLS11") {
+    return reader->Fail(value, path, "'" + text + "' is not supported (use TLS12 or TLS13)");
+  } else {
+    return reader->Fail(value, path, "unknown TLS version '" + text + "' (use TLS12 or TLS13)");
+  }
+  return true;
+}
+
+bool ReadClientAuth(YamlReader* reader, const YAML::Node& value, const std::string& path,
+                    const std::string& text, ClientAuth* out) {
+  if (text.empty() || text == "NoClientCert") {
+    *out = ClientAuth::kNoClientCert;
+  } else if (text == "VerifyClientCertIfGiven") {
+    *out = ClientAuth::kVerifyClientCertIfGiven;
+  } else if (text == "RequireAndVerifyClientCert") {
+    *out = ClientAuth::kRequireAndVerifyClientCert;
+  } else if (text == "RequestClientCert" || text == "RequireAnyClientCert" ||
+             text == "RequireClientCert") {
+    return reader->Fail(value, path,
+                        "'" + text +
+                            "' is not supported: it accepts certificates nobody verified (use "
+                            "RequireAndVerifyClientCert or VerifyClientCertIfGiven with " +
+                            kClientCaFile + ")");
+  } else {
+    return reader->Fail(value, path,
+                        "unknown value '" + text +
+                            "' (use NoClientCert, VerifyClientCertIfGiven or "
+                            "RequireAndVerifyClientCert)");
+  }
+  return true;
+}
+
+bool ReadCipherSuites(YamlReader* reader, const YAML::Node& value, const std::string& path,
+                      WebConfig* config) {
+  std::vector<std::string> names;
+  if (!ReadYamlStringList(reader, value, path, &names)) return false;
+  config->tls12_ciphers.clear();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    std::string openssl;
+    if (!OpenSslCipherName(names[i], &openssl)) {
+      return reader->Fail(value[i], YamlItemPath(path, i),
+                          "unknown cipher suite '" + names[i] +
+                              "' (Go's names from tls.CipherSuites(), e.g. "
+                              "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)");
+    }
+    if (!openssl.empty()) config->tls12_ciphers.push_back(openssl);
+  }
+  return true;
+}
+
+bool ReadCurves(YamlReader* reader, const YAML::Node& value, const std::string& path,
+                WebConfig* config) {
+  std::vector<std::string> names;
+  if (!ReadYamlStringList(reader, value, path, &names)) return false;
+  config->groups.clear();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto* curve = std::find_if(std::begin(kCurveNames), std::end(kCurveNames),
+                                     [&](const CurveName& c) { return names[i] == c.go; });
+    if (curve == std::end(kCurveNames)) {
+      return reader->Fail(
+          value[i], YamlItemPath(path, i),
+          "unknown curve '" + names[i] + "' (use CurveP256, CurveP384, CurveP521 or X25519)");
+    }
+    config->groups.emplace_back(curve->openssl);
+  }
+  return true;
+}
+
+bool ReadAllowedSans(YamlReader* reader, const YAML::Node& value, const std::string& path,
+                     WebConfig* config) {
+  if (!ReadYamlStringList(reader, value, path, &config->client_allowed_sans)) return false;
+  for (std::size_t i = 0; i < config->client_allowed_sans.size(); ++i) {
+    if (config->client_allowed_sans[i].empty()) {
+      return reader->Fail(value[i], YamlItemPath(path, i), "is empty");
+    }
+  }
+  return true;
+}
+
+std::vector<YamlKey> TlsKeys(WebConfig* config) {
+  return {
+      YamlStringKey(kCert, &config->cert_pem),
+      YamlStringKey(kKey, &config->key_pem),
+      YamlStringKey(kClientCa, &config->client_ca_pem),
+      PathKey(kCertFile, &config->cert_file),
+      PathKey(kKeyFile, &config->key_file),
+      PathKey(kClientCaFile, &config->client_ca_file),
+      StringKey(kClientAuthType,
+                [config](YamlReader* reader, const YAML::Node& value, const std::string& path,
+                         const std::string& text) {
+                  return ReadClientAuth(reader, value, path, text, &config->client_auth);
+                }),
+      StringKey(kMinVersion,
+                [config](YamlReader* reader, const YAML::Node& value, const std::string& path,
+                         const std::string& text) {
+                  return ReadTlsVersion(reader, value, path, text, &config->min_version);
+                }),
+      StringKey("max_version",
+                [config](YamlReader* reader, const YAML::Node& value, const std::string& path,
+                         const std::string& text) {
+                  return ReadTlsVersion(reader, value, path, text, &config->max_version);
+                }),
+      {kCipherSuites,
+       [config](YamlReader* reader, const YAML::Node& value, const std::string& path) {
+         return ReadCipherSuites(reader, value, path, config);
+       }},
+      YamlBoolKey("prefer_server_cipher_suites", &config->prefer_server_cipher_suites),
+      {"curve_preferences",
+       [config](YamlReader* reader, const YAML::Node& value, const std::string& path) {
+         return ReadCurves(reader, value, path, config);
+       }},
+      {kClientAllowedSans,
+       [config](YamlReader* reader, const YAML::Node& value, const std::string& path) {
+         return ReadAllowedSans(reader, value, path, config);
+       }},
+  };
+}
+
+// One of `inline_key` and `file_key`, not both: as exporter-toolkit's docs say.
+bool CheckOneSource(YamlReader* reader, const YAML::Node& node, const std::string& inline_key,
+                    bool has_inline, const std::string& file_key, bool has_file) {
+  if (!has_inline || !has_file) return true;
+  return reader->Fail(node, YamlKeyPath(kTlsServerConfig, inline_key),
+                      "set " + inline_key + " or " + file_key + ", not both");
+}
+
+// Client certificates need TLS, and CAs exactly when they are verified (as
+// exporter-toolkit: CAs without a policy are an error); SANs are checked only on a
+// certificate that must be sent and verified.
+bool CheckClientAuth(YamlReader* reader, const YAML::Node& node, const WebConfig& config) {
   const bool verifies = config.client_auth != ClientAuth::kNoClientCert;
-  if ((verifies || !config.client_ca_file.empty()) && !config.tls_enabled()) {
-    return reporter.Fail(node, "tls_server_config.cert_file",
-                         "missing (client certificates need TLS)");
+  const std::string tls = kTlsServerConfig;
+  if ((verifies || config.has_client_ca()) && !config.tls_enabled()) {
+    return reader->Fail(node, YamlKeyPath(tls, kCertFile),
+                        "missing (client certificates need TLS)");
   }
-  if (verifies && config.client_ca_file.empty()) {
-    return reporter.Fail(node, "tls_server_config.client_ca_file",
-                         "missing (client_auth_type verifies client certificates)");
+  if (verifies && !config.has_client_ca()) {
+    return reader->Fail(
+        node, YamlKeyPath(tls, kClientCaFile),
+        std::string("missing (") + kClientAuthType + " verifies client certificates)");
   }
-  if (!verifies && !config.client_ca_file.empty()) {
-    return reporter.Fail(node, "tls_server_config.client_auth_type",
-                         "missing (client_ca_file is set; use RequireAndVerifyClientCert)");
+  if (!verifies && config.has_client_ca()) {
+    return reader->Fail(
+        node, YamlKeyPath(tls, kClientAuthType),
+        std::string("missing (") + kClientCaFile + " is set; use RequireAndVerifyClientCert)");
   }
-  return true;
-}
-
-bool ParseTlsServerConfig(const Reporter& reporter, const YAML::Node& node,
-                          const std::string& file_name, WebConfig* config) {
-  if (node.IsNull()) return true;
-  if (!node.IsMap()) return reporter.Fail(node, "tls_server_config", "expected a mapping");
-  for (const auto& entry : node) {
-    if (!ParseTlsKey(reporter, entry.first.Scalar(), entry.second, file_name, config)) {
-      return false;
-    }
-  }
-  if (config->cert_file.empty() != config->key_file.empty()) {
-    const char* missing = config->cert_file.empty() ? "cert_file" : "key_file";
-    const char* present = config->cert_file.empty() ? "key_file" : "cert_file";
-    return reporter.Fail(node, std::string("tls_server_config.") + missing,
-                         std::string("missing (") + present + " is set)");
-  }
-  if (config->min_version == TlsVersion::kTls13 && config->max_version == TlsVersion::kTls12) {
-    return reporter.Fail(node, "tls_server_config.min_version", "is above max_version");
-  }
-  return CheckClientAuth(reporter, node, *config);
-}
-
-bool ParseBasicAuthUsers(const Reporter& reporter, const YAML::Node& node, WebConfig* config) {
-  if (node.IsNull()) return true;
-  if (!node.IsMap()) return reporter.Fail(node, "basic_auth_users", "expected a mapping");
-  for (const auto& entry : node) {
-    const std::string user = entry.first.Scalar();
-    const std::string key = "basic_auth_users." + user;
-    std::string hash;
-    if (!ReadString(reporter, entry.second, key, &hash)) return false;
-    if (user.empty() || user.find(':') != std::string::npos) {
-      return reporter.Fail(entry.first, key, "user names must be non-empty and without ':'");
-    }
-    if (!IsBcryptHash(hash)) {
-      return reporter.Fail(entry.second, key, "expected a bcrypt hash ($2a$, $2b$ or $2y$)");
-    }
-    config->basic_auth_users[user] = hash;
+  if (!config.client_allowed_sans.empty() &&
+      config.client_auth != ClientAuth::kRequireAndVerifyClientCert) {
+    return reader->Fail(node, YamlKeyPath(tls, kClientAllowedSans),
+                        std::string("needs ") + kClientAuthType +
+                            ": RequireAndVerifyClientCert (a client that sends no certificate "
+                            "has no SAN to check)");
   }
   return true;
 }
 
-bool ParseTopLevel(const Reporter& reporter, const YAML::Node& root, const std::string& file_name,
-                   WebConfig* config) {
-  if (root.IsNull()) return true;  // An empty file: plain HTTP, no auth.
-  if (!root.IsMap()) return reporter.Fail(root, "", "expected a mapping at the top level");
-  for (const auto& entry : root) {
-    const std::string name = entry.first.Scalar();
-    if (name == "tls_server_config") {
-      if (!ParseTlsServerConfig(reporter, entry.second, file_name, config)) return false;
-    } else if (name == "basic_auth_users") {
-      if (!ParseBasicAuthUsers(reporter, entry.second, config)) return false;
-    } else if (name == "http_server_config" || name == "rate_limit") {
-      return reporter.Fail(entry.first, name, "not supported");
-    } else {
-      return reporter.Fail(entry.first, name, "unknown key");
-    }
+bool CheckTlsServerConfig(YamlReader* reader, const YAML::Node& node, const WebConfig& config) {
+  const std::string tls = kTlsServerConfig;
+  if (!CheckOneSource(reader, node, kCert, !config.cert_pem.empty(), kCertFile,
+                      !config.cert_file.empty()) ||
+      !CheckOneSource(reader, node, kKey, !config.key_pem.empty(), kKeyFile,
+                      !config.key_file.empty()) ||
+      !CheckOneSource(reader, node, kClientCa, !config.client_ca_pem.empty(), kClientCaFile,
+                      !config.client_ca_file.empty())) {
+    return false;
   }
+  if (config.tls_enabled() != config.has_key()) {
+    const char* missing = config.tls_enabled() ? kKeyFile : kCertFile;
+    const char* present = config.tls_enabled() ? (config.cert_pem.empty() ? kCertFile : kCert)
+                                               : (config.key_pem.empty() ? kKeyFile : kKey);
+    return reader->Fail(node, YamlKeyPath(tls, missing),
+                        std::string("missing (") + present + " is set)");
+  }
+  if (config.min_version == TlsVersion::kTls13 && config.max_version == TlsVersion::kTls12) {
+    return reader->Fail(node, YamlKeyPath(tls, kMinVersion), "is above max_version");
+  }
+  if (node[kCipherSuites] && config.tls12_ciphers.empty() &&
+      config.min_version == TlsVersion::kTls12) {
+    return reader->Fail(node[kCipherSuites], YamlKeyPath(tls, kCipherSuites),
+                        "names no TLS 1.2 suite, so no TLS 1.2 client could connect (TLS 1.3 "
+                        "suites are not configurable; add a TLS 1.2 suite or set " +
+                            std::string(kMinVersion) + ": TLS13)");
+  }
+  return CheckClientAuth(reader, node, config);
+}
+
+bool ReadTlsServerConfig(YamlReader* reader, const YAML::Node& node, const std::string& path,
+                         WebConfig* config) {
+  return ReadYamlMap(reader, node, path, TlsKeys(config)) &&
+         CheckTlsServerConfig(reader, node, *config);
+}
+
+bool ReadHeader(YamlReader* reader, const std::string& name, const YAML::Node& value,
+                const std::string& path, WebConfig* config) {
+  const auto& rules = HeaderRules();
+  const auto rule =
+      std::find_if(rules.begin(), rules.end(), [&](const HeaderRule& r) { return name == r.name; });
+  if (rule == rules.end()) {
+    return reader->Fail(value, path,
+                        "this header cannot be configured (as in exporter-toolkit, only " +
+                            Join(ConfigurableHeaders(), ", ") + ")");
+  }
+  std::string text;
+  if (!ReadYamlString(reader, value, path, &text)) return false;
+  if (text.empty()) return true;  // "unset if blank"
+  if (!rule->values.empty() &&
+      std::find(rule->values.begin(), rule->values.end(), text) == rule->values.end()) {
+    return reader->Fail(value, path,
+                        "expected " + Join(rule->values, " or ") + ", got \"" + text + "\"");
+  }
+  const bool control = std::any_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 && c != '\t';
+  });
+  if (control) return reader->Fail(value, path, "holds a control character (a line break?)");
+  config->headers.emplace_back(name, text);
   return true;
+}
+
+std::vector<YamlKey> HttpServerKeys(WebConfig* config) {
+  return {
+      YamlBoolKey("http2", &config->http2),
+      {"headers",
+       [config](YamlReader* reader, const YAML::Node& value, const std::string& path) {
+         return ReadYamlEntries(reader, value, path,
+                                [&](const std::string& name, const YAML::Node& header,
+                                    const std::string& header_path) {
+                                  return ReadHeader(reader, name, header, header_path, config);
+                                });
+       }},
+  };
+}
+
+bool ReadBasicAuthUsers(YamlReader* reader, const YAML::Node& node, const std::string& path,
+                        WebConfig* config) {
+  return ReadYamlEntries(
+      reader, node, path,
+      [&](const std::string& user, const YAML::Node& value, const std::string& user_path) {
+        std::string hash;
+        if (!value.IsScalar()) {
+          return reader->Fail(value, user_path,
+                              std::string("expected a string, got ") + YamlKind(value));
+        }
+        hash = value.Scalar();
+        if (user.empty() || user.find(':') != std::string::npos) {
+          return reader->Fail(value, user_path, "user names must be non-empty and without ':'");
+        }
+        if (!IsBcryptHash(hash)) {
+          return reader->Fail(value, user_path, "expected a bcrypt hash ($2a$, $2b$ or $2y$)");
+        }
+        config->basic_auth_users[user] = hash;
+        return true;
+      });
+}
+
+std::vector<YamlKey> TopLevelKeys(WebConfig* config) {
+  auto into = [config](bool (*read)(YamlReader*, const YAML::Node&, const std::string&,
+                                    WebConfig*)) -> YamlValueReader {
+    return [config, read](YamlReader* reader, const YAML::Node& value, const std::string& path) {
+      return read(reader, value, path, config);
+    };
+  };
+  return {
+      {kTlsServerConfig, into(&ReadTlsServerConfig)},
+      {"http_server_config",
+       [config](YamlReader* reader, const YAML::Node& value, const std::string& path) {
+         return ReadYamlMap(reader, value, path, HttpServerKeys(config));
+       }},
+      {"basic_auth_users", into(&ReadBasicAuthUsers)},
+      RefusedKey("rate_limit",
+                 "one token bucket for every client would let one client's burst refuse "
+                 "Prometheus' scrapes; use --web.max-requests (scrape slots shared fairly by "
+                 "client address) instead"),
+  };
 }
 
 // Reads `root`, the parsed file `file_name`, into `config` (left untouched on error).
 bool ReadWebConfig(const YAML::Node& root, const std::string& file_name, WebConfig* config,
                    std::string* error) {
-  Reporter reporter(file_name, error);
   WebConfig parsed;
+  YamlReader reader(file_name);
   try {
-    if (!ParseTopLevel(reporter, root, file_name, &parsed)) return false;
+    ReadYamlMap(&reader, root, "", TopLevelKeys(&parsed));  // an empty file: plain HTTP
   } catch (const YAML::Exception& e) {
     *error = YamlError(file_name, e.mark, "", e.msg);
+    return false;
+  }
+  if (reader.failed()) {
+    *error = reader.error();
     return false;
   }
   *config = std::move(parsed);
@@ -217,6 +429,25 @@ bool ReadWebConfig(const YAML::Node& root, const std::string& file_name, WebConf
 }
 
 }  // namespace
+
+bool OpenSslCipherName(const std::string& go_name, std::string* openssl_name) {
+  for (const CipherName& name : kCipherNames) {
+    if (go_name == name.go) {
+      *openssl_name = name.openssl;
+      return true;
+    }
+  }
+  return false;
+}
+
+const std::vector<std::string>& ConfigurableHeaders() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> list;
+    for (const HeaderRule& rule : HeaderRules()) list.emplace_back(rule.name);
+    return list;
+  }();
+  return names;
+}
 
 bool ParseWebConfig(const std::string& yaml_text, const std::string& file_name, WebConfig* config,
                     std::string* error) {
