@@ -128,8 +128,7 @@ class ScanLoop : public SnapshotSource {
   ScanLog scan_log_;
   ChangeWatcher* watcher_ = nullptr;  // set before Start
   bool warned_watch_limit_ = false;
-  void UpdateWatches(const ScanResult& result, const DiscoveryConfig& discovery)
-      SCX_EXCLUDES(mutex_);
+  void UpdateWatches(const ScanResult& result) SCX_EXCLUDES(mutex_);
 
   std::thread thread_;
 };
