@@ -41,20 +41,26 @@ ChangeWatcher::ChangeWatcher(Options options, std::function<void()> on_change)
 ChangeWatcher::~ChangeWatcher() { Stop(); }
 
 bool ChangeWatcher::Start(std::string* error) {
-  inotify_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  if (inotify_fd_ < 0) {
-    *error = std::string("inotify_init1: ") + strerror(errno);
-    return false;
-  }
+  const int flags = IN_NONBLOCK | IN_CLOEXEC;
+  inotify_fd_ =
+      options_.inotify_init != nullptr ? options_.inotify_init(flags) : inotify_init1(flags);
+  if (inotify_fd_ < 0) return Unavailable("inotify_init1", error);
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) {
-    *error = std::string("eventfd: ") + strerror(errno);
+    Unavailable("eventfd", error);  // before close(), which may change errno
     close(inotify_fd_);
     inotify_fd_ = -1;
     return false;
   }
   thread_ = std::thread([this] { Run(); });
   return true;
+}
+
+bool ChangeWatcher::Unavailable(const char* call, std::string* error) {
+  *error = std::string(call) + ": " + strerror(errno);
+  MutexLock lock(&mutex_);
+  limited_ = true;  // every folder is left to the timer
+  return false;
 }
 
 void ChangeWatcher::Stop() {

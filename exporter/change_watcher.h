@@ -3,9 +3,9 @@
 // and calls back when a change there matters, as engine's ChangeMatters says: which
 // files and folders those are is discovery's to know, not the watcher's. Bursts are
 // coalesced into one call. The number of watches is bounded: past the bound (or the
-// kernel's limit) the rest is left to the timer scan, which always stays on as the
-// safety net. inotify opens nothing: the brains' files are never opened, let alone for
-// writing.
+// kernel's limit, or without any inotify instance) the rest is left to the timer scan,
+// which always stays on as the safety net. inotify opens nothing: the brains' files are
+// never opened, let alone for writing.
 //
 // Thread-safety: SetDirs and the getters may be called from any thread; the callback
 // runs on the watcher's own thread.
@@ -37,6 +37,8 @@ class ChangeWatcher {
     std::size_t max_watches = 8192;             // beyond it: the timer alone
     std::chrono::milliseconds settle{100};      // quiet time that ends a burst
     std::chrono::milliseconds max_delay{1000};  // a burst never holds a call longer
+    // A seam for tests: stands in for inotify_init1(2) when set.
+    int (*inotify_init)(int flags) = nullptr;
   };
 
   ChangeWatcher(Options options, std::function<void()> on_change);
@@ -45,7 +47,8 @@ class ChangeWatcher {
   ChangeWatcher& operator=(const ChangeWatcher&) = delete;
 
   // Creates the inotify instance and starts the thread. False (with `error`) when the
-  // kernel refuses: then only the timer scans.
+  // kernel refuses (every instance taken: EMFILE): then only the timer scans, and the
+  // watcher says it is limited.
   bool Start(std::string* error);
   void Stop();
 
@@ -54,11 +57,14 @@ class ChangeWatcher {
   // limit was reached (they are left to the timer).
   bool SetDirs(const std::vector<ReadFolder>& dirs);
 
-  std::size_t watched() const;     // folders watched now
-  bool limited() const;            // the last SetDirs hit a limit
+  std::size_t watched() const;  // folders watched now
+  // The last SetDirs hit a limit, or Start failed (nothing can be watched).
+  bool limited() const;
   std::uint64_t triggers() const;  // callbacks made so far
 
  private:
+  // Start's failure: `call` failed (errno). Sets *error; nothing can be watched.
+  bool Unavailable(const char* call, std::string* error);
   void Run();
   void Drain(bool* matters);
 

@@ -1,8 +1,9 @@
 // Tests of instant detection: which folders are watched (those a scan read, whatever
 // their names), that a store renamed into place is seen at once, bursts are
-// coalesced, and limits hold.
+// coalesced, and limits hold, a kernel without an inotify instance left included.
 #include "exporter/change_watcher.h"
 
+#include <errno.h>
 #include <gtest/gtest.h>
 #include <stdio.h>
 
@@ -46,6 +47,12 @@ TEST(DirsToWatchTest, RuntimeDirsThenTheFoldersDiscoveryRead) {
   EXPECT_EQ(FolderRole::kRegistryEntries, dirs[2].role);
   EXPECT_EQ("/rt/project-brains", dirs[3].path);
   EXPECT_EQ(FolderRole::kBrainFolders, dirs[3].role);
+}
+
+// Stands in for inotify_init1(2) when every inotify instance is taken.
+int NoInstanceLeft(int /*flags*/) {
+  errno = EMFILE;
+  return -1;
 }
 
 class ChangeWatcherTest : public ::testing::Test {
@@ -153,6 +160,23 @@ TEST_F(ChangeWatcherTest, IngestRootsBesideAGraphElsewhereAreWatched) {
   ASSERT_TRUE(watcher_->SetDirs(DirsToWatch(scan)));
   WriteFile(tmp_.Join("graphs/ingest_roots.json"), "[\"/home/u/keyvault\"]");
   EXPECT_TRUE(WaitFor([&] { return calls_ > 0; }, milliseconds(5000)));
+}
+
+// With every inotify instance taken, nothing is watched and the watcher says it is
+// limited: every folder is left to the timer scan.
+TEST(ChangeWatcherStartTest, WithoutAnInotifyInstanceTheWatcherIsLimited) {
+  ChangeWatcher::Options options;
+  options.inotify_init = NoInstanceLeft;
+  ChangeWatcher watcher(options, [] {});
+  std::string error;
+  EXPECT_FALSE(watcher.Start(&error));
+  EXPECT_NE(std::string::npos, error.find("inotify_init1")) << error;
+  EXPECT_TRUE(watcher.limited());
+  TempDir tmp;
+  EXPECT_FALSE(watcher.SetDirs({{tmp.path(), FolderRole::kBrainFolder}}));
+  EXPECT_EQ(0u, watcher.watched());
+  EXPECT_TRUE(watcher.limited());
+  watcher.Stop();
 }
 
 TEST_F(ChangeWatcherTest, StopIsPromptAndIdempotent) {
