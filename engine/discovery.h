@@ -17,6 +17,7 @@
 #include "engine/discovery_cache.h"  // DiscoveryCache, for callers of DiscoverBrains
 #include "engine/m1nd_files.h"
 #include "engine/owner_identity.h"
+#include "engine/read_folders.h"
 #include "engine/root_visibility.h"
 #include "engine/vocabulary.h"
 
@@ -144,6 +145,11 @@ struct Discovery {
   std::vector<DiscoveryNotice> debug_notes;
   std::vector<OrphanedFolder> orphans;       // sorted by runtime_dir
   std::vector<std::string> name_collisions;  // one log-ready line per renamed brain
+  // The folders the walk listed or read a small file in, beside every brain's
+  // runtime_dir (which holds the brain's files, a FolderRole::kBrainFolder, and is
+  // not repeated here): a change there can change what the next discovery finds.
+  // In walk order; a folder may appear twice.
+  std::vector<ReadFolder> folders_read;
   bool stopped = false;  // `stop` was set: the walk ended early and is incomplete
 };
 

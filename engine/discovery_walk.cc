@@ -106,6 +106,10 @@ void DiscoveryWalk::Debug(const std::string& path, const std::string& message) {
   debug_notes_.push_back(DiscoveryNotice{path, message});
 }
 
+void DiscoveryWalk::Read(std::string folder, FolderRole role) {
+  folders_read_.push_back(ReadFolder{std::move(folder), role});
+}
+
 bool DiscoveryWalk::IgnoredIngestRoots(const IngestRootsFile& ingest, const std::string& key) {
   if (ingest.file.status != ReadStatus::kOk) return false;
   const IngestRootsParse& parse = ingest.file.parsed();
@@ -195,6 +199,7 @@ void DiscoveryWalk::ScanRegistry(const std::string& registry, bool is_default) {
   if (!S_ISDIR(info.st_mode))
     return Problem(DiscoveryProblemSource::kRegistry, folder, "not a folder");
   const std::string instances = JoinPath(folder, kInstancesDir);
+  Read(instances, FolderRole::kRegistryEntries);
   std::vector<std::string> names;
   std::string error;
   const ReadStatus status = ListDir(instances, &names, &error);
@@ -274,6 +279,8 @@ void DiscoveryWalk::ReadInstance(const std::string& registry, const std::string&
 void DiscoveryWalk::AddOwner(const OwnerCandidate& owner) {
   const std::string& key = owner.key;
   if (claimed_.count(key)) return;  // a static brain, or an entry that names it first
+  // Beside the graph snapshot, which need not be in the runtime dir.
+  if (owner.ingest_dir != owner.runtime_dir) Read(owner.ingest_dir, FolderRole::kBrainFolder);
   const IngestRootsFile ingest = ReadIngestRootsIn(owner.ingest_dir, cache_);
   if (cache_) cache_->RememberIngestRoots(ingest.path, ingest.file);
   std::string unseen_because;
@@ -384,6 +391,7 @@ DiscoveryWalk::ListedFolder DiscoveryWalk::Summarize(BrainFolder folder) {
 void DiscoveryWalk::AddProjectBrainsIn(const std::string& folder,
                                        const std::shared_ptr<const std::string>& registry,
                                        const OwnerView& view) {
+  Read(folder, FolderRole::kBrainFolders);
   std::vector<std::string> names;
   std::string error;
   ReadStatus status = ListDir(folder, &names, &error);
@@ -654,6 +662,7 @@ Discovery DiscoveryWalk::Finish(const std::vector<Brain>& previous) {
   discovery.notices = std::move(notices_);
   discovery.debug_notes = std::move(debug_notes_);
   discovery.orphans = std::move(orphans_);
+  discovery.folders_read = std::move(folders_read_);
   std::sort(discovery.orphans.begin(), discovery.orphans.end(),
             [](const OrphanedFolder& a, const OrphanedFolder& b) {
               return a.runtime_dir < b.runtime_dir;

@@ -22,6 +22,7 @@
 #include "engine/discovery_reads.h"
 #include "engine/owner_identity.h"
 #include "engine/owner_view.h"
+#include "engine/read_folders.h"
 #include "engine/root_visibility.h"
 
 namespace scx {
@@ -133,6 +134,8 @@ class DiscoveryWalk {
   void Problem(DiscoveryProblemSource source, const std::string& path, const std::string& message,
                bool transient = false);
   void Debug(const std::string& path, const std::string& message);
+  // Reports a folder the walk lists or reads in (Discovery::folders_read).
+  void Read(std::string folder, FolderRole role);
   // Now, by the cache's clock (the real one without a cache).
   std::int64_t NowNs() const;
   // Deals with an ingest_roots.json that m1nd would read as an empty list. True when
@@ -155,6 +158,7 @@ class DiscoveryWalk {
   std::vector<DiscoveryNotice> notices_;
   std::vector<DiscoveryNotice> debug_notes_;
   std::vector<OrphanedFolder> orphans_;
+  std::vector<ReadFolder> folders_read_;
   std::vector<OwnerCandidate> owners_;
   std::vector<ProjectEntry> project_entries_;
   std::shared_ptr<const std::string> listed_registry_;  // the one ScanRegistry is listing

@@ -448,6 +448,7 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   result.debug_notes = std::move(discovery.debug_notes);
   result.orphans = std::move(discovery.orphans);
   result.name_collisions = std::move(discovery.name_collisions);
+  result.folders_read = std::move(discovery.folders_read);
   parsed_ = 0;
   unchanged_ = 0;
   verdicts_computed_ = 0;

@@ -22,6 +22,7 @@
 #include "base/parallel_for.h"
 #include "engine/coherence.h"
 #include "engine/discovery.h"
+#include "engine/read_folders.h"
 #include "engine/skeleton_provenance.h"
 #include "engine/store_reader.h"
 #include "engine/vocabulary.h"
@@ -143,6 +144,7 @@ struct ScanResult {
   std::vector<DiscoveryNotice> debug_notes;  // see Discovery::debug_notes
   std::vector<OrphanedFolder> orphans;       // see OrphanedFolder
   std::vector<std::string> name_collisions;
+  std::vector<ReadFolder> folders_read;  // see Discovery::folders_read
   std::vector<StateChange> changes;
   std::int64_t stores_parsed = 0;     // stores read and parsed this scan
   std::int64_t stores_unchanged = 0;  // skipped: stamp unchanged since a settled read

@@ -10,12 +10,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
 #include <utility>
 
-#include "engine/discovery.h"
-#include "engine/m1nd_files.h"
+#include "engine/read_folders.h"
 #include "engine/scanner.h"
-#include "engine/store_reader.h"
 
 namespace scx {
 
@@ -26,32 +25,14 @@ constexpr std::uint32_t kEvents = IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED
 
 }  // namespace
 
-std::vector<WatchedDir> DirsToWatch(const ScanResult& scan, const DiscoveryConfig& config) {
-  std::vector<WatchedDir> dirs;
+std::vector<ReadFolder> DirsToWatch(const ScanResult& scan) {
+  std::vector<ReadFolder> dirs;
+  dirs.reserve(scan.brains.size() + scan.folders_read.size());
   for (const BrainReport& report : scan.brains) {
-    dirs.push_back({report.brain().runtime_dir, WatchedDirKind::kRuntimeDir});
-    if (report.brain().source == BrainSource::kRegistryOwner) {
-      dirs.push_back(
-          {report.brain().runtime_dir + "/" + kProjectBrainsDir, WatchedDirKind::kProjectBrains});
-    }
+    dirs.push_back({report.brain().runtime_dir, FolderRole::kBrainFolder});
   }
-  for (const std::string& registry : config.registries) {
-    dirs.push_back({ExpandHome(registry) + "/" + kInstancesDir, WatchedDirKind::kInstances});
-  }
+  dirs.insert(dirs.end(), scan.folders_read.begin(), scan.folders_read.end());
   return dirs;
-}
-
-bool ChangeMatters(WatchedDirKind kind, const std::string& name, bool is_dir) {
-  switch (kind) {
-    case WatchedDirKind::kRuntimeDir:
-      return name == kStoreFileName || name == kProjectBrainManifest ||
-             name == kIngestRootsFileName || (is_dir && name == kProjectBrainsDir);
-    case WatchedDirKind::kProjectBrains:
-      return is_dir && !name.empty() && name.front() != '.';
-    case WatchedDirKind::kInstances:
-      return !is_dir && IsInstanceFileName(name);
-  }
-  return false;
 }
 
 ChangeWatcher::ChangeWatcher(Options options, std::function<void()> on_change)
@@ -60,20 +41,26 @@ ChangeWatcher::ChangeWatcher(Options options, std::function<void()> on_change)
 ChangeWatcher::~ChangeWatcher() { Stop(); }
 
 bool ChangeWatcher::Start(std::string* error) {
-  inotify_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  if (inotify_fd_ < 0) {
-    *error = std::string("inotify_init1: ") + strerror(errno);
-    return false;
-  }
+  const int flags = IN_NONBLOCK | IN_CLOEXEC;
+  inotify_fd_ =
+      options_.inotify_init != nullptr ? options_.inotify_init(flags) : inotify_init1(flags);
+  if (inotify_fd_ < 0) return Unavailable("inotify_init1", error);
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) {
-    *error = std::string("eventfd: ") + strerror(errno);
+    Unavailable("eventfd", error);  // before close(), which may change errno
     close(inotify_fd_);
     inotify_fd_ = -1;
     return false;
   }
   thread_ = std::thread([this] { Run(); });
   return true;
+}
+
+bool ChangeWatcher::Unavailable(const char* call, std::string* error) {
+  *error = std::string(call) + ": " + strerror(errno);
+  MutexLock lock(&mutex_);
+  limited_ = true;  // every folder is left to the timer
+  return false;
 }
 
 void ChangeWatcher::Stop() {
@@ -90,11 +77,11 @@ void ChangeWatcher::Stop() {
   inotify_fd_ = wake_fd_ = -1;
 }
 
-bool ChangeWatcher::SetDirs(const std::vector<WatchedDir>& dirs) {
+bool ChangeWatcher::SetDirs(const std::vector<ReadFolder>& dirs) {
   MutexLock lock(&mutex_);
   if (inotify_fd_ < 0) return false;
-  std::map<std::string, WatchedDirKind> wanted;
-  for (const WatchedDir& dir : dirs) wanted.emplace(dir.path, dir.kind);
+  std::map<std::string, FolderRole> wanted;  // the first role given a path
+  for (const ReadFolder& dir : dirs) wanted.emplace(dir.path, dir.role);
   // Drop what is no longer wanted first, so that its room can be reused.
   for (auto it = by_path_.begin(); it != by_path_.end();) {
     if (wanted.count(it->first)) {
@@ -102,11 +89,11 @@ bool ChangeWatcher::SetDirs(const std::vector<WatchedDir>& dirs) {
       continue;
     }
     inotify_rm_watch(inotify_fd_, it->second);
-    kind_by_wd_.erase(it->second);
+    role_by_wd_.erase(it->second);
     it = by_path_.erase(it);
   }
   limited_ = false;
-  for (const auto& [path, kind] : wanted) {
+  for (const auto& [path, role] : wanted) {
     if (by_path_.count(path)) continue;
     if (by_path_.size() >= options_.max_watches) {
       limited_ = true;
@@ -118,7 +105,7 @@ bool ChangeWatcher::SetDirs(const std::vector<WatchedDir>& dirs) {
       continue;  // gone since the scan, or not a folder: the timer covers it
     }
     by_path_[path] = wd;
-    kind_by_wd_[wd] = kind;
+    role_by_wd_[wd] = role;
   }
   return !limited_;
 }
@@ -148,10 +135,10 @@ void ChangeWatcher::Drain(bool* matters) {
         *matters = true;  // lost events, or a watched folder went away: rescan
         continue;
       }
-      auto kind = kind_by_wd_.find(event->wd);
-      if (kind == kind_by_wd_.end()) continue;
-      const std::string name = event->len > 0 ? event->name : "";
-      if (ChangeMatters(kind->second, name, (event->mask & IN_ISDIR) != 0)) *matters = true;
+      auto role = role_by_wd_.find(event->wd);
+      if (role == role_by_wd_.end()) continue;
+      const std::string_view name = event->len > 0 ? event->name : "";
+      if (ChangeMatters(role->second, name, (event->mask & IN_ISDIR) != 0)) *matters = true;
     }
   }
 }

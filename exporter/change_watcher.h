@@ -1,11 +1,11 @@
-// Instant detection: watches the folders whose files decide a verdict (each brain's
-// runtime dir, each owner's project-brains/ folder, each registry's instances/) with
-// inotify, and calls back when a file that matters there changes: a store renamed into
-// place, a manifest or ingest_roots.json written, a project brain folder created or
-// removed, a registry instance file written. Bursts are coalesced into one call. The
-// number of watches is bounded: past the bound (or the kernel's limit) the rest is left
-// to the timer scan, which always stays on as the safety net. inotify opens nothing:
-// the brains' files are never opened, let alone for writing.
+// Instant detection: watches, with inotify, the folders the last scan read (each
+// brain's runtime dir, and the folders discovery reports reading: engine/read_folders.h)
+// and calls back when a change there matters, as engine's ChangeMatters says: which
+// files and folders those are is discovery's to know, not the watcher's. Bursts are
+// coalesced into one call. The number of watches is bounded: past the bound (or the
+// kernel's limit, or without any inotify instance) the rest is left to the timer scan,
+// which always stays on as the safety net. inotify opens nothing: the brains' files are
+// never opened, let alone for writing.
 //
 // Thread-safety: SetDirs and the getters may be called from any thread; the callback
 // runs on the watcher's own thread.
@@ -22,30 +22,14 @@
 #include <vector>
 
 #include "base/mutex.h"
+#include "engine/read_folders.h"
 
 namespace scx {
 
-// What a watched folder holds, which decides which of its names matter.
-enum class WatchedDirKind {
-  kRuntimeDir,     // system_blocks.json, project_brain.json, ingest_roots.json
-  kProjectBrains,  // brain folders appearing, disappearing or renamed into place
-  kInstances,      // *.json registry entries
-};
-
-struct WatchedDir {
-  std::string path;
-  WatchedDirKind kind = WatchedDirKind::kRuntimeDir;
-};
-
-// The folders to watch after a scan: every brain's runtime dir, every registry
-// owner's project-brains/ folder, every registry's instances/ folder.
+// The folders to watch after `scan`: every brain's runtime dir (its files), then every
+// folder its discovery read (ScanResult::folders_read).
 struct ScanResult;
-struct DiscoveryConfig;
-std::vector<WatchedDir> DirsToWatch(const ScanResult& scan, const DiscoveryConfig& config);
-
-// Whether a change to `name` (a folder when `is_dir`) in a folder of `kind` can change
-// a verdict. Pure.
-bool ChangeMatters(WatchedDirKind kind, const std::string& name, bool is_dir);
+std::vector<ReadFolder> DirsToWatch(const ScanResult& scan);
 
 class ChangeWatcher {
  public:
@@ -53,6 +37,8 @@ class ChangeWatcher {
     std::size_t max_watches = 8192;             // beyond it: the timer alone
     std::chrono::milliseconds settle{100};      // quiet time that ends a burst
     std::chrono::milliseconds max_delay{1000};  // a burst never holds a call longer
+    // A seam for tests: stands in for inotify_init1(2) when set.
+    int (*inotify_init)(int flags) = nullptr;
   };
 
   ChangeWatcher(Options options, std::function<void()> on_change);
@@ -61,20 +47,24 @@ class ChangeWatcher {
   ChangeWatcher& operator=(const ChangeWatcher&) = delete;
 
   // Creates the inotify instance and starts the thread. False (with `error`) when the
-  // kernel refuses: then only the timer scans.
+  // kernel refuses (every instance taken: EMFILE): then only the timer scans, and the
+  // watcher says it is limited.
   bool Start(std::string* error);
   void Stop();
 
   // Watches exactly `dirs` from now on (at most max_watches of them). Folders that do
   // not exist are skipped. Returns false when some could not be watched because a
   // limit was reached (they are left to the timer).
-  bool SetDirs(const std::vector<WatchedDir>& dirs);
+  bool SetDirs(const std::vector<ReadFolder>& dirs);
 
-  std::size_t watched() const;     // folders watched now
-  bool limited() const;            // the last SetDirs hit a limit
+  std::size_t watched() const;  // folders watched now
+  // The last SetDirs hit a limit, or Start failed (nothing can be watched).
+  bool limited() const;
   std::uint64_t triggers() const;  // callbacks made so far
 
  private:
+  // Start's failure: `call` failed (errno). Sets *error; nothing can be watched.
+  bool Unavailable(const char* call, std::string* error);
   void Run();
   void Drain(bool* matters);
 
@@ -87,8 +77,8 @@ class ChangeWatcher {
   // Guards the maps, limited_, and inotify_fd_ against Stop() closing it while the
   // scan thread calls SetDirs (the watcher's own thread is joined before that).
   mutable Mutex mutex_;
-  std::map<std::string, int> by_path_ SCX_GUARDED_BY(mutex_);        // path -> watch
-  std::map<int, WatchedDirKind> kind_by_wd_ SCX_GUARDED_BY(mutex_);  // watch -> kind
+  std::map<std::string, int> by_path_ SCX_GUARDED_BY(mutex_);    // path -> watch
+  std::map<int, FolderRole> role_by_wd_ SCX_GUARDED_BY(mutex_);  // watch -> role
   bool limited_ SCX_GUARDED_BY(mutex_) = false;
   std::atomic<std::uint64_t> triggers_{0};
 };

@@ -139,7 +139,7 @@ void ScanLoop::ScanOnce(const ScanSettings& settings) {
   last_scanned_at_ = UnixTimeNow();
   ++scans_completed_;
   scan_log_.LogScan(result, seconds);
-  UpdateWatches(result, discovery);
+  UpdateWatches(result);
   // A brain new, gone or in another state: the state to keep changed (a label
   // changes only with a brain new or gone).
   const bool state_changed = !result.changes.empty();
@@ -174,9 +174,9 @@ void ScanLoop::SetStateFile(StateFile* state) {
   if (state_file_ != nullptr) scanner_->Restore(state_file_->Load());
 }
 
-void ScanLoop::UpdateWatches(const ScanResult& result, const DiscoveryConfig& discovery) {
+void ScanLoop::UpdateWatches(const ScanResult& result) {
   if (watcher_ == nullptr) return;
-  watcher_->SetDirs(DirsToWatch(result, discovery));
+  watcher_->SetDirs(DirsToWatch(result));
   const bool limited = watcher_->limited();
   if (limited && !warned_watch_limit_) {
     logger_->Warn("not every brain folder can be watched; the rest waits for the timer scan",

@@ -67,7 +67,8 @@ class ScanLoop : public SnapshotSource {
   void RequestScan() SCX_EXCLUDES(mutex_);
 
   // After each scan, tells `watcher` (null: none) which folders to watch, and reports
-  // its state in the metrics. Call before Start; it must outlive the loop's thread.
+  // its state in the metrics: a watcher whose Start failed is limited, all its folders
+  // left to the timer. Call before Start; it must outlive the loop's thread.
   void SetChangeWatcher(ChangeWatcher* watcher);
 
   // Keeps the scanner's state in `state` (null: none) after each scan that changed a
@@ -131,8 +132,7 @@ class ScanLoop : public SnapshotSource {
   ScanLog scan_log_;
   ChangeWatcher* watcher_ = nullptr;  // set before Start
   bool warned_watch_limit_ = false;
-  void UpdateWatches(const ScanResult& result, const DiscoveryConfig& discovery)
-      SCX_EXCLUDES(mutex_);
+  void UpdateWatches(const ScanResult& result) SCX_EXCLUDES(mutex_);
 
   std::thread thread_;
 };

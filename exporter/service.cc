@@ -158,13 +158,13 @@ class Service {
   }
 
  private:
-  // Instant detection, unless --scan.watch=false; without inotify the timer alone scans.
+  // Instant detection, unless --scan.watch=false. Without inotify the timer alone
+  // scans, and the loop reports the watcher limited (watch_limited).
   void StartChangeWatcher() {
     if (!flags_.scan_watch) return;
     std::string error;
     if (!watcher_.Start(&error)) {
       logger_->Warn("instant detection is off: only the timer scans", {{"err", error}});
-      return;
     }
     loop_.SetChangeWatcher(&watcher_);
   }

@@ -24,6 +24,7 @@
 
 #include "base/brain_file.h"
 #include "base/stamp_cache.h"
+#include "engine/read_folders.h"
 #include "tests/counted_reads.h"
 #include "tests/test_support.h"
 
@@ -871,6 +872,26 @@ TEST_F(DiscoveryTest, IngestRootsAreReadBesideTheGraphSource) {
   EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);
   ASSERT_EQ((std::vector<std::string>{"keyvault"}), Names(discovery));
   EXPECT_EQ(IdentitySource::kIngestRoot, discovery.brains[0].identity_source);
+}
+
+// What the change watcher watches besides each brain's runtime dir: every folder the
+// walk listed or read a file in, with the role that says which of its names matter.
+TEST_F(DiscoveryTest, ReportsTheFoldersItRead) {
+  Entry owner{"/home/u/m1nd", Runtime()};
+  owner.graph_source = tmp_.Join("graphs/graph_snapshot.json");
+  WriteInstance("owner.json", owner.Json());
+  WriteProjectBrain("0a1b2c3d", "/home/u/keyvault");
+  const Discovery discovery = DiscoverBrains(RegistryConfig(Registry()), {});
+  ASSERT_EQ((std::vector<std::string>{"keyvault", "m1nd"}), Names(discovery));
+  std::vector<std::pair<std::string, FolderRole>> read;
+  for (const ReadFolder& folder : discovery.folders_read)
+    read.emplace_back(folder.path, folder.role);
+  const std::vector<std::pair<std::string, FolderRole>> expected = {
+      {Registry() + "/instances", FolderRole::kRegistryEntries},
+      {tmp_.Join("graphs"), FolderRole::kBrainFolder},
+      {Runtime() + "/project-brains", FolderRole::kBrainFolders},
+  };
+  EXPECT_EQ(expected, read);
 }
 
 TEST_F(DiscoveryTest, WithoutIngestRootsTheWorkspaceRootNamesTheOwner) {

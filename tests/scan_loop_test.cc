@@ -2,6 +2,7 @@
 // contents, fast stop, reloads, interval, and what gets logged.
 #include "exporter/scan_loop.h"
 
+#include <errno.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -298,6 +299,30 @@ TEST_F(ScanLoopTest, UnknownBrainKindWarnsOnceAndIsNoScanFailure) {
   const std::string metrics = loop.snapshot()->MetricsText();
   EXPECT_TRUE(Contains(metrics, "skeleton_coherence_brain_state{brain=\"odd\",state=\"absent\"} 1"))
       << metrics;
+}
+
+// With every inotify instance taken the watcher cannot start: the loop reports it
+// limited (watch_limited 1, one warn line) and the timer alone scans.
+TEST_F(ScanLoopTest, AWatcherWithoutAnInotifyInstanceIsReportedLimited) {
+  ChangeWatcher::Options options;
+  options.inotify_init = [](int /*flags*/) {
+    errno = EMFILE;
+    return -1;
+  };
+  ChangeWatcher watcher(options, [] {});  // outlives the loop's thread
+  std::string error;
+  ASSERT_FALSE(watcher.Start(&error));
+  CapturedLog warn_log(LogLevel::kWarn);
+  ScanLoop loop(Settings(milliseconds(40)), Info(), warn_log.logger(), &metrics_);
+  loop.SetChangeWatcher(&watcher);
+  loop.Start();
+  ASSERT_TRUE(WaitFor([&] { return loop.snapshot()->scan_number() >= 3; }, kLongWait));
+  loop.Stop();
+  const std::string metrics = metrics_.Text();
+  EXPECT_TRUE(Contains(metrics, "skeleton_coherence_exporter_watch_limited 1\n")) << metrics;
+  EXPECT_TRUE(Contains(metrics, "skeleton_coherence_exporter_watched_dirs 0\n")) << metrics;
+  const std::string text = warn_log.text();
+  EXPECT_EQ(CountOf(text, "not every brain folder can be watched"), 1u) << text;
 }
 
 // Watching nothing must not look healthy: a warn line on every scan.
