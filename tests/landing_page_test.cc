@@ -36,6 +36,7 @@ BrainReport Incident() {
   verdict.status = CoherenceStatus::kMismatch;
   verdict.expected_slug = "m1nd";
   verdict.found_slug = "keyvault";
+  verdict.reason = "skeleton_id \"sk_keyvault_candidate\" does not carry this brain's slug";
   report.coherence = std::make_shared<const Coherence>(verdict);
   return report;
 }
@@ -182,12 +183,17 @@ TEST(LandingPageTest, MismatchRowHasBothSlugsSinceAndRunbook) {
   EXPECT_TRUE(Contains(
       html,
       "<tr class=\"mismatch\" data-brain=\"m1nd\"><td class=\"brain\">m1nd</td>"
-      "<td class=\"state\">mismatch</td><td>m1nd</td><td>keyvault</td><td class=\"since\">"
+      "<td class=\"state\">mismatch</td><td class=\"slug\">m1nd</td><td "
+      "class=\"slug\">keyvault</td>"
+      "<td class=\"since\">"
       "<time>2025-11-26 21:59:01 UTC</time>, <span class=\"age\" data-unix=\"1764194341.000\">"
       "3d 4h</span> ago</td><td><a href=\"" +
           RunbookLink(kDefaultRunbookUrl, kRunbookMismatch) +
-          "\">mismatch</a></td><td></td><td>/home/dev/m1nd</td><td>/home/dev/.m1nd/m1nd</td>"
-          "<td>registry_owner</td><td>first_ingest_root</td></tr>"))
+          "\">mismatch</a></td><td class=\"reason\">skeleton_id &quot;sk_keyvault_candidate&quot; "
+          "does not carry this brain&#39;s slug</td><td class=\"path\">/home/dev/m1nd</td>"
+          "<td "
+          "class=\"path\">/home/dev/.m1nd/m1nd</td><td>registry_owner</td><td>first_ingest_root</"
+          "td></tr>"))
       << html;
 }
 
@@ -197,9 +203,10 @@ TEST(LandingPageTest, MismatchRowNamesWhoseSkeletonItIs) {
   incident_provenance.owner_brain = "keyvault";
   incident.skeleton_provenance = std::make_shared<const SkeletonProvenance>(incident_provenance);
   const std::string html = RenderLandingPage(Info(), {incident}, true, 1764468000);
-  EXPECT_TRUE(Contains(html,
-                       "<td>m1nd</td><td>keyvault <span class=\"owner\">(keyvault's "
-                       "skeleton)</span></td>"))
+  EXPECT_TRUE(Contains(
+      html,
+      "<td class=\"slug\">m1nd</td><td class=\"slug\">keyvault <span class=\"owner\">(keyvault's "
+      "skeleton)</span></td>"))
       << html;
 }
 
@@ -210,7 +217,12 @@ TEST(LandingPageTest, StaleMismatchIsRedAndMarkedStale) {
                        "<tr class=\"mismatch stale\" data-brain=\"m1nd\"><td class=\"brain\">m1nd"
                        "</td><td class=\"state\">mismatch <span class=\"badge\">stale</span>"))
       << html;
-  EXPECT_TRUE(Contains(html, "<td>parse: unexpected end at byte 12</td>"));
+  // The reason of the last good verdict, then why there is no fresh one.
+  EXPECT_TRUE(Contains(html,
+                       "<td class=\"reason\">skeleton_id &quot;sk_keyvault_candidate&quot; does "
+                       "not carry this brain&#39;s slug (last good read; the store cannot be read "
+                       "now: parse: unexpected end at byte 12)</td>"))
+      << html;
   EXPECT_TRUE(Contains(html, RunbookLink(kDefaultRunbookUrl, kRunbookStaleVerdicts)));
   EXPECT_TRUE(Contains(html, "banner red"));
 }
@@ -232,10 +244,12 @@ TEST(LandingPageTest, IdentityUnknownRowIsNotRedAndSaysWhy) {
   EXPECT_TRUE(Contains(html,
                        "<tr class=\"identity_unknown\" data-brain=\"medulla\"><td "
                        "class=\"brain\">medulla</td><td class=\"state\">identity unknown</td>"
-                       "<td></td><td></td><td></td><td><a href=\"" +
+                       "<td class=\"slug\"></td><td class=\"slug\"></td><td></td><td><a href=\"" +
                            RunbookLink(kDefaultRunbookUrl, kRunbookIdentityUnknown) +
-                           "\">identity unknown</a></td><td>ingest root /home/dev/m1nd cannot be "
-                           "seen</td><td></td><td>/rt/medulla</td><td>static</td><td>unknown</td>"
+                           "\">identity unknown</a></td><td class=\"reason\">ingest root "
+                           "/home/dev/m1nd cannot be "
+                           "seen</td><td class=\"path\"></td><td "
+                           "class=\"path\">/rt/medulla</td><td>static</td><td>unknown</td>"
                            "</tr>"))
       << html;
   // Not a mismatch: the banner stays green, and the counts name the state.
@@ -264,9 +278,21 @@ TEST(LandingPageTest, OrphanedFoldersAreListedUnderTheTable) {
 
 TEST(LandingPageTest, OkRowHasNoSlugsSinceOrRunbook) {
   const std::string html = RenderLandingPage(Info(), {Ok("m1nd")}, true);
-  EXPECT_TRUE(
-      Contains(html, "<td class=\"state\">ok</td><td></td><td></td><td></td><td></td><td></td>"))
+  EXPECT_TRUE(Contains(
+      html,
+      "<td class=\"state\">ok</td><td class=\"slug\"></td><td class=\"slug\"></td><td></td>"
+      "<td></td><td class=\"reason\"></td>"))
       << html;
+}
+
+TEST(LandingPageTest, AbsentAndUnreadableRowsSayWhy) {
+  BrainReport torn = Report("torn", BrainState::kUnreadable);
+  torn.read_error = StoreError::kTooLarge;
+  torn.read_error_message = "larger than 64 MiB";
+  const std::string html =
+      RenderLandingPage(Info(), {Report("notes", BrainState::kAbsent), torn}, true);
+  EXPECT_TRUE(Contains(html, "<td class=\"reason\">no store yet</td>")) << html;
+  EXPECT_TRUE(Contains(html, "<td class=\"reason\">too_large: larger than 64 MiB</td>")) << html;
 }
 
 TEST(LandingPageTest, LastScanTimeAndAge) {
@@ -290,7 +316,7 @@ TEST(LandingPageTest, EverythingFromDiskIsEscaped) {
   EXPECT_TRUE(Contains(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
   EXPECT_TRUE(Contains(html, "data-brain=\"&lt;script&gt;"));
   EXPECT_TRUE(Contains(html, "/tmp/a&amp;b"));
-  EXPECT_TRUE(Contains(html, "<td>x&quot;y</td>"));
+  EXPECT_TRUE(Contains(html, "<td class=\"slug\">x&quot;y</td>"));
 }
 
 TEST(FormatAgeTest, LargestTwoUnits) {

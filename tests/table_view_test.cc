@@ -111,6 +111,21 @@ TEST(OnceTableTest, ValuesFromDiskArePrintableAndBounded) {
   EXPECT_NE(std::string::npos, lines[1].find("line one line two"));
 }
 
+// A stale mismatch: the reason of the last good verdict, then why it is not fresh.
+TEST(OnceTableTest, StaleMismatchGivesTheVerdictReasonAndTheReadError) {
+  BrainReport stale = Report("m1nd", BrainState::kMismatch);
+  stale.state = BrainState::kUnreadable;
+  stale.verdict_stale = true;
+  stale.read_error = StoreError::kParse;
+  stale.read_error_message = "unexpected end";
+  const std::vector<std::string> lines = Lines(OnceTable({stale}, /*color=*/false));
+  ASSERT_EQ(2u, lines.size());
+  EXPECT_NE(std::string::npos,
+            lines[1].find("skeleton_id is foreign (last good read; the store cannot be read now: "
+                          "parse: unexpected end)"))
+      << lines[1];
+}
+
 TEST(OnceTableTest, ColourOnlyWhenAsked) {
   const std::string text = OnceTable({Report("m1nd", BrainState::kMismatch)}, /*color=*/true);
   EXPECT_NE(std::string::npos, text.find("\x1b[1;31mmismatch")) << text;

@@ -1,4 +1,4 @@
-// Mismatch, severity and worst-first order for the views people read.
+// Mismatch, severity, worst-first order and reasons for the views people read.
 #include "exporter/render/display_rules.h"
 
 #include <algorithm>
@@ -27,6 +27,35 @@ int StateSeverity(BrainState state) {
 
 int Severity(const BrainReport& brain) {
   return InMismatch(brain) ? StateSeverity(BrainState::kMismatch) : StateSeverity(brain.state);
+}
+
+namespace {
+
+// "parse: unexpected end at byte 12"; empty when the last read did not fail.
+std::string ReadErrorText(const BrainReport& brain) {
+  if (brain.read_error == StoreError::kNone) return "";
+  std::string text = StoreErrorName(brain.read_error);
+  if (!brain.read_error_message.empty()) text += ": " + brain.read_error_message;
+  return text;
+}
+
+}  // namespace
+
+std::string ReasonOf(const BrainReport& brain) {
+  std::string read_error = ReadErrorText(brain);
+  if (InMismatch(brain)) {
+    if (read_error.empty()) return brain.coherence->reason;
+    return brain.coherence->reason +
+           " (last good read; the store cannot be read now: " + read_error + ")";
+  }
+  if (brain.state == BrainState::kUnreadable) return read_error;
+  if (brain.state == BrainState::kIdentityUnknown) return brain.brain().identity_note;
+  if (brain.state == BrainState::kAbsent) return "no store yet";
+  if (brain.provenance().prefix_ambiguous) {
+    return "ok only by the prefix rule: the skeleton names " + brain.provenance().ambiguous_slug +
+           (brain.provenance().ambiguity_allowed ? " (allowed in the config)" : "");
+  }
+  return "";
 }
 
 std::vector<const BrainReport*> WorstFirst(const std::vector<BrainReport>& brains) {

@@ -17,19 +17,25 @@ constexpr char kTitle[] = "Skeleton Coherence Exporter";
 // Brains named in a red banner before "and N more".
 constexpr size_t kBannerNames = 10;
 
+// The page fits the window down to 1,280 px with no sideways scrolling, whatever the
+// labels and paths: the table is as wide as its content up to the page's width, cells
+// that hold values from disk (labels, slugs, reasons, paths) may break anywhere, the
+// others only between words.
 constexpr char kStyle[] =
     "body{font-family:sans-serif;margin:1.5em}"
-    ".banner{padding:.75em 1em;font-size:1.4em;font-weight:bold;color:#fff;border-radius:4px}"
+    ".banner{padding:.75em 1em;font-size:1.4em;font-weight:bold;color:#fff;border-radius:4px;"
+    "overflow-wrap:anywhere}"
     ".banner a{color:#fff}.banner .detail{font-size:.6em;font-weight:normal}"
     ".banner.red{background:#c62828}.banner.green{background:#2e7d32}"
     ".banner.grey{background:#616161}"
-    "table{border-collapse:collapse;margin-top:1em}"
-    "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left}"
+    "table{border-collapse:collapse;margin-top:1em;font-size:.9em}"
+    "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}"
+    "td.brain,td.slug,td.reason,td.path{overflow-wrap:anywhere}td.reason{min-width:10em}"
     "tr.mismatch{background:#fdd}tr.mismatch td.state{color:#b71c1c;font-weight:bold}"
-    "tr.unreadable{background:#ffd}td.since{white-space:nowrap}"
+    "tr.unreadable{background:#ffd}td.since time,td.since .age{white-space:nowrap}"
     "tr.identity_unknown{background:#f3f3f3}tr.identity_unknown td.state{color:#8d6e00}"
     ".badge{background:#b71c1c;color:#fff;border-radius:3px;padding:0 .3em;font-size:.8em}"
-    "nav a{margin-right:1em}";
+    "#orphans{overflow-wrap:anywhere}nav a{margin-right:1em}";
 
 // Keeps every element with data-unix showing its age, as FormatAge does.
 constexpr char kAgeScript[] =
@@ -99,23 +105,14 @@ std::string RunbookCell(const BrainReport& report, std::string_view runbook) {
   return "<td></td>";
 }
 
-// Why the brain is not simply ok: the store's read error, or why its identity is unknown.
-std::string ReasonText(const BrainReport& report) {
-  if (report.state == BrainState::kIdentityUnknown) return report.brain().identity_note;
-  if (report.read_error == StoreError::kNone) return "";
-  std::string text = StoreErrorName(report.read_error);
-  if (!report.read_error_message.empty()) text += ": " + report.read_error_message;
-  return text;
-}
-
 // The found slug of a mismatch, and whose skeleton it is when another known brain's
 // slug accepts it.
 std::string FoundCell(const BrainReport& report) {
-  if (!InMismatch(report)) return Cell("");
+  if (!InMismatch(report)) return Cell("", "slug");
   const std::string& owner = report.provenance().owner_brain;
-  if (owner.empty()) return Cell(report.coherence->found_slug);
-  return "<td>" + HtmlEscape(report.coherence->found_slug) + " <span class=\"owner\">(" +
-         HtmlEscape(owner) + "'s skeleton)</span></td>";
+  if (owner.empty()) return Cell(report.coherence->found_slug, "slug");
+  return "<td class=\"slug\">" + HtmlEscape(report.coherence->found_slug) +
+         " <span class=\"owner\">(" + HtmlEscape(owner) + "'s skeleton)</span></td>";
 }
 
 std::string RowClass(const BrainReport& report) {
@@ -127,9 +124,9 @@ std::string BrainRow(const BrainReport& report, double now, std::string_view run
   const bool mismatch = InMismatch(report);
   return "<tr class=\"" + RowClass(report) + "\" data-brain=\"" + HtmlEscape(report.brain().name) +
          "\">" + Cell(report.brain().name, "brain") + StateCell(report) +
-         Cell(mismatch ? report.coherence->expected_slug : "") + FoundCell(report) +
-         SinceCell(report, now) + RunbookCell(report, runbook) + Cell(ReasonText(report)) +
-         Cell(report.brain().project_root) + Cell(report.brain().runtime_dir) +
+         Cell(mismatch ? report.coherence->expected_slug : "", "slug") + FoundCell(report) +
+         SinceCell(report, now) + RunbookCell(report, runbook) + Cell(ReasonOf(report), "reason") +
+         Cell(report.brain().project_root, "path") + Cell(report.brain().runtime_dir, "path") +
          Cell(BrainSourceName(report.brain().source)) +
          Cell(IdentitySourceName(report.brain().identity_source)) + "</tr>\n";
 }

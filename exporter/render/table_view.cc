@@ -57,20 +57,6 @@ const char* StateColor(const BrainReport& brain) {
   }
 }
 
-std::string Reason(const BrainReport& brain) {
-  if (brain.state == BrainState::kUnreadable) {
-    return std::string(StoreErrorName(brain.read_error)) + ": " + brain.read_error_message;
-  }
-  if (InMismatch(brain)) return brain.coherence->reason;
-  if (brain.state == BrainState::kIdentityUnknown) return brain.brain().identity_note;
-  if (brain.state == BrainState::kAbsent) return "no store yet";
-  if (brain.provenance().prefix_ambiguous) {
-    return "ok only by the prefix rule: the skeleton names " + brain.provenance().ambiguous_slug +
-           (brain.provenance().ambiguity_allowed ? " (allowed in the config)" : "");
-  }
-  return "";
-}
-
 Row RowOf(const BrainReport& brain) {
   const bool verdict = brain.coherence != nullptr;
   return {CellText(brain.brain().name),
@@ -78,7 +64,7 @@ Row RowOf(const BrainReport& brain) {
           CellText(verdict ? brain.coherence->expected_slug : ""),
           CellText(verdict ? brain.coherence->found_slug : ""),
           CellText(brain.provenance().owner_brain),
-          CellText(Reason(brain), kTableReasonMaxChars)};
+          CellText(ReasonOf(brain), kTableReasonMaxChars)};
 }
 
 }  // namespace

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """The landing page in a real browser, as an on-call engineer sees it at 3 a.m.
 
-Forty healthy brains and one brain serving a foreign skeleton ("zeta", whose name sorts
-last) live in a temporary m1nd layout. The real exporter serves them; Debian's chromium,
-headless, loads `/`:
+Forty healthy brains, one brain serving a foreign skeleton ("zeta", whose name sorts
+last among the short names) and a few with the long labels and paths of a real fleet
+(a mismatch whose brain label, slugs and paths run to a hundred characters and more, an
+unreadable store, a brain without one) live in a temporary m1nd layout. The real
+exporter serves them; Debian's chromium, headless, at 1280 x 900, loads `/`:
   1. --dump-dom: from the DOM as rendered (scripts run), the banner is red and names
-     zeta, zeta's row comes first among the 41 rows, and it shows both slugs, since when
-     and a runbook link; the age script has run.
-  2. --screenshot: saved under the output dir (landing-page.png); the pixel in the
+     both mismatches, their rows come first, zeta's shows both slugs, the verdict's
+     reason, since when and a runbook link; the age script has run.
+  2. over the DevTools protocol (--remote-debugging-pipe): the document is no wider
+     than the 1280 px viewport (no sideways scrolling).
+  3. --screenshot: saved under the output dir (landing-page.png); the pixel in the
      banner is red.
 
 Usage (normally through CTest: `ctest -R landing_page_browser`):
@@ -18,7 +22,9 @@ Python 3 standard library only.
 """
 
 import argparse
+import fcntl
 import html.parser
+import json
 import os
 import shutil
 import signal
@@ -35,6 +41,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from missing_tool import missing_tool  # noqa: E402  (tests/missing_tool.py)
 OK_BRAINS = 40
 INCIDENT = "zeta"
+# The long labels of a real fleet: a brain label, its slug and its paths of 70 to 150
+# characters without a space to break at.
+LONG = "payments-reconciliation-service-eu-west-1-canary-blue-green-2026-12-03"
+LONG_INCIDENT = "zz-" + LONG
+LONG_FOREIGN_SLUG = "keyvault_" + LONG.replace("-", "_") + "_shadow_copy"
+LONG_TORN = "zz-torn-" + LONG
+LONG_ABSENT = "zz-absent-" + LONG
+INCIDENTS = [INCIDENT, LONG_INCIDENT]  # in the order of the page: by name
 BROWSER_TIMEOUT = 60  # seconds, per chromium run
 START_TIMEOUT = 20
 WINDOW = (1280, 900)
@@ -55,7 +69,8 @@ def store_json(slug):
 
 
 def make_layout(root):
-    """40 ok brains and the incident; returns the config file's path."""
+    """40 ok brains, the incidents, a torn store and a brain without one; returns the
+    config file's path."""
     brains = ["brain%02d" % i for i in range(OK_BRAINS)] + [INCIDENT]
     lines = ["m1nd_registries: []", "brains:"]
     for name in brains:
@@ -65,6 +80,18 @@ def make_layout(root):
         with open(os.path.join(runtime_dir, "system_blocks.json"), "w") as out:
             out.write(store_json(served))
         lines += ["  - project_root: /home/dev/" + name, "    runtime_dir: " + runtime_dir]
+    deep = os.path.join(root, "rt", "home-dev-src-github.com-example-org", LONG, "runtime")
+    for name, store in [(LONG_INCIDENT, store_json(LONG_FOREIGN_SLUG)),
+                        (LONG_TORN, '{"schema": "m1nd-system-block-store-v0", "sto'),
+                        (LONG_ABSENT, None)]:
+        runtime_dir = os.path.join(deep, name)
+        os.makedirs(runtime_dir)
+        if store is not None:
+            with open(os.path.join(runtime_dir, "system_blocks.json"), "w") as out:
+                out.write(store)
+        lines += ["  - name: " + name,
+                  "    project_root: /home/dev/src/github.com/example-org/" + name,
+                  "    runtime_dir: " + runtime_dir]
     config = os.path.join(root, "config.yml")
     with open(config, "w") as out:
         out.write("\n".join(lines) + "\n")
@@ -90,11 +117,15 @@ def wait_ready(base):
     fail("exporter not ready within %d s" % START_TIMEOUT)
 
 
+def chromium_command(binary, profile, *args):
+    return [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+            "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+            "--user-data-dir=" + profile, "--window-size=%d,%d" % WINDOW] + list(args)
+
+
 def chromium(binary, profile, *args):
-    command = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-               "--no-first-run", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-               "--user-data-dir=" + profile, "--window-size=%d,%d" % WINDOW] + list(args)
+    command = chromium_command(binary, profile, *args)
     try:
         run = subprocess.run(command, capture_output=True, text=True, timeout=BROWSER_TIMEOUT,
                              stdin=subprocess.DEVNULL)
@@ -103,6 +134,103 @@ def chromium(binary, profile, *args):
     if run.returncode != 0:
         fail("chromium exited %d: %s" % (run.returncode, run.stderr[-2000:]))
     return run.stdout
+
+
+class DevTools:
+    """Chromium driven over --remote-debugging-pipe: NUL-terminated JSON messages, the
+    commands on the browser's fd 3, its answers and events on its fd 4."""
+
+    def __init__(self, binary, profile, url):
+        commands_read, self._commands = os.pipe()
+        self._answers, answers_write = os.pipe()
+
+        def on_fds_3_and_4():  # in the child, before exec
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (commands_read, answers_write)]
+            os.dup2(high[0], 3)
+            os.dup2(high[1], 4)
+
+        self._proc = subprocess.Popen(
+            chromium_command(binary, profile, "--remote-debugging-pipe", url),
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            close_fds=False, preexec_fn=on_fds_3_and_4)
+        os.close(commands_read)
+        os.close(answers_write)
+        self._buffer = b""
+        self._next_id = 0
+        self._deadline = time.monotonic() + BROWSER_TIMEOUT
+
+    def call(self, method, session=None, **params):
+        self._next_id += 1
+        message = {"id": self._next_id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        os.write(self._commands, json.dumps(message).encode() + b"\0")
+        while True:
+            answer = self._read()
+            if answer.get("id") == self._next_id:
+                if "error" in answer:
+                    fail("DevTools %s: %s" % (method, answer["error"]))
+                return answer.get("result", {})
+
+    def _read(self):
+        while b"\0" not in self._buffer:
+            if time.monotonic() > self._deadline:
+                fail("chromium did not answer within %d s" % BROWSER_TIMEOUT)
+            chunk = os.read(self._answers, 65536)
+            if not chunk:
+                fail("chromium closed the DevTools pipe")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def evaluate(self, session, expression):
+        result = self.call("Runtime.evaluate", session, expression=expression,
+                           returnByValue=True)
+        return result.get("result", {}).get("value")
+
+    def close(self):
+        self._next_id += 1
+        try:  # chromium may exit before it answers
+            os.write(self._commands, json.dumps({"id": self._next_id,
+                                                 "method": "Browser.close"}).encode() + b"\0")
+        except OSError:
+            pass
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        os.close(self._commands)
+        os.close(self._answers)
+
+
+def check_width(binary, profile, url):
+    """The page, loaded at WINDOW, is no wider than its viewport."""
+    browser = DevTools(binary, profile, url)
+    try:
+        pages = [t for t in browser.call("Target.getTargets")["targetInfos"]
+                 if t["type"] == "page"]
+        if not pages:
+            fail("chromium opened no page")
+        session = browser.call("Target.attachToTarget", targetId=pages[0]["targetId"],
+                               flatten=True)["sessionId"]
+        while browser.evaluate(session, "document.readyState + ' ' + "
+                               "document.querySelectorAll('tr[data-brain]').length") != (
+                                   "complete %d" % (OK_BRAINS + 1 + 3)):
+            time.sleep(0.1)
+        sizes = browser.evaluate(session, "JSON.stringify({viewport: window.innerWidth, "
+                                 "client: document.documentElement.clientWidth, "
+                                 "document: document.documentElement.scrollWidth, "
+                                 "table: document.getElementById('brains').scrollWidth})")
+    finally:
+        browser.close()
+    sizes = json.loads(sizes)
+    print("width at %d px: %s" % (WINDOW[0], sizes))
+    if sizes["viewport"] != WINDOW[0]:
+        fail("the viewport is %d px wide, not %d" % (sizes["viewport"], WINDOW[0]))
+    if sizes["document"] > sizes["client"]:
+        fail("the page scrolls sideways at %d px: the document is %d px wide"
+             % (WINDOW[0], sizes["document"]))
 
 
 class PageParser(html.parser.HTMLParser):
@@ -212,24 +340,27 @@ def check_dom(dom):
                                     " ".join(page.banner_text.split())))
     if page.banner_class is None or "red" not in page.banner_class.split():
         fail("banner is not red: %r" % page.banner_class)
-    if page.headline.strip() != "1 brain serves a foreign skeleton: " + INCIDENT:
-        fail("banner does not name %s: %r" % (INCIDENT, page.headline))
-    if len(page.rows) != OK_BRAINS + 1:
-        fail("expected %d rows, got %d" % (OK_BRAINS + 1, len(page.rows)))
+    if page.headline.strip() != "2 brains serve a foreign skeleton: " + ", ".join(INCIDENTS):
+        fail("banner does not name %s: %r" % (INCIDENTS, page.headline))
+    if len(page.rows) != OK_BRAINS + 1 + 3:
+        fail("expected %d rows, got %d" % (OK_BRAINS + 1 + 3, len(page.rows)))
     first = page.rows[0]
-    print("first row: %s [%s] %s" % (first["brain"], first["class"], first["cells"][:5]))
-    if first["brain"] != INCIDENT or "mismatch" not in first["class"].split():
-        fail("the mismatch is not the first row: %r" % first)
+    print("first row: %s [%s] %s" % (first["brain"], first["class"], first["cells"][:7]))
+    if [row["brain"] for row in page.rows[:2]] != INCIDENTS or any(
+            "mismatch" not in row["class"].split() for row in page.rows[:2]):
+        fail("the mismatches are not the first rows: %r" % page.rows[:2])
     if first["cells"][2:4] != [INCIDENT, "keyvault"]:
         fail("the row does not show both slugs: %r" % first["cells"])
     if "UTC" not in first["cells"][4] or "ago" not in first["cells"][4]:
         fail("the row does not say since when: %r" % first["cells"][4])
     if "/runbook#skeletoncoherencemismatch" not in first["links"]:  # the served runbook
         fail("the row has no runbook link: %r" % first["links"])
-    if any("mismatch" in row["class"] for row in page.rows[1:]):
+    if '"sk_keyvault_candidate"' not in first["cells"][6]:
+        fail("the row does not give the verdict's reason: %r" % first["cells"][6])
+    if any("mismatch" in row["class"] for row in page.rows[2:]):
         fail("another row is a mismatch")
-    names = [row["brain"] for row in page.rows[1:]]
-    if names != sorted(names):
+    names = [row["brain"] for row in page.rows if row["class"] == "ok"]
+    if len(names) != OK_BRAINS or names != sorted(names):
         fail("the ok brains are not ordered by name")
     if not page.ages or not all(age.endswith("s") or age.endswith("m") or age.endswith("h")
                                 for age in page.ages):
@@ -259,6 +390,9 @@ def main():
             dom = chromium(browser, os.path.join(root, "profile-dom"), "--dump-dom", base + "/")
             print("dump-dom: %.1f s" % (time.monotonic() - started))
             check_dom(dom)
+            started = time.monotonic()
+            check_width(browser, os.path.join(root, "profile-width"), base + "/")
+            print("width: %.1f s" % (time.monotonic() - started))
 
             screenshot = os.path.join(os.path.abspath(args.output_dir), "landing-page.png")
             if os.path.exists(screenshot):
