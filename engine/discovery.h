@@ -36,8 +36,8 @@ struct StaticBrain {
 };
 
 // What one runtime_globs pattern may read while it expands: ten times the entries
-// `/srv/m1nd/*/project-brains/*` reads over 10,000 brains. A pattern that loops through
-// symlinks reached it in 0.1 to 0.9 s on a loaded 2-core machine; a stop ends it at once.
+// `/srv/m1nd/*/project-brains/*` reads over 10,000 brains, so that a pattern that loops
+// through symlinks ends in about a second; a stop ends it at once.
 inline constexpr std::int64_t kMaxGlobEntries = 100000;
 
 struct DiscoveryConfig {

@@ -87,7 +87,7 @@ class ReadErrorCounts {
 // What the latest scan knows about one brain.
 struct BrainReport {
   // The brain, shared with the scanner's list of the scan's brains: a report holds no
-  // copy of its own (10,000 brains would keep two). Read it through brain().
+  // copy of its own (a fleet's brains would be kept twice). Read it through brain().
   std::shared_ptr<const Brain> shared_brain;
   BrainState state = BrainState::kAbsent;
   StorePresence store = StorePresence::kAbsent;  // the file as found this scan
@@ -260,7 +260,7 @@ class Scanner {
     StoreError error = StoreError::kNone;  // of the stat, when nothing was read
     std::string message;
     // Read and parsed: the result. Null for nearly every store of a warm scan (held
-    // for every brain at once, a result inline would be 14 MB at 100,000 brains).
+    // for every brain at once, a result inline would cost every brain its size).
     std::unique_ptr<StoreReadResult> read;
   };
 
@@ -272,7 +272,8 @@ class Scanner {
 
   // Reorders records_ for this scan's brains: records_[i] becomes brain i's, the
   // previous scan's record earlier[i] or a new one (kNoRecord); the records of brains
-  // gone are dropped. In place: a second list of records was 17.6 MB at 100,000 brains.
+  // gone are dropped. In place: a second list of records would double the scanner's
+  // largest table at the peak.
   void HandOnRecords(const std::vector<std::size_t>& earlier);
 
   // For each of `brains` (sorted by name), what the previous scan saw of its name;

@@ -14,9 +14,9 @@ inline constexpr std::size_t kMmapThresholdBytes = std::size_t{256} * 1024;
 
 // Call once, before any thread starts:
 // - at most two malloc arenas. glibc otherwise gives up to eight per core to threads
-//   that allocate at once, and each keeps the memory its largest burst needed
-//   (measured: the HTTP workers' arenas held about 200 MB after eight concurrent
-//   scrapes of 10,000 brains);
+//   that allocate at once, and each keeps the memory its largest burst needed (the
+//   HTTP workers' arenas kept several times the exporter's own memory after a few
+//   concurrent scrapes of a large fleet);
 // - a fixed mmap threshold (kMmapThresholdBytes). glibc raises its threshold after
 //   each large buffer it unmaps, up to 32 MB, after which the multi-megabyte bodies
 //   of every scan come from the heap and leave it fragmented.

@@ -12,11 +12,11 @@
 //
 // The text is written on a thread of SelfMetrics' own, for whoever asks: scrapes that
 // ask at once for one format share one text written after the last of them asked, and
-// the many small
-// blocks a serialization allocates and frees stay in that one thread's malloc cache.
+// the many small blocks a serialization allocates and frees stay in that one thread's
+// malloc cache.
 // Written on each HTTP worker instead, they stayed in every worker's: glibc keeps up
-// to 7 freed blocks of each small size per thread, 9 KiB a worker measured, 9 MiB
-// once scrapes on new connections had gone round the 1,024 workers.
+// to 7 freed blocks of each small size per thread, and scrapes on new connections go
+// round all 1,024 workers.
 //
 // Thread-safety: every method may be called from any thread, several at once
 // (prometheus-cpp's metrics are atomic and its families lock; the writer's queue has
@@ -39,9 +39,8 @@ namespace scx {
 
 // The upper bounds (seconds) of skeleton_coherence_exporter_scan_seconds: 1-2.5-5
 // steps from 1 ms (a warm scan of a few brains) to 10 s, then 30 s and 60 s (the
-// longest scan interval worth having; a scan past it is in +Inf). A warm scan of
-// 10,000 brains takes 0.1 to 0.4 s on a 2-core machine, a cold one about 0.5 s
-// (docs/performance.md).
+// longest scan interval worth having; a scan past it is in +Inf). What scans of
+// large fleets take is in docs/performance.md.
 inline constexpr double kScanSecondsBuckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                                                  0.5,   1,      2.5,   5,    10,    30,   60};
 
