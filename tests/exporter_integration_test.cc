@@ -613,9 +613,10 @@ TEST_F(ExporterIntegrationTest, OtherEndpoints) {
   EXPECT_TRUE(Contains(page.Header("Content-Type"), "text/html"));
   EXPECT_TRUE(
       Contains(page.body, "1 brain serves a foreign skeleton: <span class=\"name\">m1nd</span>"));
+  EXPECT_TRUE(Contains(page.body, "<td class=\"brain\">m1nd</td>"));
   EXPECT_TRUE(Contains(
       page.body,
-      "<td>m1nd</td><td>keyvault <span class=\"owner\">(keyvault's skeleton)</span></td>"));
+      "<td class=\"slug\">keyvault <span class=\"owner\">(keyvault's skeleton)</span></td>"));
   HttpResult brains = HttpGet(port_, "/api/v1/brains");
   EXPECT_EQ(brains.status, 200);
   EXPECT_TRUE(Contains(brains.Header("Content-Type"), "application/json"));
