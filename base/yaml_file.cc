@@ -115,11 +115,8 @@ bool CheckMapKeys(const PendingCollection& map, const std::string& file_name,
     if (scalar_key) {
       const auto [seen, inserted] = first_seen.emplace(key, entry.first.Mark());
       if (!inserted) {
-        const YAML::Mark& first = seen->second;
         *error = YamlError(file_name, entry.first.Mark(), YamlKeyPath(map.path, key),
-                           first.is_null() ? "duplicate key"
-                                           : "duplicate key (first on line " +
-                                                 std::to_string(first.line + 1) + ")");
+                           DuplicateKeyProblem(seen->second));
         return false;
       }
     }
@@ -304,6 +301,11 @@ std::string ResolveYamlPath(const std::string& file_name, const std::string& pat
   std::error_code ignored;
   const std::filesystem::path file = std::filesystem::absolute(file_name, ignored);
   return (file.lexically_normal().parent_path() / path).string();
+}
+
+std::string DuplicateKeyProblem(const YAML::Mark& first) {
+  if (first.is_null()) return "duplicate key";
+  return "duplicate key (first on line " + std::to_string(first.line + 1) + ")";
 }
 
 std::string YamlError(const std::string& file_name, const YAML::Mark& mark, const std::string& key,

@@ -92,6 +92,10 @@ std::string ResolveYamlPath(const std::string& file_name, const std::string& pat
 std::string YamlError(const std::string& file_name, const YAML::Mark& mark, const std::string& key,
                       const std::string& what);
 
+// What is wrong with a key written a second time: "duplicate key (first on line N)",
+// N from `first`, the Mark() of its first appearance ("duplicate key" when unknown).
+std::string DuplicateKeyProblem(const YAML::Mark& first);
+
 // How a YAML node is described in errors: "nothing", "a scalar", "a list", "a mapping".
 const char* YamlKind(const YAML::Node& node);
 

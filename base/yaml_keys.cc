@@ -35,10 +35,7 @@ bool VisitEntries(YamlReader* reader, const YAML::Node& map, const std::string& 
     const std::string name = entry.first.Scalar();
     const auto [seen, inserted] = first_seen.emplace(name, entry.first.Mark());
     if (!inserted) {
-      return reader->Fail(entry.first, YamlKeyPath(path, name),
-                          seen->second.is_null() ? "duplicate key"
-                                                 : "duplicate key (first on line " +
-                                                       std::to_string(seen->second.line + 1) + ")");
+      return reader->Fail(entry.first, YamlKeyPath(path, name), DuplicateKeyProblem(seen->second));
     }
     if (!visit(entry.first, name, entry.second)) return false;
   }

@@ -1,8 +1,6 @@
 // prometheus-cpp's families written in OpenMetrics.
 #include "exporter/openmetrics_serializer.h"
 
-#include <charconv>
-#include <cstdint>
 #include <string_view>
 
 #include "base/strings.h"
@@ -13,12 +11,6 @@ namespace scx {
 namespace {
 
 using prometheus::ClientMetric;
-
-void AppendInteger(std::uint64_t value, std::string* out) {
-  char buffer[24];
-  const std::to_chars_result result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  out->append(buffer, result.ptr);
-}
 
 // `name{labels,extra="value"} ` of one sample; `extra` left out when its name is empty.
 void AppendSampleStart(std::string_view name, const std::vector<ClientMetric::Label>& labels,

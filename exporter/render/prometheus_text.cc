@@ -156,6 +156,12 @@ void AppendValue(double value, std::string* out) {
   out->append(buffer, result.ptr);
 }
 
+void AppendInteger(std::uint64_t value, std::string* out) {
+  char buffer[24];  // 2^64 - 1 has 20 digits
+  const std::to_chars_result result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out->append(buffer, result.ptr);
+}
+
 FamilyWriter::FamilyWriter(const MetricFamilySpec& family, std::string* out,
                            std::vector<std::string>* dropped, ExpositionFormat format)
     : family_(family), format_(format), out_(out), dropped_(dropped) {}
@@ -168,9 +174,7 @@ void FamilyWriter::Add(std::initializer_list<Label> labels, double value) {
 
 void FamilyWriter::AddInteger(std::initializer_list<Label> labels, std::uint64_t value) {
   if (!StartSample(labels)) return;
-  char buffer[24];  // 2^64 - 1 has 20 digits
-  const std::to_chars_result result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  out_->append(buffer, result.ptr);
+  AppendInteger(value, out_);
   out_->push_back('\n');
 }
 

@@ -77,6 +77,9 @@ void AppendOpenMetricsMetadata(std::string_view sample_name, std::string_view he
 // (1796003827.979081, 0.001490974, 3.8, 140039, 1e+20), and NaN, +Inf, -Inf.
 void AppendValue(double value, std::string* out);
 
+// Appends an unsigned integer's decimal digits (a count, a histogram bucket).
+void AppendInteger(std::uint64_t value, std::string* out);
+
 // Writes the samples of one family into `out`, in `format`. The metadata lines come
 // with the first sample, so a family without samples is left out (and no HELP line
 // without a help text, as prometheus-cpp writes it). `family.name` is the samples'
