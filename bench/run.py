@@ -24,13 +24,16 @@ store and one in 50 with a store of zero blocks. Then measures, on loopback only
   memory      peak (VmHWM) and steady (VmRSS) RSS and the body sizes at 10,000 brains;
   growth      cold and warm scan time (and the warm scan against a stat walk), RSS,
               body sizes and series per brain at 100 ... 100,000 brains;
-  peak RSS    (--peak-rss=N only) VmHWM serving N brains of 1 block through a cold
-              scan, warm scans, 8 clients scraping, and a scan under those clients.
+  peak RSS    (--peak-rss=N only) VmHWM serving N brains of 1 block (or of each
+              --blocks count in turn) through a cold scan, warm scans, 8 clients
+              scraping, and a scan under those clients; --runtime-chars=60 pads the
+              runtime root to a home folder's path length.
 
   bench/run.py [--exporter=build/bin/skeleton-coherence-exporter]
                [--store-reader-bench=build/bin/store_reader_bench]
                [--write-doc=docs/performance.md] [--max-brains=100000] [--quick]
-               [--growth-only=N,N,...] [--peak-rss=N]
+               [--growth-only=N,N,...]
+               [--peak-rss=N [--blocks=B,B,...] [--runtime-chars=C]]
 
 --peak-rss measures the peak RSS alone, for issue 25's "under 256 MiB serving 100,000
 brains with 8 concurrent scrapers" (100,000 brains: about 2 minutes, 1.2 GB).
@@ -145,16 +148,25 @@ def store_text(slug, skeleton_slug, blocks, rng):
     return header + body + footer
 
 
-class Fleet:
-    """N project brains x B blocks under one runtime root, with a registry."""
+def runtime_root_in(root, chars):
+    """The runtime root of a fleet in `root`: root/runtime, its name padded with "_" to
+    make a path of `chars` characters when that is longer (0: no padding)."""
+    runtime = os.path.join(root, "runtime")
+    return runtime + "_" * max(0, chars - len(runtime))
 
-    def __init__(self, root, brains, blocks):
+
+class Fleet:
+    """N project brains x B blocks under one runtime root, with a registry. With
+    `runtime_chars`, the runtime root's path is padded to that many characters (m1nd's
+    runtime roots sit in home folders: /home/<user>/.local/share/m1nd/runtime/...)."""
+
+    def __init__(self, root, brains, blocks, runtime_chars=0):
         self.root = root
         self.brains = brains
         self.blocks = blocks
         self.store_paths = []
         self.expected = {"ok": 0, "mismatch": 0, "absent": 0}
-        runtime = os.path.join(root, "runtime")
+        runtime = runtime_root_in(root, runtime_chars)
         registry = os.path.join(root, "registry", "instances")
         os.makedirs(os.path.join(runtime, "project-brains"))
         os.makedirs(registry)
@@ -878,9 +890,18 @@ def main():
                         help="only the growth rows of these fleet sizes (10 blocks a brain), "
                         "printed as a table; no cold scans, no latency, no doc")
     parser.add_argument("--peak-rss", metavar="N", type=int, default=None,
-                        help="only the peak RSS serving N brains of 1 block through cold and "
-                        "warm scans and 8 concurrent scrapers, printed; nothing else")
+                        help="only the peak RSS serving N brains through cold and warm scans "
+                        "and 8 concurrent scrapers, printed; nothing else")
+    parser.add_argument("--blocks", metavar="B,B,...", default="1",
+                        help="with --peak-rss: blocks a store, one fleet for each (default 1)")
+    parser.add_argument("--runtime-chars", metavar="C", type=int, default=0,
+                        help="with --peak-rss: pad the fleet's runtime root to a path of C "
+                        "characters (60: a home folder's; default: the temporary folder's)")
     args = parser.parse_args()
+    try:
+        peak_blocks = [int(b) for b in args.blocks.split(",")]
+    except ValueError:
+        sys.exit("--blocks wants block counts: --blocks=1,10")
     if (args.served_only or args.growth_only or args.peak_rss) and args.write_doc:
         sys.exit("--served-only, --growth-only and --peak-rss measure too little for "
                  "--write-doc")
@@ -925,11 +946,20 @@ def main():
     try:
         if args.peak_rss or args.quick:
             brains = args.peak_rss or main_brains
-            fleet = Fleet(os.path.join(workdir, "peak-%d" % brains), brains, 1)
-            phases = peak_rss(args, fleet, workdir, out)
-            fleet.remove()
-            worst = max(hwm for _, hwm, _ in phases)
-            out("peak RSS serving %d brains: %.1f MiB (VmHWM)" % (brains, mib(worst)))
+            worst_lines = []
+            for blocks in peak_blocks:
+                fleet = Fleet(os.path.join(workdir, "peak-%dx%d" % (brains, blocks)), brains,
+                              blocks, args.runtime_chars)
+                out("peak RSS fleet %d brains x %d blocks, runtime root %d characters" % (
+                    brains, blocks, len(fleet.runtime)))
+                phases = peak_rss(args, fleet, workdir, out)
+                fleet.remove()
+                worst = max(hwm for _, hwm, _ in phases)
+                worst_lines.append("peak RSS serving %d brains x %d blocks (runtime root %d "
+                                   "characters): %.1f MiB (VmHWM)" % (
+                                       brains, blocks, len(fleet.runtime), mib(worst)))
+            for line in worst_lines:
+                out(line)
             if args.peak_rss:
                 return
         if args.growth_only:

@@ -28,7 +28,7 @@ ManifestFile ReadManifest(const std::string& dir, const std::string& key,
   const std::string name_at =
       dir_fd == AT_FDCWD ? manifest.path : JoinPath(dir_name, kProjectBrainManifest);
   manifest.file = LoadSmallFile(manifest.path, cache ? cache->FindManifest(key) : nullptr,
-                                ReaderOf(cache), ParseProjectBrainManifest, dir_fd, &name_at);
+                                ReaderOf(cache), ParseKeptManifest, dir_fd, &name_at);
   return manifest;
 }
 
@@ -37,10 +37,10 @@ IngestRootsFile ReadIngestRootsIn(const std::string& dir, const DiscoveryCache* 
                                   const std::string* absent_key) {
   IngestRootsFile ingest;
   if (cache != nullptr && dir_stamp != nullptr && absent_key != nullptr) {
-    const KeptParse<bool>* absent = cache->FindIngestRootsAbsence(*absent_key);
-    if (absent != nullptr && CanReuseParse(absent->stamp, *dir_stamp)) {
+    const FileStamp* absent_at = cache->FindIngestRootsAbsence(*absent_key);
+    if (absent_at != nullptr && CanReuseParse(*absent_at, *dir_stamp)) {
       ingest.file.status = ReadStatus::kMissing;
-      ingest.kept_absent = absent;
+      ingest.known_absent = true;
       return ingest;
     }
   }
@@ -80,7 +80,7 @@ OwnerIdentity IdentityOf(const IngestRootsFile& ingest, const std::string& works
 void LookIntoFolder(const DiscoveryCache* cache, const OwnerView& view, BrainFolder* folder,
                     int dir_fd, const std::string& dir_name) {
   folder->manifest = ReadManifest(folder->dir, folder->key, cache, dir_fd, dir_name);
-  const Loaded<ManifestParse>& file = folder->manifest.file;
+  const Loaded<KeptManifest>& file = folder->manifest.file;
   if (file.status != ReadStatus::kOk || !file.parsed().ok) return;
   folder->ingest = ReadIngestRootsIn(folder->dir, cache, dir_fd, dir_name,
                                      folder->has_stamp ? &folder->stamp : nullptr, &folder->key);
@@ -94,8 +94,9 @@ void RememberFolder(const BrainFolder& folder, DiscoveryCache* cache) {
   if (!folder.manifest.path.empty()) {
     cache->RememberManifest(folder.key, folder.manifest.file);
   }
-  if (folder.ingest.kept_absent != nullptr) {
-    cache->KeepIngestRootsAbsence(*folder.ingest.kept_absent);
+  if (folder.ingest.known_absent) {
+    // Kept in the manifest's entry, met above; set again if the manifest was read anew.
+    cache->RememberIngestRootsAbsent(folder.key, folder.stamp);
     return;
   }
   if (folder.ingest.path.empty()) return;  // not looked for: no brain's manifest

@@ -23,7 +23,7 @@ namespace scx {
 // A brain folder's project_brain.json as loaded.
 struct ManifestFile {
   std::string path;
-  Loaded<ManifestParse> file;
+  Loaded<KeptManifest> file;
 };
 
 // Loads the manifest of `dir`, whose RuntimeKey is `key` (how the cache knows it),
@@ -39,8 +39,8 @@ ManifestFile ReadManifest(const std::string& dir, const std::string& key,
 struct IngestRootsFile {
   std::string path;
   Loaded<IngestRootsParse> file;
-  // When known absent from its folder as that folder still is (file.status kMissing).
-  const KeptParse<bool>* kept_absent = nullptr;
+  // Known absent from its folder as that folder still is (file.status kMissing).
+  bool known_absent = false;
 };
 
 // Loads `dir`'s ingest_roots.json through `cache` (may be null), as ReadManifest does

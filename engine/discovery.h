@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/parallel_for.h"
+#include "base/rare_string.h"
 #include "engine/discovery_cache.h"  // DiscoveryCache, for callers of DiscoverBrains
 #include "engine/m1nd_files.h"
 #include "engine/owner_identity.h"
@@ -89,13 +90,13 @@ struct Brain {
   // The root whose basename names the brain: the configured project_root, the
   // manifest's project_root, or the root m1nd's own rule picks for an owner.
   std::string project_root;
-  std::string display_name;
+  RareString display_name;  // a static brain's, when configured: nearly always empty
   std::string runtime_dir;  // as discovered, "~" expanded, trailing '/' removed
   BrainSource source = BrainSource::kStatic;
   IdentitySource identity_source = IdentitySource::kConfigProjectRoot;
   // When identity_source is kUnknown (project_root is then empty): why it could not
   // be decided, for people. The brain gets no verdict.
-  std::string identity_note;
+  RareString identity_note;
   // m1nd's own name for the brain in its brain list, so that an operator finds it
   // there: "medulla" for an owner served over HTTP, the basename of a sibling owner's
   // workspace_root, the raw basename of a project brain's root. Empty for static brains.

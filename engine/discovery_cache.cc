@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "base/brain_file.h"
@@ -32,6 +34,12 @@ void Remember(const std::string& path, const Loaded<Parsed>& loaded, std::int64_
 
 }  // namespace
 
+KeptManifest ParseKeptManifest(std::string_view text) {
+  KeptManifest kept;
+  static_cast<ManifestParse&>(kept) = ParseProjectBrainManifest(text);
+  return kept;
+}
+
 DiscoveryCache::DiscoveryCache() : DiscoveryCache(Options()) {}
 
 DiscoveryCache::DiscoveryCache(Options options) : options_(std::move(options)) {
@@ -47,17 +55,15 @@ void DiscoveryCache::BeginWalk() {
   manifests_.BeginWalk();
   instances_.BeginWalk();
   ingest_roots_.BeginWalk();
-  ingest_roots_absent_.BeginWalk();
 }
 
 void DiscoveryCache::DropUnseen() {
   manifests_.DropUnseen();
   instances_.DropUnseen();
   ingest_roots_.DropUnseen();
-  ingest_roots_absent_.DropUnseen();
 }
 
-const KeptParse<ManifestParse>* DiscoveryCache::FindManifest(const std::string& folder_key) const {
+const KeptParse<KeptManifest>* DiscoveryCache::FindManifest(const std::string& folder_key) const {
   return manifests_.Find(folder_key);
 }
 
@@ -69,12 +75,14 @@ const KeptParse<IngestRootsParse>* DiscoveryCache::FindIngestRoots(const std::st
   return ingest_roots_.Find(path);
 }
 
-const KeptParse<bool>* DiscoveryCache::FindIngestRootsAbsence(const std::string& folder_key) const {
-  return ingest_roots_absent_.Find(folder_key);
+const FileStamp* DiscoveryCache::FindIngestRootsAbsence(const std::string& folder_key) const {
+  const KeptParse<KeptManifest>* manifest = manifests_.Find(folder_key);
+  if (manifest == nullptr || !manifest->parsed.no_ingest_roots_at) return nullptr;
+  return &*manifest->parsed.no_ingest_roots_at;
 }
 
 void DiscoveryCache::RememberManifest(const std::string& folder_key,
-                                      const Loaded<ManifestParse>& loaded) {
+                                      const Loaded<KeptManifest>& loaded) {
   Remember(folder_key, loaded, walk_started_ns_, &manifests_);
 }
 
@@ -88,17 +96,27 @@ void DiscoveryCache::RememberIngestRoots(const std::string& path,
   Remember(path, loaded, walk_started_ns_, &ingest_roots_);
 }
 
-void DiscoveryCache::KeepIngestRootsAbsence(const KeptParse<bool>& absence) {
-  ingest_roots_absent_.MarkSeen(absence);
-}
-
 void DiscoveryCache::RememberIngestRootsAbsent(const std::string& folder_key,
                                                const FileStamp& folder_stamp) {
-  ingest_roots_absent_.Keep(folder_key, folder_stamp, walk_started_ns_, true);
+  if (!StampIsSettled(folder_stamp, walk_started_ns_)) {
+    return SetIngestRootsAbsence(folder_key, std::nullopt);
+  }
+  SetIngestRootsAbsence(folder_key, folder_stamp);
 }
 
 void DiscoveryCache::ForgetIngestRootsAbsence(const std::string& folder_key) {
-  ingest_roots_absent_.Forget(folder_key);
+  SetIngestRootsAbsence(folder_key, std::nullopt);
+}
+
+void DiscoveryCache::SetIngestRootsAbsence(const std::string& folder_key,
+                                           const std::optional<FileStamp>& folder_stamp) {
+  const KeptParse<KeptManifest>* manifest = manifests_.Find(folder_key);
+  if (manifest == nullptr || manifest->parsed.no_ingest_roots_at == folder_stamp) return;
+  // Kept again at its own stamp, which was settled when it was kept: only the
+  // absence changes (rare: a folder seen for the first time, or changed).
+  KeptManifest changed = manifest->parsed;
+  changed.no_ingest_roots_at = folder_stamp;
+  manifests_.Keep(folder_key, manifest->stamp, walk_started_ns_, std::move(changed));
 }
 
 const ReadFileFunction& ReaderOf(const DiscoveryCache* cache) {

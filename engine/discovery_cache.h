@@ -10,7 +10,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/brain_file.h"
 #include "base/stamp_cache.h"
@@ -18,6 +20,20 @@
 #include "engine/m1nd_files.h"
 
 namespace scx {
+
+// What the cache keeps of a project brain folder's project_brain.json: its parse, and
+// the stamp of the folder when it was found to hold no ingest_roots.json. Most project
+// brains have none, and a warm discovery would otherwise look for one in every folder
+// at every scan; any file made in the folder since changes its mtime and ctime
+// (CanReuseParse of that stamp and the folder's now). The absence lives in the
+// manifest's entry rather than in an entry of its own, which cost a hash-map node per
+// brain folder, and goes with it.
+struct KeptManifest : ManifestParse {
+  std::optional<FileStamp> no_ingest_roots_at;
+};
+
+// ParseProjectBrainManifest, as the cache keeps it (no absence known yet).
+KeptManifest ParseKeptManifest(std::string_view text);
 
 // What discovery keeps between scans: every registry instance file, ingest_roots.json
 // and project_brain.json it parsed, with the stamp it was read at (device, inode,
@@ -73,29 +89,26 @@ class DiscoveryCache {
   // by their path, but a project_brain.json by its folder's RuntimeKey: one per brain
   // folder, and short enough to need no allocation of its own.
 
-  const KeptParse<ManifestParse>* FindManifest(const std::string& folder_key) const;
+  const KeptParse<KeptManifest>* FindManifest(const std::string& folder_key) const;
   const KeptParse<InstanceRecordParse>* FindInstance(const std::string& path) const;
   const KeptParse<IngestRootsParse>* FindIngestRoots(const std::string& path) const;
-  // A project brain folder known to have no ingest_roots.json, by the folder's
-  // RuntimeKey (so that a warm walk makes no path of it; and a key is short enough
-  // to need no allocation of its own), with the stamp of the folder: any
-  // file made in the folder since changes its mtime and ctime (CanReuseParse of that
-  // stamp and the folder's now). Most project brains have none, and a warm discovery
-  // would otherwise try to open one in every folder at every scan.
-  const KeptParse<bool>* FindIngestRootsAbsence(const std::string& folder_key) const;
+  // The stamp the folder of RuntimeKey `folder_key` had when it was found to hold no
+  // ingest_roots.json (KeptManifest), or null: so that a warm walk makes no path of
+  // it. It stands while CanReuseParse of it and the folder's stamp now.
+  const FileStamp* FindIngestRootsAbsence(const std::string& folder_key) const;
 
   // ---- Remembering what LoadSmallFile found at `path` (a manifest: in the folder of
   // `folder_key`) during this walk: a kept parse is marked met, a parse read now is
   // kept with its stamp (once settled), a read error forgets the file.
 
-  void RememberManifest(const std::string& folder_key, const Loaded<ManifestParse>& loaded);
+  void RememberManifest(const std::string& folder_key, const Loaded<KeptManifest>& loaded);
   void RememberInstance(const std::string& path, const Loaded<InstanceRecordParse>& loaded);
   void RememberIngestRoots(const std::string& path, const Loaded<IngestRootsParse>& loaded);
 
-  // ---- Remembering what a project brain folder showed of its ingest_roots.json
+  // ---- Remembering what a project brain folder showed of its ingest_roots.json, after
+  // its manifest was remembered in this walk (the absence is kept in the manifest's
+  // entry: without one, or with a stamp not settled yet, it is not kept)
 
-  // Marks an absence from FindIngestRootsAbsence, still standing, as met.
-  void KeepIngestRootsAbsence(const KeptParse<bool>& absence);
   // The folder of RuntimeKey `folder_key`, stamped `folder_stamp` now, has no
   // ingest_roots.json.
   void RememberIngestRootsAbsent(const std::string& folder_key, const FileStamp& folder_stamp);
@@ -103,12 +116,16 @@ class DiscoveryCache {
   void ForgetIngestRootsAbsence(const std::string& folder_key);
 
  private:
+  // Sets what the manifest entry of `folder_key` (if any) knows of its folder's
+  // ingest_roots.json.
+  void SetIngestRootsAbsence(const std::string& folder_key,
+                             const std::optional<FileStamp>& folder_stamp);
+
   Options options_;
   std::int64_t walk_started_ns_ = 0;
-  StampCache<ManifestParse> manifests_;
+  StampCache<KeptManifest> manifests_;  // by folder key
   StampCache<InstanceRecordParse> instances_;
   StampCache<IngestRootsParse> ingest_roots_;
-  StampCache<bool> ingest_roots_absent_;  // by folder key: FindIngestRootsAbsence
 };
 
 // How small files are read with `cache` (may be null): ReadBrainFile without one.

@@ -365,7 +365,7 @@ void DiscoveryWalk::AddProjectBrains() {
 
 DiscoveryWalk::ListedFolder DiscoveryWalk::Summarize(BrainFolder folder) {
   ListedFolder listed;
-  const Loaded<ManifestParse>& manifest = folder.manifest.file;
+  const Loaded<KeptManifest>& manifest = folder.manifest.file;
   listed.is_brain = manifest.status == ReadStatus::kOk && manifest.parsed().ok;
   if (listed.is_brain) listed.manifest_root = manifest.parsed().project_root;
   const Loaded<IngestRootsParse>& ingest = folder.ingest.file;
@@ -607,7 +607,7 @@ void DiscoveryWalk::AddFolderBrain(const BrainFolder& folder, BrainSource source
                                    const std::shared_ptr<const std::string>& origin) {
   const std::string& key = folder.key;
   const std::string& path = folder.manifest.path;
-  const Loaded<ManifestParse>& file = folder.manifest.file;
+  const Loaded<KeptManifest>& file = folder.manifest.file;
   if (file.status == ReadStatus::kMissing) {
     // Not a brain folder (runtime-jobs/, a brain being born): nothing to watch.
     claimed_.insert(key);

@@ -45,8 +45,10 @@ void AppendBrain(const Brain& brain, BrainState state, const Coherence* mismatch
   out->append("}");
 }
 
-// The string at `key`, or false when it is missing or not a string.
-bool StringAt(const nlohmann::json& entry, const char* key, std::string* out) {
+// The string at `key` (into a std::string or a RareString), or false when it is
+// missing or not a string.
+template <typename Text>
+bool StringAt(const nlohmann::json& entry, const char* key, Text* out) {
   const auto found = entry.find(key);
   if (found == entry.end() || !found->is_string()) return false;
   *out = found->get<std::string>();

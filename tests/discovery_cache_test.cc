@@ -44,15 +44,14 @@ class DiscoveryCacheTest : public ::testing::Test {
 
   // Loads the manifest at `path` as the walk does: known by its stamp when the cache
   // holds a parse that still stands, read otherwise.
-  Loaded<ManifestParse> LoadManifest(const std::string& path) {
-    return LoadSmallFile(path, cache_.FindManifest(path), cache_.read_file(),
-                         ParseProjectBrainManifest);
+  Loaded<KeptManifest> LoadManifest(const std::string& path) {
+    return LoadSmallFile(path, cache_.FindManifest(path), cache_.read_file(), ParseKeptManifest);
   }
 
   // Loads and remembers the manifest at `path` in a walk of its own.
-  Loaded<ManifestParse> WalkOverManifest(const std::string& path) {
+  Loaded<KeptManifest> WalkOverManifest(const std::string& path) {
     cache_.BeginWalk();
-    Loaded<ManifestParse> loaded = LoadManifest(path);
+    Loaded<KeptManifest> loaded = LoadManifest(path);
     cache_.RememberManifest(path, loaded);
     cache_.DropUnseen();
     return loaded;
@@ -71,12 +70,12 @@ TEST_F(DiscoveryCacheTest, AnUnchangedStampHits) {
   const std::string path = dir_.Join("project_brain.json");
   WriteFile(path, ManifestJson("/home/u/keyvault"));
 
-  const Loaded<ManifestParse> first = WalkOverManifest(path);
+  const Loaded<KeptManifest> first = WalkOverManifest(path);
   EXPECT_EQ(nullptr, first.kept);  // nothing kept yet: read
   EXPECT_EQ(1, Reads(path));
   EXPECT_EQ(1u, cache_.size());
 
-  const Loaded<ManifestParse> second = WalkOverManifest(path);
+  const Loaded<KeptManifest> second = WalkOverManifest(path);
   ASSERT_NE(nullptr, second.kept);  // only stat'ed
   EXPECT_EQ(1, Reads(path));
   ASSERT_EQ(ReadStatus::kOk, second.status);
@@ -88,17 +87,17 @@ TEST_F(DiscoveryCacheTest, AnUnchangedStampHits) {
 TEST_F(DiscoveryCacheTest, AStampChangeInvalidates) {
   const std::string path = dir_.Join("project_brain.json");
   WriteFile(path, ManifestJson("/home/u/keyvault"));
-  const Loaded<ManifestParse> first = WalkOverManifest(path);
+  const Loaded<KeptManifest> first = WalkOverManifest(path);
 
   WriteFile(path, ManifestJson("/home/u/keyvault-renamed"));
-  const Loaded<ManifestParse> second = WalkOverManifest(path);
+  const Loaded<KeptManifest> second = WalkOverManifest(path);
   EXPECT_EQ(nullptr, second.kept);  // read again
   EXPECT_EQ(2, Reads(path));
   EXPECT_NE(first.stamp, second.stamp);
   EXPECT_EQ("/home/u/keyvault-renamed", second.parsed().project_root);
 
   // The new parse is what the cache keeps now.
-  const KeptParse<ManifestParse>* kept = cache_.FindManifest(path);
+  const KeptParse<KeptManifest>* kept = cache_.FindManifest(path);
   ASSERT_NE(nullptr, kept);
   EXPECT_EQ(second.stamp, kept->stamp);
   EXPECT_EQ("/home/u/keyvault-renamed", kept->parsed.project_root);
@@ -123,7 +122,7 @@ TEST_F(DiscoveryCacheTest, AReadErrorIsNeverKept) {
   ASSERT_NE(nullptr, cache_.FindManifest(path));
 
   ASSERT_EQ(0, unlink(path.c_str()));
-  const Loaded<ManifestParse> gone = WalkOverManifest(path);
+  const Loaded<KeptManifest> gone = WalkOverManifest(path);
   EXPECT_EQ(ReadStatus::kMissing, gone.status);
   EXPECT_EQ(nullptr, cache_.FindManifest(path));
   EXPECT_EQ(0u, cache_.size());
@@ -143,10 +142,6 @@ TEST_F(DiscoveryCacheTest, SizeCountsTheParsedFilesEachCompleteWalkMet) {
                                                   cache_.read_file(), ParseInstanceRecord));
   cache_.RememberIngestRoots(ingest, LoadSmallFile(ingest, cache_.FindIngestRoots(ingest),
                                                    cache_.read_file(), ParseIngestRootsAsM1nd));
-  // Absences are bookkeeping, not parses: not counted. They are known by the
-  // folder's RuntimeKey.
-  const std::string folder_key = "i801:2a";
-  cache_.RememberIngestRootsAbsent(folder_key, FileStamp());
   cache_.DropUnseen();
   EXPECT_EQ(3u, cache_.size());
   ASSERT_NE(nullptr, cache_.FindInstance(instance));
@@ -159,32 +154,86 @@ TEST_F(DiscoveryCacheTest, SizeCountsTheParsedFilesEachCompleteWalkMet) {
   EXPECT_EQ(1u, cache_.size());
   EXPECT_EQ(nullptr, cache_.FindInstance(instance));
   EXPECT_EQ(nullptr, cache_.FindIngestRoots(ingest));
-  EXPECT_EQ(nullptr, cache_.FindIngestRootsAbsence(folder_key));
 }
 
-TEST_F(DiscoveryCacheTest, AnIngestRootsAbsenceStandsWhileTheWalksMeetIt) {
-  const std::string folder_key = "i801:2a";  // a RuntimeKey
-  FileStamp folder_stamp;
-  folder_stamp.inode = 42;
-  folder_stamp.mtime_ns = 1000;
-  folder_stamp.ctime_ns = 1000;
+// A folder's stamp in the past, settled at the walk's start.
+FileStamp FolderStamp(std::int64_t time_ns) {
+  FileStamp stamp;
+  stamp.inode = 42;
+  stamp.mtime_ns = time_ns;
+  stamp.ctime_ns = time_ns;
+  return stamp;
+}
 
+TEST_F(DiscoveryCacheTest, AnIngestRootsAbsenceIsKeptWithItsFoldersManifest) {
+  // Manifests are known by their folder's RuntimeKey in the walk; any string here.
+  const std::string key = dir_.Join("brain/project_brain.json");
+  WriteFile(key, ManifestJson("/home/u/keyvault"));
+  const FileStamp folder_stamp = FolderStamp(1000);
+
+  WalkOverManifest(key);
+  cache_.BeginWalk();
+  cache_.RememberManifest(key, LoadManifest(key));
+  cache_.RememberIngestRootsAbsent(key, folder_stamp);
+  cache_.DropUnseen();
+  const FileStamp* absent_at = cache_.FindIngestRootsAbsence(key);
+  ASSERT_NE(nullptr, absent_at);
+  EXPECT_EQ(folder_stamp, *absent_at);
+  EXPECT_EQ(1u, cache_.size());  // bookkeeping of the manifest's, not a parse of its own
+
+  // A walk that meets the manifest keeps it: nothing else needs remembering.
+  WalkOverManifest(key);
+  ASSERT_NE(nullptr, cache_.FindIngestRootsAbsence(key));
+  EXPECT_EQ(folder_stamp, *cache_.FindIngestRootsAbsence(key));
+  EXPECT_EQ(1, Reads(key));
+
+  // The manifest read anew (changed) loses it until it is remembered again.
+  WriteFile(key, ManifestJson("/home/u/keyvault-renamed"));
+  WalkOverManifest(key);
+  EXPECT_EQ(nullptr, cache_.FindIngestRootsAbsence(key));
+  cache_.BeginWalk();
+  cache_.RememberManifest(key, LoadManifest(key));
+  cache_.RememberIngestRootsAbsent(key, folder_stamp);
+  cache_.DropUnseen();
+  EXPECT_NE(nullptr, cache_.FindIngestRootsAbsence(key));
+
+  // The folder has one now: forgotten, the manifest kept.
+  cache_.BeginWalk();
+  cache_.RememberManifest(key, LoadManifest(key));
+  cache_.ForgetIngestRootsAbsence(key);
+  cache_.DropUnseen();
+  EXPECT_EQ(nullptr, cache_.FindIngestRootsAbsence(key));
+  EXPECT_NE(nullptr, cache_.FindManifest(key));
+
+  // A walk that does not meet the manifest drops both.
+  cache_.BeginWalk();
+  cache_.RememberManifest(key, LoadManifest(key));
+  cache_.RememberIngestRootsAbsent(key, folder_stamp);
+  cache_.DropUnseen();
+  ASSERT_NE(nullptr, cache_.FindIngestRootsAbsence(key));
+  cache_.BeginWalk();
+  cache_.DropUnseen();
+  EXPECT_EQ(nullptr, cache_.FindIngestRootsAbsence(key));
+  EXPECT_EQ(0u, cache_.size());
+}
+
+TEST_F(DiscoveryCacheTest, AnIngestRootsAbsenceNeedsAManifestAndASettledFolder) {
+  const std::string key = dir_.Join("brain/project_brain.json");
   cache_.BeginWalk();
   EXPECT_EQ(now_ns_, cache_.walk_started_ns());
-  cache_.RememberIngestRootsAbsent(folder_key, folder_stamp);
+  cache_.RememberIngestRootsAbsent(key, FolderStamp(1000));  // no manifest kept
   cache_.DropUnseen();
-  const KeptParse<bool>* absence = cache_.FindIngestRootsAbsence(folder_key);
-  ASSERT_NE(nullptr, absence);
-  EXPECT_EQ(folder_stamp, absence->stamp);
+  EXPECT_EQ(nullptr, cache_.FindIngestRootsAbsence(key));
 
+  WriteFile(key, ManifestJson("/home/u/keyvault"));
   cache_.BeginWalk();
-  cache_.KeepIngestRootsAbsence(*absence);
+  cache_.RememberManifest(key, LoadManifest(key));
+  // The folder changed just before the walk: a file made in the same tick would not
+  // change its stamp.
+  cache_.RememberIngestRootsAbsent(key, FolderStamp(now_ns_));
   cache_.DropUnseen();
-  EXPECT_NE(nullptr, cache_.FindIngestRootsAbsence(folder_key));
-
-  cache_.BeginWalk();
-  cache_.ForgetIngestRootsAbsence(folder_key);  // the folder has one now
-  EXPECT_EQ(nullptr, cache_.FindIngestRootsAbsence(folder_key));
+  EXPECT_EQ(nullptr, cache_.FindIngestRootsAbsence(key));
+  EXPECT_NE(nullptr, cache_.FindManifest(key));
 }
 
 TEST(ReaderOfTest, ReadsThroughTheCachesReaderOrBrainFile) {

@@ -993,7 +993,7 @@ TEST_F(DiscoveryTest, UnreadableIngestRootsKeepThePreviousIdentity) {
   Discovery fresh = DiscoverBrains(RegistryConfig(Registry()), {});
   ASSERT_EQ(1u, fresh.brains.size());
   EXPECT_EQ(IdentitySource::kUnknown, fresh.brains[0].identity_source);
-  EXPECT_NE(std::string::npos, fresh.brains[0].identity_note.find("ingest_roots.json"));
+  EXPECT_NE(std::string::npos, fresh.brains[0].identity_note.str().find("ingest_roots.json"));
 }
 
 TEST_F(DiscoveryTest, StaticBrainsSayWhichConfigFieldNamesThem) {
@@ -1113,7 +1113,7 @@ TEST_F(DiscoveryTest, AnIngestRootThatCannotBeSeenLeavesTheIdentityUnknown) {
   const Brain& brain = discovery.brains[0];
   EXPECT_EQ(IdentitySource::kUnknown, brain.identity_source);
   EXPECT_EQ("", brain.project_root);
-  EXPECT_NE(std::string::npos, brain.identity_note.find(tmp_.Join("hidden/u/m1nd")));
+  EXPECT_NE(std::string::npos, brain.identity_note.str().find(tmp_.Join("hidden/u/m1nd")));
   // Named after m1nd's own name for it, a sibling owner's workspace basename.
   EXPECT_EQ("m1nd_rt", brain.name);
 
@@ -1181,10 +1181,11 @@ TEST_F(RootDeletedWithItsParentTest, WithoutEvidenceTheIdentityIsUnknown) {
   WriteOwnerWithGoneRoot(DeadPid());
   const Brain brain = Discover(DiscoveryView::kAuto);
   EXPECT_EQ(IdentitySource::kUnknown, brain.identity_source);
-  EXPECT_NE(std::string::npos, brain.identity_note.find(GoneRoot())) << brain.identity_note;
-  EXPECT_NE(std::string::npos, brain.identity_note.find("no evidence of m1nd's view"))
+  EXPECT_NE(std::string::npos, brain.identity_note.str().find(GoneRoot())) << brain.identity_note;
+  EXPECT_NE(std::string::npos, brain.identity_note.str().find("no evidence of m1nd's view"))
       << brain.identity_note;
-  EXPECT_NE(std::string::npos, brain.identity_note.find("is not in /proc")) << brain.identity_note;
+  EXPECT_NE(std::string::npos, brain.identity_note.str().find("is not in /proc"))
+      << brain.identity_note;
 }
 
 TEST_F(RootDeletedWithItsParentTest, ADeclaredHostFollowsM1ndsNextRule) {
@@ -1200,7 +1201,7 @@ TEST_F(RootDeletedWithItsParentTest, ADeclaredSandboxLeavesTheIdentityUnknown) {
   EXPECT_EQ(IdentitySource::kWorkspaceRoot, Discover(DiscoveryView::kAuto).identity_source);
   const Brain brain = Discover(DiscoveryView::kSandbox);
   EXPECT_EQ(IdentitySource::kUnknown, brain.identity_source);
-  EXPECT_NE(std::string::npos, brain.identity_note.find("sandbox")) << brain.identity_note;
+  EXPECT_NE(std::string::npos, brain.identity_note.str().find("sandbox")) << brain.identity_note;
 }
 
 // The project brains an owner hosts are seen through its view too.
