@@ -67,6 +67,10 @@ inline constexpr int kDefaultHttpThreads = 1024;
 // a larger one is answered 413, one civetweb cannot decode (a malformed chunked
 // encoding) 400. A path with an encoded NUL ("%00") is answered 400.
 inline constexpr std::size_t kMaxRequestBodyBytes = std::size_t{64} * 1024;
+// civetweb keeps this many header fields of a request (MG_MAX_HEADERS); a request with
+// more is answered 431 (net/http takes any number within 1 MB of header). civetweb is
+// patched for it (scripts/civetweb-patches), and to answer a folded header line 400.
+inline constexpr int kMaxRequestHeaderFields = 64;
 inline constexpr int kDefaultRequestTimeoutMs = 5000;
 // Prometheus' default scrape timeout: a response not written by then helps nobody.
 inline constexpr int kDefaultWriteTimeoutMs = 10000;
