@@ -15,6 +15,7 @@
 #include "exporter/render/endpoints.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/markdown_html.h"
+#include "exporter/render/prometheus_text.h"
 #include "exporter/runbook_document.h"
 #include "exporter/snapshot.h"
 
@@ -45,9 +46,16 @@ HttpResponse JsonResponse(std::string body) {
   return response;
 }
 
+// The brain named `name`, else the one whose name is shown as `name`: a name too long
+// for a label (or not valid UTF-8) is shown cut (kMaxLabelValueBytes, a marker after
+// it), in /metrics and the JSON views alike, and asked for as shown. Null if none.
 const BrainReport* FindBrain(const Snapshot& snapshot, const std::string& name) {
   for (const BrainReport& brain : snapshot.brains()) {
     if (brain.brain().name == name) return &brain;
+  }
+  for (const BrainReport& brain : snapshot.brains()) {
+    const std::string& own = brain.brain().name;
+    if (!IsExportedAsIs(own) && SanitizedLabelValue(own) == name) return &brain;
   }
   return nullptr;
 }

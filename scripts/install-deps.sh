@@ -43,7 +43,7 @@ packages=(
   prometheus-cpp-dev nlohmann-json3-dev libyaml-cpp-dev libsimdjson-dev
   zlib1g-dev libssl-dev libcrypt-dev
   # Fetching and unpacking civetweb's Debian source package.
-  dpkg-dev xz-utils
+  dpkg-dev xz-utils patch
 )
 if $with_tests; then
   packages+=(
@@ -219,6 +219,14 @@ civetweb_options=(
   -DCIVETWEB_ENABLE_ASAN=OFF
   -DCIVETWEB_ENABLE_DEBUG_TOOLS=OFF
 )
+# Our patches to that source, applied in name order after Debian's (each says why:
+# what the exporter cannot do from civetweb's callbacks). The stamp names their
+# checksums, which CMakeLists.txt checks, so a build never links an unpatched copy.
+civetweb_patches=(scripts/civetweb-patches/*.patch)
+
+civetweb_patches_checksum() {
+  cat "${civetweb_patches[@]}" | sha256sum | cut -d' ' -f1
+}
 
 # Prints deb-src entries for the Debian release this machine runs, derived from its
 # own deb entries (one-line and deb822 formats), so no archive is named here.
@@ -288,7 +296,7 @@ add_deb_src() {
 
 build_civetweb() {
   local stamp_text stamp="$civetweb_prefix/scx-build-stamp"
-  stamp_text="civetweb $civetweb_upstream ${civetweb_options[*]}"
+  stamp_text="civetweb $civetweb_upstream ${civetweb_options[*]} patches=$(civetweb_patches_checksum)"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_text" ] &&
      [ -f "$civetweb_prefix/lib/libcivetweb.a" ]; then
     echo "install-deps: civetweb $civetweb_upstream with TLS and IPv6 present in $civetweb_prefix"
@@ -313,6 +321,13 @@ build_civetweb() {
   }
   local tree
   tree="$(find "$src" -mindepth 1 -maxdepth 1 -type d -name "civetweb-$civetweb_upstream*" | head -1)"
+  local patch_file
+  for patch_file in "${civetweb_patches[@]}"; do
+    patch -d "$tree" -p1 --quiet --forward <"$patch_file" || {
+      echo "install-deps: $patch_file does not apply to civetweb $version" >&2
+      exit 1
+    }
+  done
   local launcher=()
   if command -v ccache >/dev/null; then launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
   cmake -S "$tree" -B "$build" "${civetweb_options[@]}" "${launcher[@]}" \

@@ -26,6 +26,7 @@
 #include "exporter/render/gzip.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/landing_page.h"
+#include "exporter/render/prometheus_text.h"
 #include "exporter/runbook_document.h"
 #include "exporter/snapshot.h"
 #include "tests/brain_reports.h"
@@ -208,9 +209,9 @@ class HandlersTest : public ::testing::Test {
 
   // Publishes a completed scan (scan number 3) and returns its snapshot; the
   // exporter's own families (without the process's) are `own_`.
-  std::shared_ptr<const Snapshot> CompleteScan() {
+  std::shared_ptr<const Snapshot> CompleteScan(std::shared_ptr<const ScanResult> scan = Scan()) {
     std::shared_ptr<const Snapshot> snapshot =
-        RenderSnapshot(Scan(), {}, 3, 1767225600.5, &own_, LandingPageInfo(), &logger_);
+        RenderSnapshot(std::move(scan), {}, 3, 1767225600.5, &own_, LandingPageInfo(), &logger_);
     snapshots_.Publish(snapshot);
     return snapshot;
   }
@@ -350,6 +351,34 @@ TEST_F(HandlersTest, OneBrainServesItsViewsAndA404JsonForNoBrain) {
   EXPECT_EQ(BodyOf(handlers_.OneBrain(Get("/api/v1/brains/a\"b"))),
             "{\"status\":\"error\",\"errorType\":\"not_found\",\"error\":\"no brain named "
             "\\\"a\\\"b\\\"\"}\n");
+}
+
+// A name too long for a label is shown cut (kMaxLabelValueBytes, then a marker), in
+// /metrics and in the JSON views alike: the brain is found by that label too.
+TEST_F(HandlersTest, ABrainWhoseNameIsCutIsFoundByTheLabelShown) {
+  auto scan = std::make_shared<ScanResult>(*Scan());
+  const std::string name(kMaxLabelValueBytes + 100, 'n');
+  scan->brains.push_back(WithVerdict(name, name));
+  const std::shared_ptr<const Snapshot> snapshot = CompleteScan(scan);
+  const BrainReport* report = nullptr;
+  for (const BrainReport& brain : snapshot->brains()) {
+    if (brain.brain().name == name) report = &brain;
+  }
+  ASSERT_NE(report, nullptr);
+  const std::string label = SanitizedLabelValue(name);
+  ASSERT_NE(label, name);
+  EXPECT_NE(BodyOf(handlers_.Metrics(Get("/metrics"))).find("brain=\"" + label + "\""),
+            std::string::npos);
+  EXPECT_NE(BodyOf(handlers_.Brains()).find("\"" + label + "\""), std::string::npos);
+  for (const std::string& asked : {name, label}) {
+    const HttpResponse found = handlers_.OneBrain(Get("/api/v1/brains/" + asked));
+    EXPECT_EQ(found.status, 200) << asked.size();
+    EXPECT_TRUE(BodyOf(found) == BrainDetailView(*report, snapshot->scanned_at()));
+    const HttpResponse north = handlers_.OneBrain(Get("/api/v1/brains/" + asked + "/north"));
+    EXPECT_EQ(north.status, 200) << asked.size();
+    EXPECT_TRUE(BodyOf(north) == BrainNorthView(*report));
+  }
+  EXPECT_EQ(handlers_.OneBrain(Get("/api/v1/brains/" + label.substr(1))).status, 404);
 }
 
 TEST_F(HandlersTest, ReadyOnceTheFirstScanHasCompleted) {

@@ -132,6 +132,25 @@ int ConnectLocal(int port) {
   return fd;
 }
 
+std::string RawExchange(int port, const std::string& request, int timeout_ms) {
+  Socket socket(ConnectLocal(port));
+  if (socket.fd() < 0) return "";
+  send(socket.fd(), request.data(), request.size(), MSG_NOSIGNAL);
+  std::string received;
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    pollfd p{socket.fd(), POLLIN, 0};
+    if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) != 1) break;
+    char chunk[4096];
+    const ssize_t n = recv(socket.fd(), chunk, sizeof(chunk), 0);
+    if (n <= 0) break;
+    received.append(chunk, static_cast<size_t>(n));
+  }
+  return received;
+}
+
 HttpResult HttpFetch(int port, const HttpClientRequest& request) {
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(request.timeout_ms);
   Socket socket(ConnectLocal(port));

@@ -39,6 +39,10 @@ HttpResult HttpGet(int port, const std::string& path,
 // Connects a TCP socket to 127.0.0.1:`port`; -1 on failure. The caller closes it.
 int ConnectLocal(int port);
 
+// Sends `request` (raw bytes) on a fresh connection and returns every byte received
+// until the server closes the connection or `timeout_ms` passes.
+std::string RawExchange(int port, const std::string& request, int timeout_ms = 3000);
+
 // The Authorization header value for basic auth: "Basic " + base64(user:password).
 std::string BasicAuthorization(const std::string& user, const std::string& password);
 

@@ -34,6 +34,7 @@ using testing::BasicAuthorization;
 using testing::ConnectLocal;
 using testing::HttpGet;
 using testing::HttpResult;
+using testing::RawExchange;
 using testing::TempDir;
 using testing::WaitFor;
 using testing::WriteFile;
@@ -45,27 +46,6 @@ HttpServerOptions LocalOptions() {
   options.num_threads = 4;
   options.request_timeout_ms = 2000;
   return options;
-}
-
-// Sends `request` on a fresh connection and returns every byte received until the
-// server closes the connection or `timeout_ms` passes.
-std::string RawExchange(int port, const std::string& request, int timeout_ms = 3000) {
-  int fd = ConnectLocal(port);
-  if (fd < 0) return "";
-  send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-  std::string received;
-  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    pollfd p{fd, POLLIN, 0};
-    if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) != 1) break;
-    char chunk[4096];
-    ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
-    if (n <= 0) break;
-    received.append(chunk, static_cast<size_t>(n));
-  }
-  close(fd);
-  return received;
 }
 
 // Milliseconds until the server closes `fd`, reading and dropping whatever it

@@ -45,4 +45,11 @@ bool AcceptEncodingAllowsGzip(const std::string& accept_encoding) {
   return false;
 }
 
+bool ContentLengthsDiffer(const std::vector<std::string>& values) {
+  for (const std::string& value : values) {
+    if (TrimHttpSpace(value) != TrimHttpSpace(values.front())) return true;
+  }
+  return false;
+}
+
 }  // namespace scx

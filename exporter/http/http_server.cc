@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <limits>
 #include <map>
 #include <memory>
@@ -149,6 +150,16 @@ bool DecodePath(const char* raw, std::string* path) {
   return true;
 }
 
+// The values of every `name` field of the request, in order.
+std::vector<std::string> FieldValues(const mg_request_info& info, const char* name) {
+  std::vector<std::string> values;
+  for (int i = 0; i < info.num_headers; ++i) {
+    const mg_header& header = info.http_headers[i];
+    if (strcasecmp(header.name, name) == 0) values.emplace_back(header.value);
+  }
+  return values;
+}
+
 // What reading a request body found.
 enum class BodyRead { kOk, kMalformed, kTooLarge };
 
@@ -203,11 +214,13 @@ HttpResponse CallHandler(const HttpHandler& handler, const HttpRequest& request)
   }
 }
 
+// Header fields as name and value, in the order they are sent.
+using HeaderFields = std::vector<std::pair<std::string, std::string>>;
 // The web config's http_server_config.headers, the same on every response.
-using ExtraHeaders = std::vector<std::pair<std::string, std::string>>;
+using ExtraHeaders = HeaderFields;
 
 // civetweb's additional_header option: the lines it adds to the answers it makes
-// itself (its own error pages, e.g. 400 for a request it cannot parse).
+// itself, should any bypass OnHttpError (which sends its error pages with them).
 std::string HeaderLines(const ExtraHeaders& headers) {
   std::string lines;
   for (const auto& [name, value] : headers) {
@@ -216,26 +229,66 @@ std::string HeaderLines(const ExtraHeaders& headers) {
   return lines;
 }
 
+// The header fields of `response`, whose body is `size` bytes: the extra headers the
+// response does not set itself first, Content-Length last. civetweb adds Date and
+// Connection.
+HeaderFields FieldsOf(const HttpResponse& response, std::size_t size,
+                      const ExtraHeaders& extra_headers) {
+  HeaderFields fields;
+  for (const auto& [name, value] : extra_headers) {
+    if (response.headers.count(name) == 0) fields.emplace_back(name, value);
+  }
+  if (!response.content_type.empty()) fields.emplace_back("Content-Type", response.content_type);
+  if (!response.content_encoding.empty()) {
+    fields.emplace_back("Content-Encoding", response.content_encoding);
+  }
+  for (const auto& [name, value] : response.headers) fields.emplace_back(name, value);
+  fields.emplace_back("Content-Length", std::to_string(size));
+  return fields;
+}
+
+// What mg_response_header_start returns on a connection civetweb took for a websocket
+// handshake (Connection: Upgrade, Upgrade: websocket). This build has no websocket
+// support, so civetweb goes on serving it as a plain request, but its response header
+// functions refuse to write a status line or a field for it; the body still goes out.
+constexpr int kNotAPlainRequest = -2;
+
+// The current time as an HTTP Date field spells it (RFC 9110 5.6.7).
+std::string HttpDateNow() {
+  char date[64];
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  std::strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &utc);
+  return date;
+}
+
+// The response head civetweb writes, written by hand for such a connection; civetweb
+// closes it after the response, hence "Connection: close".
+std::string HandWrittenHead(mg_connection* conn, int status, const HeaderFields& fields) {
+  std::string head =
+      "HTTP/1.1 " + std::to_string(status) + " " + mg_get_response_code_text(conn, status) + "\r\n";
+  for (const auto& [name, value] : fields) head.append(name).append(": ").append(value) += "\r\n";
+  head.append("Date: ").append(HttpDateNow()) += "\r\nConnection: close\r\n\r\n";
+  return head;
+}
+
 void SendResponse(mg_connection* conn, bool head, const HttpResponse& response,
                   const ExtraHeaders& extra_headers) {
-  mg_response_header_start(conn, response.status);
-  for (const auto& [name, value] : extra_headers) {
-    if (response.headers.count(name) == 0) {
-      mg_response_header_add(conn, name.c_str(), value.c_str(), -1);
-    }
-  }
-  mg_response_header_add(conn, "Content-Type", response.content_type.c_str(), -1);
-  if (!response.content_encoding.empty()) {
-    mg_response_header_add(conn, "Content-Encoding", response.content_encoding.c_str(), -1);
-  }
-  for (const auto& [name, value] : response.headers) {
-    mg_response_header_add(conn, name.c_str(), value.c_str(), -1);
-  }
   const std::string_view body = response.Body();
   const std::size_t size = response.streamed_body ? response.streamed_size : body.size();
-  const std::string length = std::to_string(size);
-  mg_response_header_add(conn, "Content-Length", length.c_str(), -1);
-  mg_response_header_send(conn);
+  const HeaderFields fields = FieldsOf(response, size, extra_headers);
+  // Before the header: civetweb's Connection field follows it.
+  if (response.close_connection) mg_disable_keep_alive(conn);
+  if (mg_response_header_start(conn, response.status) == kNotAPlainRequest) {
+    const std::string written = HandWrittenHead(conn, response.status, fields);
+    mg_write(conn, written.data(), written.size());
+  } else {
+    for (const auto& [name, value] : fields) {
+      mg_response_header_add(conn, name.c_str(), value.c_str(), -1);
+    }
+    mg_response_header_send(conn);
+  }
   if (head || size == 0) return;
   if (!response.streamed_body) {
     mg_write(conn, body.data(), body.size());
@@ -339,6 +392,16 @@ struct HttpServer::Impl {
     }
   }
 
+  // civetweb's own refusals, of a request it could not parse (400; 431 for too many
+  // header fields; 505 for another HTTP version), carry the JSON error body too, and
+  // end the connection as civetweb's own error page does.
+  static int OnHttpError(mg_connection* conn, int status, const char* message) {
+    HttpResponse response = ErrorResponse(status, message != nullptr ? message : "");
+    response.close_connection = true;
+    SendResponse(conn, /*head=*/false, response, Of(conn)->web_config.headers);
+    return 0;  // handled: civetweb sends nothing more
+  }
+
   // The registered path or prefix of the route `info`'s path takes, for the events.
   std::string HandlerOf(const mg_request_info& info) const {
     std::string path;
@@ -357,6 +420,18 @@ struct HttpServer::Impl {
     return result;
   }
 
+  // The answer to a body DrainBody did not take, after which the connection is closed:
+  // the rest of the body is not read.
+  static HttpResponse BodyRefusal(BodyRead body) {
+    HttpResponse response =
+        body == BodyRead::kMalformed
+            ? ErrorResponse(400, "malformed request body")
+            : ErrorResponse(413, "request body too large: at most " +
+                                     std::to_string(kMaxRequestBodyBytes) + " bytes");
+    response.close_connection = true;
+    return response;
+  }
+
   // As the Prometheus client libraries answer beyond MaxRequestsInFlight.
   static HttpResponse TooManyRequests(int limit) {
     return ErrorResponse(503, "limit of concurrent requests reached (" + std::to_string(limit) +
@@ -371,6 +446,18 @@ struct HttpServer::Impl {
 
   HttpResponse Respond(mg_connection* conn, const mg_request_info& info, int socket,
                        std::optional<SlotHold>* slot) const {
+    // As net/http: before authentication and routing (it reads the request so).
+    if (ContentLengthsDiffer(FieldValues(info, "Content-Length"))) {
+      HttpResponse response = ErrorResponse(400, "differing Content-Length headers");
+      response.close_connection = true;  // where its body ends is anyone's guess
+      return response;
+    }
+    if (strcmp(info.request_method, "OPTIONS") == 0 && info.local_uri != nullptr &&
+        strcmp(info.local_uri, "*") == 0) {
+      HttpResponse response;  // net/http's serverHandler answers it itself
+      response.content_type.clear();
+      return response;
+    }
     const AuthResult auth_result = Authenticate(conn, info);
     if (auth_result == AuthResult::kBusy) {
       // No bcrypt slot came free in time (a flood of wrong passwords, most likely).
@@ -401,14 +488,12 @@ struct HttpServer::Impl {
       return response;
     }
     if (request.method == "POST") {
-      const BodyRead body = DrainBody(conn);
-      if (body == BodyRead::kMalformed) {
-        return ErrorResponse(400, "malformed request body");
-      }
-      if (body == BodyRead::kTooLarge) {
-        return ErrorResponse(413, "request body too large: at most " +
-                                      std::to_string(kMaxRequestBodyBytes) + " bytes");
-      }
+      // A declared length too large is refused unread, at once: reading it first kept
+      // the connection until the request timeout when the body never came.
+      const BodyRead body = info.content_length > static_cast<long long>(kMaxRequestBodyBytes)
+                                ? BodyRead::kTooLarge
+                                : DrainBody(conn);
+      if (body != BodyRead::kOk) return BodyRefusal(body);
     }
     if (route.slots != nullptr) {
       const SlotGate::Ticket ticket = route.slots->Acquire(info.remote_addr, socket, guard.get());
@@ -481,6 +566,7 @@ struct HttpServer::Impl {
     callbacks.begin_request = &Impl::OnBeginRequest;
     callbacks.connection_close = &Impl::OnConnectionClose;
     callbacks.init_connection = &Impl::OnInitConnection;
+    callbacks.http_error = &Impl::OnHttpError;
     callbacks.log_message = &OnLogMessage;
     if (web_config.tls_enabled()) callbacks.init_ssl = &Impl::OnInitSsl;
     mg_init_data init{&callbacks, this, civetweb_options};

@@ -1,8 +1,16 @@
 // A small HTTP server on civetweb: exact-path GET/HEAD (and POST where allowed)
 // handlers, several worker threads, request timeouts, optional TLS and basic auth
 // from a Prometheus-style web config file. Knows nothing about brains or metrics.
-// Its own refusals (400, 401, 404, 405, 413, 429, 503, 500) carry the JSON error body
-// of http_error.h, as the handlers' errors do.
+// Its own refusals (400, 401, 404, 405, 413, 429, 503, 500) and civetweb's (a request
+// it cannot parse: 400, 431, 505) carry the JSON error body of http_error.h, as the
+// handlers' errors do.
+//
+// The edges of HTTP/1.1 are answered as Go's net/http (promhttp's server) answers them
+// (docs/security.md, "HTTP edges"): differing Content-Length headers are refused 400
+// and the connection closed (equal ones count as one); "OPTIONS *" is answered 200
+// with an empty body, before authentication; an absolute-form request ("GET
+// http://host/metrics") is served as its path; a websocket upgrade request is served
+// as a plain one (this server speaks no websocket), then its connection closed.
 //
 // Thread-safety: Handle, Start and Stop are called from one thread (the owner).
 // Handlers run on civetweb's worker threads, several at once, and must be
@@ -40,10 +48,10 @@ using BodyWriter = std::function<bool(std::string_view piece)>;
 
 struct HttpResponse {
   int status = 200;
-  std::string content_type = "text/plain; charset=utf-8";
-  std::string content_encoding;                // e.g. "gzip"; empty for identity
-  std::string body;                            // not sent for HEAD, but its length is
-  std::map<std::string, std::string> headers;  // extra headers (e.g. Allow, Vary)
+  std::string content_type = "text/plain; charset=utf-8";  // empty: no Content-Type
+  std::string content_encoding;                            // e.g. "gzip"; empty for identity
+  std::string body;                                        // not sent for HEAD, but its length is
+  std::map<std::string, std::string> headers;              // extra headers (e.g. Allow, Vary)
   // A body owned elsewhere and shared by every reader (a rendered snapshot): sent as
   // it is, without a copy per request. When set, it is the body and `body` is unused.
   std::shared_ptr<const std::string> shared_body;
@@ -53,6 +61,9 @@ struct HttpResponse {
   // It returns false when it stopped early (the client went away).
   std::function<bool(const BodyWriter& write)> streamed_body;
   std::size_t streamed_size = 0;
+  // The connection is closed after this response (Connection: close), whatever the
+  // client asked: for a request whose unread bytes must not be taken for the next one.
+  bool close_connection = false;
 
   std::string_view Body() const { return shared_body ? *shared_body : body; }
 };
@@ -64,9 +75,14 @@ using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 inline constexpr int kDefaultHttpThreads = 1024;
 // A POST's body is read and dropped before its handler runs (no handler takes one);
-// a larger one is answered 413, one civetweb cannot decode (a malformed chunked
-// encoding) 400. A path with an encoded NUL ("%00") is answered 400.
+// a larger one is answered 413 (at once, unread, when its Content-Length says so),
+// one civetweb cannot decode (a malformed chunked encoding) 400; both close the
+// connection. A path with an encoded NUL ("%00") is answered 400.
 inline constexpr std::size_t kMaxRequestBodyBytes = std::size_t{64} * 1024;
+// civetweb keeps this many header fields of a request (MG_MAX_HEADERS); a request with
+// more is answered 431 (net/http takes any number within 1 MB of header). civetweb is
+// patched for it (scripts/civetweb-patches), and to answer a folded header line 400.
+inline constexpr int kMaxRequestHeaderFields = 64;
 inline constexpr int kDefaultRequestTimeoutMs = 5000;
 // Prometheus' default scrape timeout: a response not written by then helps nobody.
 inline constexpr int kDefaultWriteTimeoutMs = 10000;
