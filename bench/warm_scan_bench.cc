@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/discovery.h"
+#include "engine/discovery/discovery.h"
 #include "engine/scanner.h"
 
 namespace scx {

@@ -11,9 +11,9 @@
 
 #include "base/permute.h"
 #include "base/stamp_cache.h"
-#include "engine/discovery_paths.h"
-#include "engine/runtime_dir_pairing.h"
-#include "engine/runtime_dir_view.h"
+#include "engine/discovery/paths.h"
+#include "engine/discovery/runtime_dir_pairing.h"
+#include "engine/discovery/runtime_dir_view.h"
 
 namespace scx {
 

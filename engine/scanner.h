@@ -21,8 +21,8 @@
 
 #include "base/parallel_for.h"
 #include "engine/coherence.h"
-#include "engine/discovery.h"
-#include "engine/read_folders.h"
+#include "engine/discovery/discovery.h"
+#include "engine/discovery/read_folders.h"
 #include "engine/skeleton_provenance.h"
 #include "engine/store_reader.h"
 #include "engine/vocabulary.h"

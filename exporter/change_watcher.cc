@@ -13,7 +13,7 @@
 #include <string_view>
 #include <utility>
 
-#include "engine/read_folders.h"
+#include "engine/discovery/read_folders.h"
 #include "engine/scanner.h"
 
 namespace scx {

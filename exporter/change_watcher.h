@@ -1,5 +1,5 @@
 // Instant detection: watches, with inotify, the folders the last scan read (each
-// brain's runtime dir, and the folders discovery reports reading: engine/read_folders.h)
+// brain's runtime dir, and the folders discovery reports reading: engine/discovery/read_folders.h)
 // and calls back when a change there matters, as engine's ChangeMatters says: which
 // files and folders those are is discovery's to know, not the watcher's. Bursts are
 // coalesced into one call. The number of watches is bounded: past the bound (or the
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "base/mutex.h"
-#include "engine/read_folders.h"
+#include "engine/discovery/read_folders.h"
 
 namespace scx {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/discovery.h"
+#include "engine/discovery/discovery.h"
 #include "engine/skeleton_provenance.h"
 #include "engine/store_reader.h"
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/discovery.h"
+#include "engine/discovery/discovery.h"
 #include "engine/scanner.h"
 #include "engine/store_reader.h"
 #include "exporter/config.h"

@@ -10,7 +10,7 @@
 #include "base/brain_file.h"
 #include "base/json_string.h"
 #include "base/strings.h"
-#include "engine/discovery_paths.h"
+#include "engine/discovery/paths.h"
 
 namespace scx {
 

@@ -4,7 +4,7 @@
 #ifndef SCX_EXPORTER_WATCHED_SOURCES_H_
 #define SCX_EXPORTER_WATCHED_SOURCES_H_
 
-#include "engine/discovery.h"
+#include "engine/discovery/discovery.h"
 #include "exporter/logger.h"
 
 namespace scx {

@@ -1,5 +1,5 @@
 // Tests for the unique, deterministic `brain` labels.
-#include "engine/brain_names.h"
+#include "engine/discovery/brain_names.h"
 
 #include <gtest/gtest.h>
 

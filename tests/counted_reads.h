@@ -10,7 +10,7 @@
 #include <string>
 
 #include "base/brain_file.h"
-#include "engine/discovery_cache.h"
+#include "engine/discovery/cache.h"
 
 namespace scx {
 namespace testing {

@@ -1,7 +1,7 @@
 // Tests for DiscoveryCache's own interface: look-ups and remembering of the small
 // files LoadSmallFile loads, by stamp, over one walk after another. Discovery through
 // the cache is tested in discovery_test.cc.
-#include "engine/discovery_cache.h"
+#include "engine/discovery/cache.h"
 
 #include <gtest/gtest.h>
 #include <time.h>
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "base/brain_file.h"
-#include "engine/discovery_reads.h"
+#include "engine/discovery/reads.h"
 #include "engine/m1nd_files.h"
 #include "tests/counted_reads.h"
 #include "tests/test_support.h"

@@ -1,6 +1,6 @@
-// Tests for discovery's path rules (engine/discovery_paths.h): the pure ones on
+// Tests for discovery's path rules (engine/discovery/paths.h): the pure ones on
 // strings, and the two that ask the disk on a temporary folder.
-#include "engine/discovery_paths.h"
+#include "engine/discovery/paths.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
 // Tests for brain discovery over temporary m1nd layouts (registry, runtime roots,
 // project brains, globs) and over the examples/ folder.
-#include "engine/discovery.h"
+#include "engine/discovery/discovery.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -24,7 +24,7 @@
 
 #include "base/brain_file.h"
 #include "base/stamp_cache.h"
-#include "engine/read_folders.h"
+#include "engine/discovery/read_folders.h"
 #include "tests/counted_reads.h"
 #include "tests/test_support.h"
 

@@ -1,6 +1,6 @@
 // Tests for m1nd's project_root_display() rule (no disk: directories are a set, and
 // roots this process cannot see another).
-#include "engine/owner_identity.h"
+#include "engine/discovery/owner_identity.h"
 
 #include <gtest/gtest.h>
 

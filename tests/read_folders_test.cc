@@ -1,5 +1,5 @@
 // Tests of which changes in a folder discovery read can change what a scan finds.
-#include "engine/read_folders.h"
+#include "engine/discovery/read_folders.h"
 
 #include <gtest/gtest.h>
 

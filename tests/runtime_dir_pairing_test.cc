@@ -1,5 +1,5 @@
 // Tests for pairing a scan's brains with the previous scan's by runtime dir.
-#include "engine/runtime_dir_pairing.h"
+#include "engine/discovery/runtime_dir_pairing.h"
 
 #include <gtest/gtest.h>
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/discovery.h"
-#include "engine/owner_identity.h"
-#include "engine/root_visibility.h"
+#include "engine/discovery/discovery.h"
+#include "engine/discovery/owner_identity.h"
+#include "engine/discovery/root_visibility.h"
 #include "engine/scanner.h"
 #include "engine/store_reader.h"
 #include "exporter/http/basic_auth.h"

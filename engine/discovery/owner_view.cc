@@ -1,5 +1,5 @@
 // What /proc tells of m1nd's view of the file system, and lookups in it.
-#include "engine/owner_view.h"
+#include "engine/discovery/owner_view.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 // Tells a missing store from a runtime dir this process cannot see.
-#include "engine/runtime_dir_view.h"
+#include "engine/discovery/runtime_dir_view.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,13 +8,13 @@
 // deployment's declared view decides: the shape rule for kAuto, "never absent" for
 // kSandbox. A declared kHost needs no evidence. Facts are gathered by
 // GatherOwnerViewFacts and judged, purely, by JudgeOwnerView.
-#ifndef SCX_ENGINE_OWNER_VIEW_H_
-#define SCX_ENGINE_OWNER_VIEW_H_
+#ifndef SCX_ENGINE_DISCOVERY_OWNER_VIEW_H_
+#define SCX_ENGINE_DISCOVERY_OWNER_VIEW_H_
 
 #include <cstdint>
 #include <string>
 
-#include "engine/root_visibility.h"
+#include "engine/discovery/root_visibility.h"
 
 namespace scx {
 
@@ -78,4 +78,4 @@ RootProbe ProbeRootThroughProcess(std::uint32_t pid, const std::string& root);
 
 }  // namespace scx
 
-#endif  // SCX_ENGINE_OWNER_VIEW_H_
+#endif  // SCX_ENGINE_DISCOVERY_OWNER_VIEW_H_

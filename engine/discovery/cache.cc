@@ -1,6 +1,6 @@
 // The cache of m1nd's small files that discovery keeps between scans
-// (discovery_cache.h).
-#include "engine/discovery_cache.h"
+// (cache.h).
+#include "engine/discovery/cache.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 #include "base/brain_file.h"
 #include "base/stamp_cache.h"
-#include "engine/discovery_reads.h"
+#include "engine/discovery/reads.h"
 #include "engine/m1nd_files.h"
 
 namespace scx {

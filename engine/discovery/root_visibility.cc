@@ -1,5 +1,5 @@
 // Tells a root that does not exist from one this process cannot see.
-#include "engine/root_visibility.h"
+#include "engine/discovery/root_visibility.h"
 
 #include <dirent.h>
 #include <errno.h>

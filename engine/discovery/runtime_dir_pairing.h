@@ -1,13 +1,13 @@
 // Which brain of the previous scan each brain of this scan continues: the one with the
 // same runtime dir, whatever its name now. The scanner keeps a record (last good read,
 // verdict, counters) per runtime dir, and hands it on through this pairing. Pure logic.
-#ifndef SCX_ENGINE_RUNTIME_DIR_PAIRING_H_
-#define SCX_ENGINE_RUNTIME_DIR_PAIRING_H_
+#ifndef SCX_ENGINE_DISCOVERY_RUNTIME_DIR_PAIRING_H_
+#define SCX_ENGINE_DISCOVERY_RUNTIME_DIR_PAIRING_H_
 
 #include <cstddef>
 #include <vector>
 
-#include "engine/discovery.h"
+#include "engine/discovery/discovery.h"
 
 namespace scx {
 
@@ -25,4 +25,4 @@ std::vector<std::size_t> PairByRuntimeDir(const std::vector<Brain>& previous,
 
 }  // namespace scx
 
-#endif  // SCX_ENGINE_RUNTIME_DIR_PAIRING_H_
+#endif  // SCX_ENGINE_DISCOVERY_RUNTIME_DIR_PAIRING_H_

@@ -1,6 +1,6 @@
 // Discovery of brains: static brains, m1nd instance registries and runtime globs
-// (discovery.h); the walk itself is DiscoveryWalk's (discovery_walk.h).
-#include "engine/discovery.h"
+// (discovery.h); the walk itself is DiscoveryWalk's (walk.h).
+#include "engine/discovery/discovery.h"
 
 #include <stdlib.h>
 
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "base/parallel_for.h"
-#include "engine/discovery_cache.h"
-#include "engine/discovery_paths.h"
-#include "engine/discovery_walk.h"
+#include "engine/discovery/cache.h"
+#include "engine/discovery/paths.h"
+#include "engine/discovery/walk.h"
 
 namespace scx {
 

@@ -2,10 +2,10 @@
 // m1nd instance registries (each owner's bound brain, named as m1nd names it, and
 // every project brain under its runtime root, dormant ones included) and glob
 // patterns of runtime dirs. It only lists and reads; it never writes, and holds
-// nothing open but the folder it is listing. With a DiscoveryCache (discovery_cache.h)
+// nothing open but the folder it is listing. With a DiscoveryCache (cache.h)
 // it opens only the small files that changed.
-#ifndef SCX_ENGINE_DISCOVERY_H_
-#define SCX_ENGINE_DISCOVERY_H_
+#ifndef SCX_ENGINE_DISCOVERY_DISCOVERY_H_
+#define SCX_ENGINE_DISCOVERY_DISCOVERY_H_
 
 #include <atomic>
 #include <cstdint>
@@ -15,11 +15,11 @@
 
 #include "base/parallel_for.h"
 #include "base/rare_string.h"
-#include "engine/discovery_cache.h"  // DiscoveryCache, for callers of DiscoverBrains
+#include "engine/discovery/cache.h"  // DiscoveryCache, for callers of DiscoverBrains
+#include "engine/discovery/owner_identity.h"
+#include "engine/discovery/read_folders.h"
+#include "engine/discovery/root_visibility.h"
 #include "engine/m1nd_files.h"
-#include "engine/owner_identity.h"
-#include "engine/read_folders.h"
-#include "engine/root_visibility.h"
 #include "engine/vocabulary.h"
 
 namespace scx {
@@ -179,4 +179,4 @@ std::string ExpandHome(const std::string& path);
 
 }  // namespace scx
 
-#endif  // SCX_ENGINE_DISCOVERY_H_
+#endif  // SCX_ENGINE_DISCOVERY_DISCOVERY_H_

@@ -1,5 +1,5 @@
 // Unique, deterministic `brain` labels.
-#include "engine/brain_names.h"
+#include "engine/discovery/brain_names.h"
 
 #include <algorithm>
 #include <cstdint>

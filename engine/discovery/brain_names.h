@@ -5,13 +5,13 @@
 // other brains that want the same name (and at start-up, when there is no previous scan), an
 // explicit (configured) name wins over a derived one, then the smallest runtime dir keeps it; the
 // others get "_" + 8 hex digits of a stable hash (FNV-1a) of their runtime dir. Pure logic.
-#ifndef SCX_ENGINE_BRAIN_NAMES_H_
-#define SCX_ENGINE_BRAIN_NAMES_H_
+#ifndef SCX_ENGINE_DISCOVERY_BRAIN_NAMES_H_
+#define SCX_ENGINE_DISCOVERY_BRAIN_NAMES_H_
 
 #include <string>
 #include <vector>
 
-#include "engine/discovery.h"
+#include "engine/discovery/discovery.h"
 
 namespace scx {
 
@@ -33,4 +33,4 @@ void AssignBrainNames(std::vector<Brain>* brains, std::vector<std::string>* coll
 
 }  // namespace scx
 
-#endif  // SCX_ENGINE_BRAIN_NAMES_H_
+#endif  // SCX_ENGINE_DISCOVERY_BRAIN_NAMES_H_

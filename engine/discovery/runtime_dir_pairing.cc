@@ -1,6 +1,6 @@
 // Pairing a scan's brains with the previous scan's by runtime dir
 // (runtime_dir_pairing.h).
-#include "engine/runtime_dir_pairing.h"
+#include "engine/discovery/runtime_dir_pairing.h"
 
 #include <cstddef>
 #include <string_view>

@@ -1,5 +1,5 @@
 // Which changes in a folder discovery read matter (read_folders.h).
-#include "engine/read_folders.h"
+#include "engine/discovery/read_folders.h"
 
 #include <string_view>
 

@@ -1,5 +1,5 @@
 // m1nd's project_root_display() rule, with roots this process cannot see.
-#include "engine/owner_identity.h"
+#include "engine/discovery/owner_identity.h"
 
 #include "base/strings.h"
 #include "engine/m1nd_files.h"

@@ -1,5 +1,5 @@
-// How discovery reads the disk (discovery_reads.h).
-#include "engine/discovery_reads.h"
+// How discovery reads the disk (reads.h).
+#include "engine/discovery/reads.h"
 
 #include <dirent.h>
 #include <errno.h>

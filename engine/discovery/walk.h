@@ -16,14 +16,14 @@
 #include <vector>
 
 #include "base/parallel_for.h"
-#include "engine/brain_folder.h"
-#include "engine/discovery.h"
-#include "engine/discovery_cache.h"
-#include "engine/discovery_reads.h"
-#include "engine/owner_identity.h"
-#include "engine/owner_view.h"
-#include "engine/read_folders.h"
-#include "engine/root_visibility.h"
+#include "engine/discovery/brain_folder.h"
+#include "engine/discovery/cache.h"
+#include "engine/discovery/discovery.h"
+#include "engine/discovery/owner_identity.h"
+#include "engine/discovery/owner_view.h"
+#include "engine/discovery/read_folders.h"
+#include "engine/discovery/reads.h"
+#include "engine/discovery/root_visibility.h"
 
 namespace scx {
 

@@ -8,8 +8,8 @@
 // come from ProbeRuntimeDir and ProbeGone.
 //
 // Thread-safety: pure functions and plain values; the probes only stat and list.
-#ifndef SCX_ENGINE_RUNTIME_DIR_VIEW_H_
-#define SCX_ENGINE_RUNTIME_DIR_VIEW_H_
+#ifndef SCX_ENGINE_DISCOVERY_RUNTIME_DIR_VIEW_H_
+#define SCX_ENGINE_DISCOVERY_RUNTIME_DIR_VIEW_H_
 
 #include <string>
 
@@ -49,4 +49,4 @@ GoneFacts ProbeGone(const std::string& runtime_dir);
 
 }  // namespace scx
 
-#endif  // SCX_ENGINE_RUNTIME_DIR_VIEW_H_
+#endif  // SCX_ENGINE_DISCOVERY_RUNTIME_DIR_VIEW_H_

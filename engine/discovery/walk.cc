@@ -1,5 +1,5 @@
-// The walk behind DiscoverBrains (discovery_walk.h).
-#include "engine/discovery_walk.h"
+// The walk behind DiscoverBrains (walk.h).
+#include "engine/discovery/walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,13 +25,13 @@
 #include "base/parallel_for.h"
 #include "base/stamp_cache.h"
 #include "base/strings.h"
-#include "engine/brain_folder.h"
-#include "engine/brain_names.h"
-#include "engine/discovery_cache.h"
-#include "engine/discovery_paths.h"
-#include "engine/discovery_reads.h"
+#include "engine/discovery/brain_folder.h"
+#include "engine/discovery/brain_names.h"
+#include "engine/discovery/cache.h"
+#include "engine/discovery/paths.h"
+#include "engine/discovery/reads.h"
+#include "engine/discovery/runtime_dir_view.h"
 #include "engine/m1nd_files.h"
-#include "engine/runtime_dir_view.h"
 
 namespace scx {
 

@@ -2,8 +2,8 @@
 // in, with the role that says which changes there can change what the next scan
 // finds. The change watcher (exporter/change_watcher) watches these folders and asks
 // ChangeMatters about each change; it knows no m1nd file or folder name. Pure.
-#ifndef SCX_ENGINE_READ_FOLDERS_H_
-#define SCX_ENGINE_READ_FOLDERS_H_
+#ifndef SCX_ENGINE_DISCOVERY_READ_FOLDERS_H_
+#define SCX_ENGINE_DISCOVERY_READ_FOLDERS_H_
 
 #include <string>
 #include <string_view>
@@ -28,4 +28,4 @@ bool ChangeMatters(FolderRole role, std::string_view name, bool is_dir);
 
 }  // namespace scx
 
-#endif  // SCX_ENGINE_READ_FOLDERS_H_
+#endif  // SCX_ENGINE_DISCOVERY_READ_FOLDERS_H_

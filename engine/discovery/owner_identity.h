@@ -4,15 +4,15 @@
 // question it asks the disk ("is this an existing directory?") is passed in by the
 // caller, whose answer may be "I cannot see it" (root_visibility.h); then the identity
 // is undecided unless every answer leads to the same slug.
-#ifndef SCX_ENGINE_OWNER_IDENTITY_H_
-#define SCX_ENGINE_OWNER_IDENTITY_H_
+#ifndef SCX_ENGINE_DISCOVERY_OWNER_IDENTITY_H_
+#define SCX_ENGINE_DISCOVERY_OWNER_IDENTITY_H_
 
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "engine/root_visibility.h"
+#include "engine/discovery/root_visibility.h"
 #include "engine/vocabulary.h"
 
 namespace scx {
@@ -74,4 +74,4 @@ OwnerIdentity ResolveOwnerIdentity(
 
 }  // namespace scx
 
-#endif  // SCX_ENGINE_OWNER_IDENTITY_H_
+#endif  // SCX_ENGINE_DISCOVERY_OWNER_IDENTITY_H_

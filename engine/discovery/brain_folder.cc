@@ -1,5 +1,5 @@
 // Reading one brain folder (brain_folder.h).
-#include "engine/brain_folder.h"
+#include "engine/discovery/brain_folder.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,12 +12,12 @@
 
 #include "base/brain_file.h"
 #include "base/stamp_cache.h"
-#include "engine/discovery_cache.h"
-#include "engine/discovery_paths.h"
-#include "engine/discovery_reads.h"
+#include "engine/discovery/cache.h"
+#include "engine/discovery/owner_identity.h"
+#include "engine/discovery/owner_view.h"
+#include "engine/discovery/paths.h"
+#include "engine/discovery/reads.h"
 #include "engine/m1nd_files.h"
-#include "engine/owner_identity.h"
-#include "engine/owner_view.h"
 
 namespace scx {
 

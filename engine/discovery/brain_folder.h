@@ -3,8 +3,8 @@
 // one; and the mtime of its store. Reading changes nothing, so that several threads
 // may read different folders at once; RememberFolder then records in the cache, on one
 // thread, what was read. Internal to engine/.
-#ifndef SCX_ENGINE_BRAIN_FOLDER_H_
-#define SCX_ENGINE_BRAIN_FOLDER_H_
+#ifndef SCX_ENGINE_DISCOVERY_BRAIN_FOLDER_H_
+#define SCX_ENGINE_DISCOVERY_BRAIN_FOLDER_H_
 
 #include <fcntl.h>
 
@@ -12,11 +12,11 @@
 #include <string>
 
 #include "base/brain_file.h"
-#include "engine/discovery_cache.h"
-#include "engine/discovery_reads.h"
+#include "engine/discovery/cache.h"
+#include "engine/discovery/owner_identity.h"
+#include "engine/discovery/owner_view.h"
+#include "engine/discovery/reads.h"
 #include "engine/m1nd_files.h"
-#include "engine/owner_identity.h"
-#include "engine/owner_view.h"
 
 namespace scx {
 
@@ -87,4 +87,4 @@ std::int64_t StoreMtimeNs(const std::string& dir);
 
 }  // namespace scx
 
-#endif  // SCX_ENGINE_BRAIN_FOLDER_H_
+#endif  // SCX_ENGINE_DISCOVERY_BRAIN_FOLDER_H_

@@ -7,8 +7,8 @@
 // its parent), unknown (the shape rule: "absent" only when its surroundings are
 // visible, otherwise "unseen"), or declared a sandbox (never absent). The judgement is
 // pure (JudgeMissingRoot); the facts it needs are gathered from the disk by ProbeRoot.
-#ifndef SCX_ENGINE_ROOT_VISIBILITY_H_
-#define SCX_ENGINE_ROOT_VISIBILITY_H_
+#ifndef SCX_ENGINE_DISCOVERY_ROOT_VISIBILITY_H_
+#define SCX_ENGINE_DISCOVERY_ROOT_VISIBILITY_H_
 
 #include <string>
 
@@ -84,4 +84,4 @@ RootProbe ProbeRoot(const std::string& root, MissingRootRule rule = MissingRootR
 
 }  // namespace scx
 
-#endif  // SCX_ENGINE_ROOT_VISIBILITY_H_
+#endif  // SCX_ENGINE_DISCOVERY_ROOT_VISIBILITY_H_

@@ -1,5 +1,5 @@
-// Discovery's rules for paths (discovery_paths.h).
-#include "engine/discovery_paths.h"
+// Discovery's rules for paths (paths.h).
+#include "engine/discovery/paths.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/discovery.h"
+#include "engine/discovery/discovery.h"
 
 namespace scx {
 
