@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "base/brain_file.h"
-#include "base/yaml_keys.h"
 
 namespace scx {
 
@@ -301,6 +300,14 @@ std::string ResolveYamlPath(const std::string& file_name, const std::string& pat
   std::error_code ignored;
   const std::filesystem::path file = std::filesystem::absolute(file_name, ignored);
   return (file.lexically_normal().parent_path() / path).string();
+}
+
+std::string YamlKeyPath(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+std::string YamlItemPath(const std::string& path, std::size_t index) {
+  return path + "[" + std::to_string(index) + "]";
 }
 
 std::string DuplicateKeyProblem(const YAML::Mark& first) {

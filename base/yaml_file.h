@@ -8,6 +8,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -91,6 +92,11 @@ std::string ResolveYamlPath(const std::string& file_name, const std::string& pat
 // unknown) and the key part left out when `key` is empty.
 std::string YamlError(const std::string& file_name, const YAML::Mark& mark, const std::string& key,
                       const std::string& what);
+
+// How errors name the value of `key` in the mapping at `path` ("KEY" at the top level,
+// else "PATH.KEY"), and the item `index` of the list at `path` ("PATH[I]").
+std::string YamlKeyPath(const std::string& path, const std::string& key);
+std::string YamlItemPath(const std::string& path, std::size_t index);
 
 // What is wrong with a key written a second time: "duplicate key (first on line N)",
 // N from `first`, the Mark() of its first appearance ("duplicate key" when unknown).

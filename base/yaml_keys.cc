@@ -150,12 +150,4 @@ YamlKey YamlBoolKey(std::string name, bool* out) {
           }};
 }
 
-std::string YamlKeyPath(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
-
-std::string YamlItemPath(const std::string& path, std::size_t index) {
-  return path + "[" + std::to_string(index) + "]";
-}
-
 }  // namespace scx

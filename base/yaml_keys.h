@@ -86,11 +86,6 @@ YamlKey YamlStringKey(std::string name, std::string* out);
 YamlKey YamlStringListKey(std::string name, std::vector<std::string>* out);
 YamlKey YamlBoolKey(std::string name, bool* out);
 
-// How errors name the value of `key` in the mapping at `path` ("KEY" at the top level,
-// else "PATH.KEY"), and the item `index` of the list at `path` ("PATH[I]").
-std::string YamlKeyPath(const std::string& path, const std::string& key);
-std::string YamlItemPath(const std::string& path, std::size_t index);
-
 }  // namespace scx
 
 #endif  // SCX_BASE_YAML_KEYS_H_

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "exporter/http/http_server.h"
+#include "exporter/http/http_message.h"
 
 namespace scx {
 

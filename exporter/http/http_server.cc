@@ -300,13 +300,6 @@ void SendResponse(mg_connection* conn, bool head, const HttpResponse& response,
 
 }  // namespace
 
-HttpResponse TextResponse(int status, std::string body) {
-  HttpResponse response;
-  response.status = status;
-  response.body = std::move(body);
-  return response;
-}
-
 struct HttpServer::Impl {
   struct Route {
     std::string pattern;  // the path or prefix it was registered with
