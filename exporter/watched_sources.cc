@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/strings.h"
+#include "engine/discovery/paths.h"
 
 namespace scx {
 

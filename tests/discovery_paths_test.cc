@@ -16,6 +16,7 @@ namespace scx {
 namespace {
 
 using testing::MakeDirs;
+using testing::ScopedHome;
 using testing::TempDir;
 
 TEST(DiscoveryPathsTest, RulesOnStrings) {
@@ -55,6 +56,42 @@ TEST(DiscoveryPathsTest, RuntimeKeyAgreesForAliasesOfOneFolder) {
   // A folder not there yet is known by its lexically normal path.
   EXPECT_EQ("path " + dir.Join("later"), RuntimeKey(dir.Join("x/../later/")));
   EXPECT_EQ(dir.Join("later"), RealDir(dir.Join("x/../later/")));
+}
+
+TEST(ExpandHomeTest, ExpandsALeadingTilde) {
+  ScopedHome home("/home/dev");
+  EXPECT_EQ("/home/dev", ExpandHome("~"));
+  EXPECT_EQ("/home/dev/", ExpandHome("~/"));
+  EXPECT_EQ("/home/dev/.m1nd/registry", ExpandHome("~/.m1nd/registry"));
+}
+
+TEST(ExpandHomeTest, LeavesOtherPathsAlone) {
+  ScopedHome home("/home/dev");
+  EXPECT_EQ("", ExpandHome(""));
+  EXPECT_EQ("/abs/~/x", ExpandHome("/abs/~/x"));
+  EXPECT_EQ("rel/x", ExpandHome("rel/x"));
+  EXPECT_EQ("~alice/x", ExpandHome("~alice/x"));
+  EXPECT_EQ("~alice", ExpandHome("~alice"));
+}
+
+TEST(ExpandHomeTest, HandlesOddHomes) {
+  {
+    ScopedHome home("/home/dev/");
+    EXPECT_EQ("/home/dev/x", ExpandHome("~/x"));
+  }
+  {
+    ScopedHome home("/");
+    EXPECT_EQ("/x", ExpandHome("~/x"));
+    EXPECT_EQ("/", ExpandHome("~"));
+  }
+  {
+    ScopedHome home(nullptr);
+    EXPECT_EQ("~/x", ExpandHome("~/x"));
+  }
+  {
+    ScopedHome home("");
+    EXPECT_EQ("~/x", ExpandHome("~/x"));
+  }
 }
 
 }  // namespace

@@ -34,35 +34,10 @@ namespace {
 using testing::InstanceJson;
 using testing::MakeDirs;
 using testing::ManifestJson;
+using testing::ScopedHome;
 using testing::StoreJson;
 using testing::TempDir;
 using testing::WriteFile;
-
-// Sets $HOME for one test and restores it afterwards.
-class ScopedHome {
- public:
-  explicit ScopedHome(const char* home) {
-    const char* old = getenv("HOME");
-    if (old != nullptr) old_ = old;
-    if (home == nullptr) {
-      unsetenv("HOME");
-    } else {
-      setenv("HOME", home, 1);
-    }
-  }
-  ~ScopedHome() {
-    if (old_) {
-      setenv("HOME", old_->c_str(), 1);
-    } else {
-      unsetenv("HOME");
-    }
-  }
-  ScopedHome(const ScopedHome&) = delete;
-  ScopedHome& operator=(const ScopedHome&) = delete;
-
- private:
-  std::optional<std::string> old_;
-};
 
 // Sets a file's times an hour back, as if written long ago.
 void SetOld(const std::string& path) {
@@ -1703,42 +1678,6 @@ TEST(DiscoveryExamplesTest, ExamplesLayoutHasFourBrains) {
   EXPECT_EQ(IdentitySource::kAnyIngestRoot, owner->identity_source);
   EXPECT_EQ(fs::path(examples + "/m1nd-runtime").lexically_normal().string(), owner->runtime_dir);
   EXPECT_EQ("/home/dev/My-Repo", Find(discovery, "my_repo")->project_root);
-}
-
-TEST(ExpandHomeTest, ExpandsALeadingTilde) {
-  ScopedHome home("/home/dev");
-  EXPECT_EQ("/home/dev", ExpandHome("~"));
-  EXPECT_EQ("/home/dev/", ExpandHome("~/"));
-  EXPECT_EQ("/home/dev/.m1nd/registry", ExpandHome("~/.m1nd/registry"));
-}
-
-TEST(ExpandHomeTest, LeavesOtherPathsAlone) {
-  ScopedHome home("/home/dev");
-  EXPECT_EQ("", ExpandHome(""));
-  EXPECT_EQ("/abs/~/x", ExpandHome("/abs/~/x"));
-  EXPECT_EQ("rel/x", ExpandHome("rel/x"));
-  EXPECT_EQ("~alice/x", ExpandHome("~alice/x"));
-  EXPECT_EQ("~alice", ExpandHome("~alice"));
-}
-
-TEST(ExpandHomeTest, HandlesOddHomes) {
-  {
-    ScopedHome home("/home/dev/");
-    EXPECT_EQ("/home/dev/x", ExpandHome("~/x"));
-  }
-  {
-    ScopedHome home("/");
-    EXPECT_EQ("/x", ExpandHome("~/x"));
-    EXPECT_EQ("/", ExpandHome("~"));
-  }
-  {
-    ScopedHome home(nullptr);
-    EXPECT_EQ("~/x", ExpandHome("~/x"));
-  }
-  {
-    ScopedHome home("");
-    EXPECT_EQ("~/x", ExpandHome("~/x"));
-  }
 }
 
 TEST(BrainSourceNameTest, NamesEverySource) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <future>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,32 @@ inline constexpr int kCpuSlowdown = UnderSanitizer() ? 10 : 1;
 
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents on
 // destruction.
+// Sets $HOME for one test and restores it afterwards.
+class ScopedHome {
+ public:
+  explicit ScopedHome(const char* home) {
+    const char* old = getenv("HOME");
+    if (old != nullptr) old_ = old;
+    if (home == nullptr) {
+      unsetenv("HOME");
+    } else {
+      setenv("HOME", home, 1);
+    }
+  }
+  ~ScopedHome() {
+    if (old_) {
+      setenv("HOME", old_->c_str(), 1);
+    } else {
+      unsetenv("HOME");
+    }
+  }
+  ScopedHome(const ScopedHome&) = delete;
+  ScopedHome& operator=(const ScopedHome&) = delete;
+
+ private:
+  std::optional<std::string> old_;
+};
+
 class TempDir {
  public:
   TempDir();

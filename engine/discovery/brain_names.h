@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/discovery/discovery.h"
+#include "engine/discovery/types.h"
 
 namespace scx {
 

@@ -21,17 +21,6 @@ std::string DefaultRegistry() {
   return kDefaultRegistry;
 }
 
-std::string ExpandHome(const std::string& path) {
-  if (path.empty() || path[0] != '~') return path;
-  if (path.size() > 1 && path[1] != '/') return path;  // "~user/...": left as is
-  const char* home = getenv("HOME");
-  if (home == nullptr || *home == '\0') return path;
-  std::string base = StripTrailingSlashes(home);
-  std::string rest = path.substr(1);  // "" or "/..."
-  if (base == "/" && !rest.empty()) return rest;
-  return base + rest;
-}
-
 Discovery DiscoverBrains(const DiscoveryConfig& config, const std::vector<Brain>& previous,
                          const std::atomic<bool>* stop, const Parallelism& parallelism,
                          DiscoveryCache* cache) {

@@ -12,13 +12,22 @@
 #include <string>
 #include <string_view>
 
-#include "engine/discovery/discovery.h"
-
 namespace scx {
 
 std::string StripTrailingSlashes(std::string path) {
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   return path;
+}
+
+std::string ExpandHome(const std::string& path) {
+  if (path.empty() || path[0] != '~') return path;
+  if (path.size() > 1 && path[1] != '/') return path;  // "~user/...": left as is
+  const char* home = getenv("HOME");
+  if (home == nullptr || *home == '\0') return path;
+  std::string base = StripTrailingSlashes(home);
+  std::string rest = path.substr(1);  // "" or "/..."
+  if (base == "/" && !rest.empty()) return rest;
+  return base + rest;
 }
 
 std::string CleanDir(const std::string& path) { return StripTrailingSlashes(ExpandHome(path)); }

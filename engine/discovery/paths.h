@@ -16,6 +16,9 @@ namespace scx {
 // Removes trailing '/' but keeps a lone "/".
 std::string StripTrailingSlashes(std::string path);
 
+// Expands a leading "~" or "~/" with $HOME ("~user/..." is left as it is).
+std::string ExpandHome(const std::string& path);
+
 // The runtime dir as stored in a Brain: "~" expanded, trailing '/' removed.
 std::string CleanDir(const std::string& path);
 

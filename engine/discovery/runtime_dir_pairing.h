@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "engine/discovery/discovery.h"
+#include "engine/discovery/types.h"
 
 namespace scx {
 

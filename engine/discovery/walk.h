@@ -18,12 +18,12 @@
 #include "base/parallel_for.h"
 #include "engine/discovery/brain_folder.h"
 #include "engine/discovery/cache.h"
-#include "engine/discovery/discovery.h"
 #include "engine/discovery/owner_identity.h"
 #include "engine/discovery/owner_view.h"
 #include "engine/discovery/read_folders.h"
 #include "engine/discovery/reads.h"
 #include "engine/discovery/root_visibility.h"
+#include "engine/discovery/types.h"
 
 namespace scx {
 
