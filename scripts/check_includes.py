@@ -5,10 +5,15 @@ One include root (the repository) lets any file include any header, so the layer
 of docs/architecture.md is kept by this check, a ctest test (label "lint"):
 
   base/               includes base/ only
-  engine/             base/, engine/
+  engine/discovery/   base/, engine/ (its own folder included)
+  engine/ (the rest)  base/, engine/, engine/discovery/
   exporter/http/      base/, exporter/http/
   exporter/render/    base/, engine/, exporter/render/
   exporter/ (the rest, the application)   any of the above and exporter/
+
+No include may close a loop: a header pair (x.h and x.cc, one module) may not reach
+itself again through the modules it includes, within a layer as across them (an
+internal header that includes its folder's public one, say).
 
 Every quoted include under base/, engine/ and exporter/ must also be written from the
 repository root ("base/utf8.h", not "utf8.h") and name a file of those folders, and
@@ -34,6 +39,7 @@ LAYERS = [
     ("http", "exporter/http/"),
     ("render", "exporter/render/"),
     ("base", "base/"),
+    ("discovery", "engine/discovery/"),
     ("engine", "engine/"),
     ("exporter", "exporter/"),
 ]
@@ -41,10 +47,11 @@ LAYERS = [
 # What each layer may include.
 ALLOWED = {
     "base": {"base"},
-    "engine": {"base", "engine"},
+    "discovery": {"base", "engine", "discovery"},
+    "engine": {"base", "engine", "discovery"},
     "http": {"base", "http"},
-    "render": {"base", "engine", "render"},
-    "exporter": {"base", "engine", "http", "render", "exporter"},
+    "render": {"base", "engine", "discovery", "render"},
+    "exporter": {"base", "engine", "discovery", "http", "render", "exporter"},
 }
 
 SOURCE_SUFFIXES = (".h", ".cc", ".h.in")
@@ -84,9 +91,53 @@ def exists(root, included):
     )
 
 
+def module_of(path):
+    """A header pair's name: the path without .h, .cc or .h.in."""
+    for suffix in (".h.in", ".h", ".cc"):
+        if path.endswith(suffix):
+            return path[: -len(suffix)]
+    return path
+
+
+def include_loops(edges):
+    """One message per loop among modules: `edges` maps a module to those it includes."""
+    loops = []
+    reported = set()
+    for start in sorted(edges):
+        if start in reported:
+            continue
+        # The shortest way back to `start`, breadth first.
+        came_from = {}
+        queue = [start]
+        found = None
+        while queue and found is None:
+            next_queue = []
+            for module in queue:
+                for target in sorted(edges.get(module, ())):
+                    if target == start:
+                        found = module
+                        break
+                    if target not in came_from:
+                        came_from[target] = module
+                        next_queue.append(target)
+                if found is not None:
+                    break
+            queue = next_queue
+        if found is None:
+            continue
+        loop = [found]
+        while loop[-1] != start:
+            loop.append(came_from[loop[-1]])
+        loop.reverse()
+        reported.update(loop)
+        loops.append("include loop: %s -> %s" % (" -> ".join(loop), start))
+    return loops
+
+
 def check(root):
     """One message per breach of the rules in the tree at root."""
     problems = []
+    edges = {}
     for path in sources(root):
         layer = layer_of(path)
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
@@ -108,13 +159,15 @@ def check(root):
                     "%s: %s may not include %s (it may include: %s)"
                     % (where, layer, target, ", ".join(sorted(ALLOWED[layer])))
                 )
+            if module_of(included) != module_of(path):
+                edges.setdefault(module_of(path), set()).add(module_of(included))
         if path.endswith((".h", ".h.in")):
             guard = next((m.group(1) for m in map(GUARD.match, lines) if m), None)
             if guard != expected_guard(path):
                 problems.append(
                     "%s: include guard %s, expected %s" % (path, guard, expected_guard(path))
                 )
-    return problems
+    return problems + include_loops(edges)
 
 
 # --- self-test -------------------------------------------------------------------
@@ -130,6 +183,9 @@ CLEAN_TREE = {
     "base/util.h": header("base/util.h"),
     "base/util.cc": '#include "base/util.h"\n',
     "engine/model.h": header("engine/model.h", "base/util.h"),
+    "engine/model.cc": '#include "engine/model.h"\n#include "engine/discovery/walk.h"\n',
+    "engine/discovery/walk.h": header("engine/discovery/walk.h", "base/util.h"),
+    "engine/discovery/walk.cc": '#include "engine/discovery/walk.h"\n',
     "exporter/http/server.h": header("exporter/http/server.h", "base/util.h"),
     "exporter/render/page.h": header(
         "exporter/render/page.h", "base/util.h", "engine/model.h"
@@ -163,6 +219,12 @@ PLANTED = [
      "http may not include render"),
     ("exporter/http/server.h", '#include "engine/model.h"', "http may not include engine"),
     ("exporter/http/server.h", '#include "exporter/app.h"', "http may not include exporter"),
+    ("engine/discovery/walk.h", '#include "exporter/app.h"',
+     "discovery may not include exporter"),
+    ("engine/discovery/walk.h", '#include "exporter/render/page.h"',
+     "discovery may not include render"),
+    ("engine/discovery/walk.cc", '#include "engine/model.h"',
+     "include loop: engine/discovery/walk -> engine/model -> engine/discovery/walk"),
     ("engine/model.h", '#include "util.h"', "written from the repository root"),
     ("engine/model.h", '#include "engine/missing.h"', "written from the repository root"),
 ]
@@ -190,9 +252,12 @@ def self_test():
             files[path] = line + "\n" + files[path]
             write_tree(root, files)
             problems = check(root)
-            if len(problems) != 1 or words not in problems[0] or path not in problems[0]:
+            # An include up the layers often closes a loop too: reported beside it.
+            if not problems or words not in problems[0] or any(
+                module_of(path) not in problem for problem in problems
+            ):
                 failures.append(
-                    "%s planted in %s: expected one report with \"%s\", got %r"
+                    "%s planted in %s: expected a report with \"%s\" first, got %r"
                     % (line, path, words, problems)
                 )
         root = os.path.join(temp, "guard")
