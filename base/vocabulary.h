@@ -1,7 +1,7 @@
 // A label vocabulary: one table of {value, name} per enum whose values reach metrics,
 // JSON, logs, the landing page or the docs, defined once beside its enum. Every list
 // of values elsewhere iterates the table, so a value added to an enum and its table is
-// exported, rendered and documented everywhere at once; tests/vocabulary_test.cc fails
+// exported, rendered and documented everywhere at once; tests/engine/vocabulary_test.cc fails
 // until it is. The tables are listed in engine/vocabulary.h.
 //
 // Thread-safety: constant data and pure functions.
@@ -20,7 +20,7 @@ struct Term {
   const char* name;  // as it appears in labels, JSON and logs
 };
 
-// The name of `value` in `terms`; "" when the table lacks it (tests/vocabulary_test.cc
+// The name of `value` in `terms`; "" when the table lacks it (tests/engine/vocabulary_test.cc
 // proves every table complete).
 template <typename Enum, std::size_t N>
 constexpr const char* NameOf(const Term<Enum> (&terms)[N], Enum value) {

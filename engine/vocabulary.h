@@ -6,7 +6,7 @@
 // discovery/root_visibility.h, and, outside the engine, AuthFailure in
 // exporter/http/basic_auth.h. Every list of values elsewhere iterates the table, so a
 // value added to an enum and its table is exported, rendered and documented everywhere
-// at once; tests/vocabulary_test.cc fails until it is.
+// at once; tests/engine/vocabulary_test.cc fails until it is.
 //
 // Thread-safety: constant data and pure functions.
 #ifndef SCX_ENGINE_VOCABULARY_H_

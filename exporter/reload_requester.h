@@ -1,6 +1,6 @@
 // What POST /-/reload asks of the config reloader: a reload, and then the result of
 // the load that serves it. An interface, so that the handlers can be tested with a
-// fake (tests/handlers_test.cc); ConfigReloader implements it.
+// fake (tests/exporter/handlers_test.cc); ConfigReloader implements it.
 //
 // Thread-safety: both methods may be called from any thread, several at once.
 #ifndef SCX_EXPORTER_RELOAD_REQUESTER_H_

@@ -1,6 +1,6 @@
 // What the HTTP handlers read from the scan loop: its latest snapshot (which also
 // tells whether the first scan has completed). An interface, so that the handlers
-// can be tested with a fake (tests/handlers_test.cc); ScanLoop implements it.
+// can be tested with a fake (tests/exporter/handlers_test.cc); ScanLoop implements it.
 //
 // Thread-safety: snapshot() may be called from any thread, several at once.
 #ifndef SCX_EXPORTER_SNAPSHOT_SOURCE_H_

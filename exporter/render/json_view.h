@@ -57,7 +57,7 @@ enum class BrainListView { kOnce, kBrains };
 // grown (and copied) while written: each brain's keys and fixed values in `view`, its
 // strings (capped as written, not escaped; numbers of a usual width) and the orphaned
 // folders, plus, `with_slack`, 1/32 for longer numbers and escapes. Kept by hand beside
-// the brain objects: tests/json_view_test.cc checks, without the slack, that it covers
+// the brain objects: tests/exporter/render/json_view_test.cc checks, without the slack, that it covers
 // every field of both views for brains with every fact (testing::EveryFact,
 // tests/brain_reports.h).
 std::size_t EstimateBrainListBytes(const std::vector<BrainReport>& brains,

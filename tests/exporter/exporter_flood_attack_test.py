@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from missing_tool import SKIP, missing_tool  # noqa: E402  (tests/missing_tool.py)
 
 BRAINS = 2000
