@@ -4,7 +4,6 @@
 #include <string_view>
 
 #include "engine/m1nd_files.h"
-#include "engine/store_reader.h"
 
 namespace scx {
 
