@@ -83,23 +83,6 @@ Json BrainObject() {
   return out;
 }
 
-Json OnceBrain(const BrainReport& brain) {
-  Json out = BrainObject();
-  out["brain"] = brain.brain().name;
-  out["project_root"] = brain.brain().project_root;
-  out["runtime_dir"] = brain.brain().runtime_dir;
-  out["source"] = BrainSourceName(brain.brain().source);
-  out["identity_source"] = IdentitySourceName(brain.brain().identity_source);
-  AddIdentity(brain, &out);
-  out["state"] = BrainStateName(brain.state);
-  out["store"] = StorePresenceName(brain.store);
-  if (brain.state == BrainState::kUnreadable) out["store_error"] = StoreErrorJson(brain);
-  out["skeleton_coherence"] = CoherenceJson(brain.coherence.get());
-  AddMismatchSince(brain, &out);
-  AddProvenance(brain, &out);
-  return out;
-}
-
 // Surface B: the north packet's sickness line, only on mismatch.
 Json NorthJson(const Coherence& coherence) {
   return Json{{"skeleton_coherence",
@@ -109,6 +92,8 @@ Json NorthJson(const Coherence& coherence) {
                 {"advice", kSickAdvice}}}};
 }
 
+// The one brain object of every list view, --once and GET /api/v1/brains alike
+// (docs/api.md lists its fields and when each is there).
 Json BrainJson(const BrainReport& brain) {
   Json out = BrainObject();
   out["brain"] = brain.brain().name;
@@ -119,7 +104,7 @@ Json BrainJson(const BrainReport& brain) {
   out["identity_source"] = IdentitySourceName(brain.brain().identity_source);
   AddIdentity(brain, &out);
   out["state"] = BrainStateName(brain.state);
-  out["present"] = brain.store != StorePresence::kAbsent;
+  out["store"] = StorePresenceName(brain.store);
   if (brain.has_store_facts) {
     out["store_version"] = brain.store_version;
     out["block_count"] = brain.block_count;
@@ -206,21 +191,20 @@ void AppendOrphans(const std::vector<OrphanedFolder>& orphans, std::string* out)
 }
 
 // Dump(Json{{"brains", [to_json(brain)...]}, {"orphaned_folders", [...]}}), byte for
-// byte, without building the whole list; `view` names to_json's objects, for the
-// reserve. With `parallelism` allowing more than one thread, pieces of the list are
-// dumped on several (each into a string of its own, joined in order afterwards: twice
-// the memory for a moment, for half the time on two cores).
+// byte, without building the whole list. With `parallelism` allowing more than one thread, pieces
+// of the list are dumped on several (each into a string of its own, joined in order afterwards:
+// twice the memory for a moment, for half the time on two cores).
 template <typename ToJson>
 std::string DumpBrainList(const std::vector<BrainReport>& brains,
-                          const std::vector<OrphanedFolder>& orphans, BrainListView view,
-                          ToJson to_json, const Parallelism& parallelism) {
+                          const std::vector<OrphanedFolder>& orphans, ToJson to_json,
+                          const Parallelism& parallelism) {
   if (brains.empty()) {
     std::string out = "{\n  \"brains\": []";
     AppendOrphans(orphans, &out);
     return out + "\n}\n";
   }
   std::string out;
-  out.reserve(EstimateBrainListBytes(brains, orphans, view));
+  out.reserve(EstimateBrainListBytes(brains, orphans));
   out += "{\n  \"brains\": [";
   const std::size_t pieces = (brains.size() + kBrainsPerPiece - 1) / kBrainsPerPiece;
   if (ThreadsFor(parallelism, pieces) <= 1) {
@@ -246,13 +230,11 @@ std::string DumpBrainList(const std::vector<BrainReport>& brains,
 }  // namespace
 
 std::size_t EstimateBrainListBytes(const std::vector<BrainReport>& brains,
-                                   const std::vector<OrphanedFolder>& orphans, BrainListView view,
-                                   bool with_slack) {
+                                   const std::vector<OrphanedFolder>& orphans, bool with_slack) {
   const auto size = [](const std::string& text) {
     return std::min(text.size(), kMaxJsonStringBytes + 32);
   };
   const auto name = [](const char* value) { return std::string_view(value).size(); };
-  const bool brains_view = view == BrainListView::kBrains;
   std::size_t bytes = 64;
   for (const BrainReport& report : brains) {
     const Brain& brain = report.brain();
@@ -261,13 +243,9 @@ std::size_t EstimateBrainListBytes(const std::vector<BrainReport>& brains,
     bytes += 240 + size(brain.name) + size(brain.project_root) + size(brain.runtime_dir) +
              size(brain.m1nd_name) + name(BrainSourceName(brain.source)) +
              name(IdentitySourceName(brain.identity_source)) + name(BrainStateName(report.state));
-    if (brains_view) {
-      bytes += 48;  // "present", "stale"
-      if (!brain.display_name.empty()) bytes += 28 + size(brain.display_name);
-      if (report.has_store_facts) bytes += 60;
-    } else {
-      bytes += 20 + name(StorePresenceName(report.store));  // "store"
-    }
+    bytes += 48 + name(StorePresenceName(report.store));  // "store", "stale"
+    if (!brain.display_name.empty()) bytes += 28 + size(brain.display_name);
+    if (report.has_store_facts) bytes += 60;
     if (ShowsIdentityNote(report)) bytes += 28 + size(brain.identity_note);
     if (report.coherence) {
       const Coherence& verdict = *report.coherence;
@@ -275,7 +253,7 @@ std::size_t EstimateBrainListBytes(const std::vector<BrainReport>& brains,
       if (verdict.status == CoherenceStatus::kMismatch) {
         bytes += 30 + size(verdict.reason);
         // "north": the slugs again and the advice.
-        if (brains_view) bytes += 270 + size(verdict.expected_slug) + size(verdict.found_slug);
+        bytes += 270 + size(verdict.expected_slug) + size(verdict.found_slug);
       }
     }
     if (report.mismatch_since) bytes += 45;
@@ -304,7 +282,7 @@ std::string OnceReport(const std::vector<BrainReport>& brains,
   // --once prints and exits: its report is dumped on every core (pieces of 512 brains).
   Parallelism parallelism;
   parallelism.min_items = 2;
-  return DumpBrainList(brains, orphans, BrainListView::kOnce, OnceBrain, parallelism);
+  return DumpBrainList(brains, orphans, BrainJson, parallelism);
 }
 
 std::string BrainView(const BrainReport& brain) { return Dump(BrainJson(brain)); }
@@ -312,7 +290,7 @@ std::string BrainView(const BrainReport& brain) { return Dump(BrainJson(brain));
 std::string BrainDetailView(const BrainReport& brain, double scanned_at) {
   Json out = BrainJson(brain);
   out["scanned_at"] = scanned_at;
-  if (!out["present"].get<bool>()) out["honest"] = kNoSkeletonYet;
+  if (brain.store == StorePresence::kAbsent) out["honest"] = kNoSkeletonYet;
   return Dump(out);
 }
 
@@ -341,7 +319,7 @@ std::string BrainsView(const std::vector<BrainReport>& brains,
   // The served view stays on the request's thread, in one string.
   Parallelism one_thread;
   one_thread.threads = 1;
-  return DumpBrainList(brains, orphans, BrainListView::kBrains, BrainJson, one_thread);
+  return DumpBrainList(brains, orphans, BrainJson, one_thread);
 }
 
 }  // namespace scx
