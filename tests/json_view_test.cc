@@ -370,39 +370,16 @@ TEST(BrainsViewTest, ExactBytes) {
             "}\n");
 }
 
-// The reserve of the list views (EstimateBrainListBytes) covers the text of brains with
-// every field, in each state, and is at most 1/16 above it (1/32 of slack, as much
-// again for the rounding of its constants). The count without its slack must cover the
-// text too, and exceed it by less than a string a brain: a field left out of the count
-// (carrying a string of kLongString bytes) makes the text larger than the count.
-TEST(JsonViewTest, EstimateCoversEveryField) {
-  constexpr int kBrains = 200;
-  std::vector<OrphanedFolder> orphans;
-  for (int i = 0; i < 10; ++i) {
-    const std::string tag = std::to_string(i) + "-";
-    orphans.push_back({testing::LongString("/rt/orphan-" + tag),
-                       testing::LongString("/home/dev/orphan-" + tag),
-                       testing::LongString("/rt/served-" + tag)});
-  }
-  for (const Term<BrainState>& state : kBrainStates) {
-    SCOPED_TRACE(state.name);
-    std::vector<BrainReport> brains;
-    for (int i = 0; i < kBrains; ++i) {
-      BrainReport brain = testing::EveryFact(i, state.value);
-      // "identity_note" in any state, and "allowed" in "prefix_ambiguous".
-      brain.mutable_brain()->identity_source = IdentitySource::kUnknown;
-      SkeletonProvenance provenance = brain.provenance();
-      provenance.ambiguity_allowed = true;
-      brain.skeleton_provenance = std::make_shared<const SkeletonProvenance>(provenance);
-      brains.push_back(brain);
-    }
-    const std::string text = BrainsView(brains, orphans);
-    const std::size_t count = EstimateBrainListBytes(brains, orphans, /*with_slack=*/false);
-    const std::size_t estimate = EstimateBrainListBytes(brains, orphans);
-    ASSERT_LE(text.size(), count);
-    EXPECT_LT(count - text.size(), kBrains * testing::kLongString);
-    EXPECT_LE(estimate, text.size() + text.size() / 16);
-  }
+// The list is written into the room it is given (the previous render's size), so a
+// render of the same brains is never grown and copied; given none, it grows.
+TEST(BrainsViewTest, WritesIntoTheRoomItIsGiven) {
+  std::vector<BrainReport> brains;
+  for (int i = 0; i < 200; ++i) brains.push_back(testing::EveryFact(i, BrainState::kMismatch));
+  const std::string first = BrainsView(brains);
+  const std::string again = BrainsView(brains, {}, first.size());
+  EXPECT_EQ(again, first);
+  EXPECT_EQ(again.capacity(), first.size());
+  EXPECT_GE(BrainsView(brains, {}, 3 * first.size()).capacity(), 3 * first.size());
 }
 
 // One schema: --once prints, and GET /api/v1/brains serves, the same brain objects, each

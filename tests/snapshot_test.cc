@@ -104,6 +104,21 @@ TEST_F(SnapshotTest, ViewsAreRenderedOnceAtFirstUseAndMatchTheRenderers) {
             RenderLandingPage(LandingPageInfo(), scan->brains, /*scanned=*/true, 1767225600.5));
 }
 
+// The JSON view reserves what the snapshot was given (the previous one's JSON size,
+// ScanLoop::Publish), and tells the next its own size once rendered.
+TEST_F(SnapshotTest, TheJsonViewsSizeIsCarriedToTheNextSnapshot) {
+  auto scan = ScanOf(300);
+  auto first = Render(scan);
+  EXPECT_EQ(first->brains_json_size(), 0u);  // not rendered, nothing given
+  const std::size_t size = first->brains_json().size();
+  EXPECT_EQ(first->brains_json_size(), size);
+  auto next = RenderSnapshot(scan, {}, 4, 1767225601.5, nullptr, LandingPageInfo(), &logger_,
+                             {ExpositionFormat::kText}, first->brains_json_size());
+  EXPECT_EQ(next->brains_json_size(), size);  // passed on even if nobody asks
+  EXPECT_EQ(next->brains_json(), first->brains_json());
+  EXPECT_EQ(next->brains_json().capacity(), size);
+}
+
 // Each format is rendered at its first use unless asked for at once, and the formats
 // the scrapes asked for (metrics()) are told apart from those rendered for tests.
 TEST_F(SnapshotTest, EachFormatIsRenderedOnceAndTheAskedOnesAreKnown) {

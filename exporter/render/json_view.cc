@@ -191,23 +191,21 @@ void AppendOrphans(const std::vector<OrphanedFolder>& orphans, std::string* out)
 }
 
 // Dump(Json{{"brains", [to_json(brain)...]}, {"orphaned_folders", [...]}}), byte for
-// byte, without building the whole list. With `parallelism` allowing more than one thread, pieces
-// of the list are dumped on several (each into a string of its own, joined in order afterwards:
-// twice the memory for a moment, for half the time on two cores).
+// byte, without building the whole list, into a string of `reserve` bytes to begin
+// with. With `parallelism` allowing more than one thread, pieces of the list are
+// dumped on several (each into a string of its own, joined in order afterwards into
+// one of their joined size: twice the memory for a moment, for half the time on two
+// cores).
 template <typename ToJson>
 std::string DumpBrainList(const std::vector<BrainReport>& brains,
                           const std::vector<OrphanedFolder>& orphans, ToJson to_json,
-                          const Parallelism& parallelism) {
-  if (brains.empty()) {
-    std::string out = "{\n  \"brains\": []";
-    AppendOrphans(orphans, &out);
-    return out + "\n}\n";
-  }
+                          const Parallelism& parallelism, std::size_t reserve) {
+  constexpr std::string_view kOpen = "{\n  \"brains\": [";
   std::string out;
-  out.reserve(EstimateBrainListBytes(brains, orphans));
-  out += "{\n  \"brains\": [";
   const std::size_t pieces = (brains.size() + kBrainsPerPiece - 1) / kBrainsPerPiece;
   if (ThreadsFor(parallelism, pieces) <= 1) {
+    out.reserve(reserve);
+    out += kOpen;
     AppendBrains(brains, 0, brains.size(), to_json, &out);
   } else {
     std::vector<std::string> texts(pieces);
@@ -216,12 +214,16 @@ std::string DumpBrainList(const std::vector<BrainReport>& brains,
       AppendBrains(brains, begin, std::min(brains.size(), begin + kBrainsPerPiece), to_json,
                    &texts[piece]);
     });
+    std::size_t size = kOpen.size() + 64;  // and the orphaned folders' start
+    for (const std::string& text : texts) size += text.size();
+    out.reserve(std::max(reserve, size));
+    out += kOpen;
     for (std::string& text : texts) {
       out += text;
       std::string().swap(text);
     }
   }
-  out += "\n  ]";
+  out += brains.empty() ? "]" : "\n  ]";
   AppendOrphans(orphans, &out);
   out += "\n}\n";
   return out;
@@ -229,60 +231,12 @@ std::string DumpBrainList(const std::vector<BrainReport>& brains,
 
 }  // namespace
 
-std::size_t EstimateBrainListBytes(const std::vector<BrainReport>& brains,
-                                   const std::vector<OrphanedFolder>& orphans, bool with_slack) {
-  const auto size = [](const std::string& text) {
-    return std::min(text.size(), kMaxJsonStringBytes + 32);
-  };
-  const auto name = [](const char* value) { return std::string_view(value).size(); };
-  std::size_t bytes = 64;
-  for (const BrainReport& report : brains) {
-    const Brain& brain = report.brain();
-    // Both views' "brain", "project_root", "runtime_dir", "source", "identity_source",
-    // "m1nd_name", "carried_over", "state" and "skeleton_coherence", and the braces.
-    bytes += 240 + size(brain.name) + size(brain.project_root) + size(brain.runtime_dir) +
-             size(brain.m1nd_name) + name(BrainSourceName(brain.source)) +
-             name(IdentitySourceName(brain.identity_source)) + name(BrainStateName(report.state));
-    bytes += 48 + name(StorePresenceName(report.store));  // "store", "stale"
-    if (!brain.display_name.empty()) bytes += 28 + size(brain.display_name);
-    if (report.has_store_facts) bytes += 60;
-    if (ShowsIdentityNote(report)) bytes += 28 + size(brain.identity_note);
-    if (report.coherence) {
-      const Coherence& verdict = *report.coherence;
-      bytes += 90 + size(verdict.expected_slug) + size(verdict.found_slug);
-      if (verdict.status == CoherenceStatus::kMismatch) {
-        bytes += 30 + size(verdict.reason);
-        // "north": the slugs again and the advice.
-        bytes += 270 + size(verdict.expected_slug) + size(verdict.found_slug);
-      }
-    }
-    if (report.mismatch_since) bytes += 45;
-    if (report.state == BrainState::kUnreadable) {
-      bytes += 80 + name(StoreErrorName(report.read_error)) + size(report.read_error_message);
-    }
-    const SkeletonProvenance& provenance = report.provenance();
-    if (!provenance.owner_brain.empty()) bytes += 30 + size(provenance.owner_brain);
-    if (!provenance.shared_with.empty()) bytes += 35;
-    for (const std::string& other : provenance.shared_with) bytes += 12 + size(other);
-    if (provenance.shared_count > provenance.shared_with.size()) bytes += 35;
-    if (provenance.prefix_ambiguous) {
-      bytes += 110 + size(provenance.ambiguous_slug) + size(provenance.ambiguous_with);
-    }
-  }
-  for (const OrphanedFolder& orphan : orphans) {
-    bytes += 100 + size(orphan.runtime_dir) + size(orphan.project_root) +
-             size(orphan.served_runtime_dir);
-  }
-  if (with_slack) bytes += bytes / 32;  // longer numbers and escapes
-  return bytes;
-}
-
 std::string OnceReport(const std::vector<BrainReport>& brains,
                        const std::vector<OrphanedFolder>& orphans) {
   // --once prints and exits: its report is dumped on every core (pieces of 512 brains).
   Parallelism parallelism;
   parallelism.min_items = 2;
-  return DumpBrainList(brains, orphans, BrainJson, parallelism);
+  return DumpBrainList(brains, orphans, BrainJson, parallelism, /*reserve=*/0);
 }
 
 std::string BrainView(const BrainReport& brain) { return Dump(BrainJson(brain)); }
@@ -315,11 +269,11 @@ std::string BrainNorthView(const BrainReport& brain) {
 }
 
 std::string BrainsView(const std::vector<BrainReport>& brains,
-                       const std::vector<OrphanedFolder>& orphans) {
+                       const std::vector<OrphanedFolder>& orphans, std::size_t reserve) {
   // The served view stays on the request's thread, in one string.
   Parallelism one_thread;
   one_thread.threads = 1;
-  return DumpBrainList(brains, orphans, BrainJson, one_thread);
+  return DumpBrainList(brains, orphans, BrainJson, one_thread, reserve);
 }
 
 }  // namespace scx

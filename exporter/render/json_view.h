@@ -48,19 +48,11 @@ std::string BrainDetailView(const BrainReport& brain, double scanned_at);
 // sickness sentence in honest_gaps. "coherence" is "ok", "mismatch" or null.
 std::string BrainNorthView(const BrainReport& brain);
 
-// GET /api/v1/brains: OnceReport's text, written on the calling thread alone.
+// GET /api/v1/brains: OnceReport's text, written on the calling thread alone into a
+// string of `reserve` bytes to begin with, e.g. the size of an earlier render of the
+// same brains (0: the string grows as it is written).
 std::string BrainsView(const std::vector<BrainReport>& brains,
-                       const std::vector<OrphanedFolder>& orphans = {});
-
-// The reserve OnceReport and BrainsView make for their text, so that the string is not
-// grown (and copied) while written: each brain's keys and fixed values, its
-// strings (capped as written, not escaped; numbers of a usual width) and the orphaned
-// folders, plus, `with_slack`, 1/32 for longer numbers and escapes. Kept by hand beside
-// the brain object: tests/json_view_test.cc checks, without the slack, that it covers
-// every field for brains with every fact (testing::EveryFact, tests/brain_reports.h).
-std::size_t EstimateBrainListBytes(const std::vector<BrainReport>& brains,
-                                   const std::vector<OrphanedFolder>& orphans,
-                                   bool with_slack = true);
+                       const std::vector<OrphanedFolder>& orphans = {}, std::size_t reserve = 0);
 
 }  // namespace scx
 
