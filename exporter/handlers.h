@@ -43,9 +43,10 @@ class Handlers {
   // gzip when the request accepts it.
   HttpResponse Metrics(const HttpRequest& request) const;
   // The HTML landing page; before the first scan it says so (200, not an error).
-  HttpResponse LandingPage() const;
+  // These three give gzip when the request accepts it, and say Vary: Accept-Encoding.
+  HttpResponse LandingPage(const HttpRequest& request) const;
   // GET /api/v1/brains: every brain.
-  HttpResponse Brains() const;
+  HttpResponse Brains(const HttpRequest& request) const;
   // GET /api/v1/brains/{brain} and /api/v1/brains/{brain}/north; 404 for no brain.
   HttpResponse OneBrain(const HttpRequest& request) const;
   // GET /runbook: docs/runbook.md of this build as HTML, rendered once and shared; it

@@ -117,6 +117,25 @@ const std::string& Snapshot::landing_page() const {
   return landing_page_;
 }
 
+// `text` gzip-compressed into `*out` (left empty, and logged, when that fails).
+void Snapshot::Compress(const std::string& text, const char* what, std::string* out) const {
+  if (!GzipCompress(text, out)) {
+    logger_->Error("gzip compression failed; serving it uncompressed", {{"body", what}});
+  }
+}
+
+const std::string& Snapshot::brains_json_gzip() const {
+  std::call_once(brains_json_gzip_once_,
+                 [this] { Compress(brains_json(), "brains JSON", &brains_json_gzip_); });
+  return brains_json_gzip_;
+}
+
+const std::string& Snapshot::landing_page_gzip() const {
+  std::call_once(landing_page_gzip_once_,
+                 [this] { Compress(landing_page(), "landing page", &landing_page_gzip_); });
+  return landing_page_gzip_;
+}
+
 std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info, Logger* logger) {
   return std::make_shared<const Snapshot>(page_info, logger);
 }

@@ -10,7 +10,8 @@
 // one render whichever format Prometheus scrapes. The JSON view and the landing page
 // are rendered at their first request and then kept with the snapshot; the JSON view
 // into a string of the previous snapshot's JSON size, carried from snapshot to
-// snapshot (brains_json_size). Serving a request never copies a body.
+// snapshot (brains_json_size), and each is compressed at its first gzip request, once.
+// Serving a request never copies a body.
 //
 // Thread-safety: a published Snapshot is immutable apart from its lazily rendered
 // parts, which are rendered once (std::call_once) and may be read from any thread, and
@@ -101,6 +102,11 @@ class Snapshot {
 
   const std::string& brains_json() const;   // BrainsView(brains()), at first use
   const std::string& landing_page() const;  // RenderLandingPage, at first use
+  // Those two as one gzip member each, compressed at the first gzip request and
+  // shared by every later one; empty when compression failed (then they are sent
+  // plain).
+  const std::string& brains_json_gzip() const;
+  const std::string& landing_page_gzip() const;
   // The JSON view's size once rendered, else the reserve this snapshot was given: what
   // the next snapshot reserves for its own. Any thread.
   std::size_t brains_json_size() const { return brains_json_size_.load(std::memory_order_relaxed); }
@@ -108,6 +114,7 @@ class Snapshot {
  private:
   const RenderedMetrics& Rendered(ExpositionFormat format) const;  // at the first call
   RenderedMetrics Render(ExpositionFormat format) const;
+  void Compress(const std::string& text, const char* what, std::string* out) const;
 
   const std::shared_ptr<const ScanResult> scan_;  // shared with the scan loop
   const BrainMetricsOptions brain_metrics_;
@@ -124,6 +131,10 @@ class Snapshot {
   mutable std::atomic<std::size_t> brains_json_size_{0};
   mutable std::once_flag landing_page_once_;
   mutable std::string landing_page_;
+  mutable std::once_flag brains_json_gzip_once_;
+  mutable std::string brains_json_gzip_;
+  mutable std::once_flag landing_page_gzip_once_;
+  mutable std::string landing_page_gzip_;
 };
 
 std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info, Logger* logger);

@@ -623,6 +623,34 @@ TEST_F(ExporterIntegrationTest, OtherEndpoints) {
   EXPECT_TRUE(Contains(brains.body, "\"keyvault\""));
 }
 
+// `/` and the JSON API in gzip for a client that asks, with Vary: Accept-Encoding:
+// the same bytes, compressed. A scan may land between two requests (the page shows
+// its time), so the gzip body is compared with plain ones fetched before and after
+// it that agree.
+TEST_F(ExporterIntegrationTest, LandingPageAndApiAreGzippedWhenAsked) {
+  for (const char* path :
+       {"/", "/api/v1/brains", "/api/v1/brains/m1nd", "/api/v1/brains/m1nd/north"}) {
+    SCOPED_TRACE(path);
+    bool compared = false;
+    for (int attempt = 0; attempt < 20 && !compared; ++attempt) {
+      const HttpResult before = HttpGet(port_, path);
+      const HttpResult zipped = HttpGet(port_, path, {{"Accept-Encoding", "gzip"}});
+      const HttpResult after = HttpGet(port_, path);
+      ASSERT_EQ(zipped.status, 200);
+      EXPECT_EQ(zipped.Header("Content-Encoding"), "gzip");
+      EXPECT_EQ(zipped.Header("Vary"), "Accept-Encoding");
+      EXPECT_EQ(before.Header("Content-Encoding"), "");
+      EXPECT_EQ(before.Header("Vary"), "Accept-Encoding");
+      std::string unzipped;
+      ASSERT_TRUE(GzipDecompress(zipped.body, &unzipped));
+      if (before.body != after.body) continue;
+      EXPECT_EQ(unzipped, before.body);
+      compared = true;
+    }
+    EXPECT_TRUE(compared);
+  }
+}
+
 TEST_F(ExporterIntegrationTest, SigtermExitsZeroWithinASecond) {
   const auto signalled_at = std::chrono::steady_clock::now();
   exporter_.Signal(SIGTERM);
