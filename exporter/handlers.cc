@@ -12,6 +12,7 @@
 #include "exporter/content_negotiation.h"
 #include "exporter/http/http_error.h"
 #include "exporter/metrics_body.h"
+#include "exporter/render/brain_filter.h"
 #include "exporter/render/endpoints.h"
 #include "exporter/render/gzip.h"
 #include "exporter/render/json_view.h"
@@ -130,8 +131,16 @@ HttpResponse Handlers::Metrics(const HttpRequest& request) const {
   return response;
 }
 
+// The whole fleet is the snapshot's page, rendered once; part of it (`?state=`,
+// `?limit=`) is rendered for the request.
 HttpResponse Handlers::LandingPage(const HttpRequest& request) const {
+  BrainFilter filter;
+  std::string error;
+  if (!ParseBrainFilter(request.params, &filter, &error)) return ErrorResponse(400, error);
   const std::shared_ptr<const Snapshot> snapshot = snapshots_->snapshot();
+  if (!filter.empty()) {
+    return MadeResponse(kHtmlContentType, snapshot->FilteredLandingPage(filter), request);
+  }
   return SharedResponse(kHtmlContentType, snapshot, &Snapshot::landing_page,
                         &Snapshot::landing_page_gzip, request);
 }
@@ -139,6 +148,12 @@ HttpResponse Handlers::LandingPage(const HttpRequest& request) const {
 HttpResponse Handlers::Brains(const HttpRequest& request) const {
   const std::shared_ptr<const Snapshot> snapshot = snapshots_->snapshot();
   if (!FirstScanDone(*snapshot)) return FirstScanPending();
+  BrainFilter filter;
+  std::string error;
+  if (!ParseBrainFilter(request.params, &filter, &error)) return ErrorResponse(400, error);
+  if (!filter.empty()) {
+    return MadeResponse(kJsonContentType, snapshot->FilteredBrainsJson(filter), request);
+  }
   return SharedResponse(kJsonContentType, snapshot, &Snapshot::brains_json,
                         &Snapshot::brains_json_gzip, request);
 }

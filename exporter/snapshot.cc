@@ -117,6 +117,15 @@ const std::string& Snapshot::landing_page() const {
   return landing_page_;
 }
 
+std::string Snapshot::FilteredBrainsJson(const BrainFilter& filter) const {
+  return FilteredBrainsView(brains(), orphans(), filter);
+}
+
+std::string Snapshot::FilteredLandingPage(const BrainFilter& filter) const {
+  if (!scan_) return landing_page();
+  return RenderLandingPage(page_info_, brains(), /*scanned=*/true, scanned_at_, orphans(), filter);
+}
+
 // `text` gzip-compressed into `*out` (left empty, and logged, when that fails).
 void Snapshot::Compress(const std::string& text, const char* what, std::string* out) const {
   if (!GzipCompress(text, out)) {

@@ -33,6 +33,7 @@
 
 #include "engine/scanner.h"
 #include "exporter/logger.h"
+#include "exporter/render/brain_filter.h"
 #include "exporter/render/gzip.h"
 #include "exporter/render/landing_page.h"
 #include "exporter/render/metrics_renderer.h"
@@ -107,6 +108,10 @@ class Snapshot {
   // plain).
   const std::string& brains_json_gzip() const;
   const std::string& landing_page_gzip() const;
+  // The JSON view and the landing page of part of the fleet (`?state=...&limit=...`),
+  // rendered at each call: FilteredBrainsView, RenderLandingPage with `filter`.
+  std::string FilteredBrainsJson(const BrainFilter& filter) const;
+  std::string FilteredLandingPage(const BrainFilter& filter) const;
   // The JSON view's size once rendered, else the reserve this snapshot was given: what
   // the next snapshot reserves for its own. Any thread.
   std::size_t brains_json_size() const { return brains_json_size_.load(std::memory_order_relaxed); }

@@ -629,7 +629,8 @@ TEST_F(ExporterIntegrationTest, OtherEndpoints) {
 // it that agree.
 TEST_F(ExporterIntegrationTest, LandingPageAndApiAreGzippedWhenAsked) {
   for (const char* path :
-       {"/", "/api/v1/brains", "/api/v1/brains/m1nd", "/api/v1/brains/m1nd/north"}) {
+       {"/", "/api/v1/brains", "/api/v1/brains/m1nd", "/api/v1/brains/m1nd/north",
+        "/?state=mismatch", "/api/v1/brains?state=ok&limit=1"}) {
     SCOPED_TRACE(path);
     bool compared = false;
     for (int attempt = 0; attempt < 20 && !compared; ++attempt) {
@@ -649,6 +650,25 @@ TEST_F(ExporterIntegrationTest, LandingPageAndApiAreGzippedWhenAsked) {
     }
     EXPECT_TRUE(compared);
   }
+}
+
+// The query as civetweb passes it: decoded, a state filter and a limit on the list,
+// a malformed one refused with the JSON 400.
+TEST_F(ExporterIntegrationTest, BrainsTakeAStateFilterAndALimitOverHttp) {
+  const HttpResult some = HttpGet(port_, "/api/v1/brains?state=ok%2Cabsent&limit=1");
+  ASSERT_EQ(some.status, 200) << some.body;
+  const Json parsed = Json::parse(some.body);
+  ASSERT_EQ(parsed["brains"].size(), 1u);
+  EXPECT_EQ(parsed["brains"][0]["brain"], "empty");
+  EXPECT_EQ(parsed["omitted"], 1);  // keyvault
+  const HttpResult bad = HttpGet(port_, "/api/v1/brains?state=nope");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(Json::parse(bad.body)["errorType"], "bad_data");
+  EXPECT_EQ(HttpGet(port_, "/?limit=ten").status, 400);
+  const HttpResult page = HttpGet(port_, "/?state=mismatch&limit=0");
+  EXPECT_EQ(page.status, 200);
+  EXPECT_TRUE(Contains(page.body, "data-brain=\"m1nd\""));
+  EXPECT_FALSE(Contains(page.body, "data-brain=\"keyvault\""));
 }
 
 TEST_F(ExporterIntegrationTest, SigtermExitsZeroWithinASecond) {

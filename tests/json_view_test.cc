@@ -374,12 +374,57 @@ TEST(BrainsViewTest, ExactBytes) {
 // render of the same brains is never grown and copied; given none, it grows.
 TEST(BrainsViewTest, WritesIntoTheRoomItIsGiven) {
   std::vector<BrainReport> brains;
+  brains.reserve(200);
   for (int i = 0; i < 200; ++i) brains.push_back(testing::EveryFact(i, BrainState::kMismatch));
   const std::string first = BrainsView(brains);
   const std::string again = BrainsView(brains, {}, first.size());
   EXPECT_EQ(again, first);
   EXPECT_EQ(again.capacity(), first.size());
   EXPECT_GE(BrainsView(brains, {}, 3 * first.size()).capacity(), 3 * first.size());
+}
+
+// A state filter and a limit: the matching brains by name, at most `limit`, then
+// "omitted" (the matching ones left out) only when a limit is given; every orphaned
+// folder whatever the filter. Written as a whole dump would be.
+TEST(BrainsViewTest, FilteredListCountsWhatItLeftOut) {
+  std::vector<BrainReport> brains;
+  brains.reserve(10);
+  for (int i = 0; i < 10; ++i) {
+    brains.push_back(
+        Report("b" + std::to_string(i), i % 3 == 0 ? BrainState::kMismatch : BrainState::kOk));
+  }
+  const std::vector<OrphanedFolder> orphans = {{"/rt/old", "/home/dev/m1nd", "/rt/new"}};
+  BrainFilter filter;
+  filter.states = {BrainState::kMismatch};
+  filter.has_limit = true;
+  filter.limit = 3;
+  std::string text = FilteredBrainsView(brains, orphans, filter);
+  nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(text);
+  EXPECT_EQ(text, parsed.dump(2) + "\n");
+  ASSERT_EQ(parsed["brains"].size(), 3u);
+  EXPECT_EQ(parsed["brains"][0], nlohmann::ordered_json::parse(BrainView(brains[0])));
+  EXPECT_EQ(parsed["brains"][2]["brain"], "b6");
+  EXPECT_EQ(parsed["omitted"], 1);  // b9
+  EXPECT_EQ(parsed["orphaned_folders"].size(), 1u);
+  std::vector<std::string> keys;
+  for (const auto& item : parsed.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"brains", "omitted", "orphaned_folders"}));
+
+  filter.limit = 0;  // no limit: every match, and "omitted": 0
+  parsed = nlohmann::ordered_json::parse(FilteredBrainsView(brains, orphans, filter));
+  EXPECT_EQ(parsed["brains"].size(), 4u);
+  EXPECT_EQ(parsed["omitted"], 0);
+
+  filter.has_limit = false;  // no "omitted" without a limit
+  parsed = nlohmann::ordered_json::parse(FilteredBrainsView(brains, orphans, filter));
+  EXPECT_EQ(parsed["brains"].size(), 4u);
+  EXPECT_FALSE(parsed.contains("omitted"));
+
+  filter.states = {BrainState::kAbsent};
+  text = FilteredBrainsView(brains, {}, filter);
+  EXPECT_EQ(text, "{\n  \"brains\": [],\n  \"orphaned_folders\": []\n}\n");
+  // Unfiltered, the whole list.
+  EXPECT_EQ(FilteredBrainsView(brains, orphans, BrainFilter()), BrainsView(brains, orphans));
 }
 
 // One schema: --once prints, and GET /api/v1/brains serves, the same brain objects, each

@@ -141,16 +141,22 @@ std::string DumpCapped(Json json) {
 
 std::string Dump(Json json) { return DumpCapped(std::move(json)) + "\n"; }
 
-// Appends brains [begin, end) as DumpBrainList writes them: each brain's object
-// dumped on its own and indented two levels, after a comma unless it is the first.
-template <typename ToJson>
-void AppendBrains(const std::vector<BrainReport>& brains, std::size_t begin, std::size_t end,
-                  ToJson to_json, std::string* out) {
+// Brain `i` of a list of brains, or of pointers to them (a selection).
+const BrainReport& At(const std::vector<BrainReport>& brains, std::size_t i) { return brains[i]; }
+const BrainReport& At(const std::vector<const BrainReport*>& brains, std::size_t i) {
+  return *brains[i];
+}
+
+// Appends brains [begin, end) of `brains` as DumpBrainList writes them: each brain's
+// object dumped on its own and indented two levels, after a comma unless it is the
+// first.
+template <typename BrainList>
+void AppendBrains(const BrainList& brains, std::size_t begin, std::size_t end, std::string* out) {
   constexpr std::string_view kIndent = "\n    ";
   for (std::size_t i = begin; i < end; ++i) {
     *out += i == 0 ? "" : ",";
     *out += kIndent;
-    const std::string element = DumpCapped(to_json(brains[i]));
+    const std::string element = DumpCapped(BrainJson(At(brains, i)));
     // Newlines in the dump are its own: a newline inside a string is written as \n.
     std::size_t start = 0;
     for (std::size_t stop; (stop = element.find('\n', start)) != std::string::npos;
@@ -190,15 +196,15 @@ void AppendOrphans(const std::vector<OrphanedFolder>& orphans, std::string* out)
   out->append(element, start, std::string::npos);
 }
 
-// Dump(Json{{"brains", [to_json(brain)...]}, {"orphaned_folders", [...]}}), byte for
-// byte, without building the whole list, into a string of `reserve` bytes to begin
-// with. With `parallelism` allowing more than one thread, pieces of the list are
-// dumped on several (each into a string of its own, joined in order afterwards into
-// one of their joined size: twice the memory for a moment, for half the time on two
-// cores).
-template <typename ToJson>
-std::string DumpBrainList(const std::vector<BrainReport>& brains,
-                          const std::vector<OrphanedFolder>& orphans, ToJson to_json,
+// Dump(Json{{"brains", [BrainJson(brain)...]}, {"omitted", *omitted} (when given),
+// {"orphaned_folders", [...]}}), byte for byte, without building the whole list, into
+// a string of `reserve` bytes to begin with. With `parallelism` allowing more than one
+// thread, pieces of the list are dumped on several (each into a string of its own,
+// joined in order afterwards into one of their joined size: twice the memory for a
+// moment, for half the time on two cores).
+template <typename BrainList>
+std::string DumpBrainList(const BrainList& brains, const std::size_t* omitted,
+                          const std::vector<OrphanedFolder>& orphans,
                           const Parallelism& parallelism, std::size_t reserve) {
   constexpr std::string_view kOpen = "{\n  \"brains\": [";
   std::string out;
@@ -206,13 +212,12 @@ std::string DumpBrainList(const std::vector<BrainReport>& brains,
   if (ThreadsFor(parallelism, pieces) <= 1) {
     out.reserve(reserve);
     out += kOpen;
-    AppendBrains(brains, 0, brains.size(), to_json, &out);
+    AppendBrains(brains, 0, brains.size(), &out);
   } else {
     std::vector<std::string> texts(pieces);
-    ParallelFor(pieces, parallelism, [&brains, &to_json, &texts](std::size_t piece) {
+    ParallelFor(pieces, parallelism, [&brains, &texts](std::size_t piece) {
       const std::size_t begin = piece * kBrainsPerPiece;
-      AppendBrains(brains, begin, std::min(brains.size(), begin + kBrainsPerPiece), to_json,
-                   &texts[piece]);
+      AppendBrains(brains, begin, std::min(brains.size(), begin + kBrainsPerPiece), &texts[piece]);
     });
     std::size_t size = kOpen.size() + 64;  // and the orphaned folders' start
     for (const std::string& text : texts) size += text.size();
@@ -224,6 +229,7 @@ std::string DumpBrainList(const std::vector<BrainReport>& brains,
     }
   }
   out += brains.empty() ? "]" : "\n  ]";
+  if (omitted != nullptr) out += ",\n  \"omitted\": " + std::to_string(*omitted);
   AppendOrphans(orphans, &out);
   out += "\n}\n";
   return out;
@@ -236,7 +242,7 @@ std::string OnceReport(const std::vector<BrainReport>& brains,
   // --once prints and exits: its report is dumped on every core (pieces of 512 brains).
   Parallelism parallelism;
   parallelism.min_items = 2;
-  return DumpBrainList(brains, orphans, BrainJson, parallelism, /*reserve=*/0);
+  return DumpBrainList(brains, /*omitted=*/nullptr, orphans, parallelism, /*reserve=*/0);
 }
 
 std::string BrainView(const BrainReport& brain) { return Dump(BrainJson(brain)); }
@@ -273,7 +279,17 @@ std::string BrainsView(const std::vector<BrainReport>& brains,
   // The served view stays on the request's thread, in one string.
   Parallelism one_thread;
   one_thread.threads = 1;
-  return DumpBrainList(brains, orphans, BrainJson, one_thread, reserve);
+  return DumpBrainList(brains, /*omitted=*/nullptr, orphans, one_thread, reserve);
+}
+
+std::string FilteredBrainsView(const std::vector<BrainReport>& brains,
+                               const std::vector<OrphanedFolder>& orphans,
+                               const BrainFilter& filter) {
+  Parallelism one_thread;
+  one_thread.threads = 1;
+  const BrainSelection selection = SelectBrains(brains, filter);
+  return DumpBrainList(selection.brains, filter.has_limit ? &selection.omitted : nullptr, orphans,
+                       one_thread, /*reserve=*/0);
 }
 
 }  // namespace scx

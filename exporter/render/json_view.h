@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/scanner.h"
+#include "exporter/render/brain_filter.h"
 
 namespace scx {
 
@@ -53,6 +54,13 @@ std::string BrainNorthView(const BrainReport& brain);
 // same brains (0: the string grows as it is written).
 std::string BrainsView(const std::vector<BrainReport>& brains,
                        const std::vector<OrphanedFolder>& orphans = {}, std::size_t reserve = 0);
+
+// GET /api/v1/brains?state=...&limit=...: BrainsView of the brains `filter` selects
+// (SelectBrains), with "omitted" (how many more matched) after "brains" when the
+// filter has a limit. The orphaned folders are all listed whatever the filter.
+std::string FilteredBrainsView(const std::vector<BrainReport>& brains,
+                               const std::vector<OrphanedFolder>& orphans,
+                               const BrainFilter& filter);
 
 }  // namespace scx
 
