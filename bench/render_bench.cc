@@ -1,7 +1,7 @@
-// Cost of rendering one scan: the /metrics text (RenderMetrics, in both formats) and the
-// /api/v1/brains JSON (BrainsView) of a synthetic fleet, built once in memory (no
-// files). Brains look like a bench/run.py fleet: 1 in 20 a mismatch, 1 in 20 without
-// a store, 1 in 50 with zero blocks, a few sharing a skeleton.
+// Cost of rendering one scan: the /metrics text (RenderMetrics, in both formats), the
+// /api/v1/brains JSON (BrainsView) and the landing page of a synthetic fleet, built once in memory
+// (no files). Brains look like a bench/run.py fleet: 1 in 20 a mismatch, 1 in 20 without a store, 1
+// in 50 with zero blocks, a few sharing a skeleton.
 //
 //   render_bench [--brains=N] [--benchmark_filter=...] [other Google Benchmark flags]
 //
@@ -20,6 +20,7 @@
 #include <benchmark/benchmark.h>
 
 #include "exporter/render/json_view.h"
+#include "exporter/render/landing_page.h"
 #include "exporter/render/metrics_renderer.h"
 
 namespace scx {
@@ -109,7 +110,8 @@ void BM_BrainsView(benchmark::State& state) {
   std::size_t size = 0;
   std::size_t capacity = 0;
   for (auto _ : state) {
-    std::string json = BrainsView(g_scan->brains);
+    // Reserved from the previous render's size, as the snapshots do.
+    std::string json = BrainsView(g_scan->brains, {}, size);
     size = json.size();
     capacity = json.capacity();
     benchmark::DoNotOptimize(json.data());
@@ -119,6 +121,18 @@ void BM_BrainsView(benchmark::State& state) {
   state.counters["capacity_MB"] = static_cast<double>(capacity) / 1e6;
 }
 BENCHMARK(BM_BrainsView)->Unit(benchmark::kMillisecond);
+
+// The landing page of the same fleet: at most 100 rows of each state, then "N more".
+void BM_LandingPage(benchmark::State& state) {
+  std::size_t size = 0;
+  for (auto _ : state) {
+    std::string html = RenderLandingPage(LandingPageInfo(), g_scan->brains, true, 1796003827.0);
+    size = html.size();
+    benchmark::DoNotOptimize(html.data());
+  }
+  state.counters["MB"] = static_cast<double>(size) / 1e6;
+}
+BENCHMARK(BM_LandingPage)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace scx

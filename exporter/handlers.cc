@@ -12,7 +12,9 @@
 #include "exporter/content_negotiation.h"
 #include "exporter/http/http_error.h"
 #include "exporter/metrics_body.h"
+#include "exporter/render/brain_filter.h"
 #include "exporter/render/endpoints.h"
+#include "exporter/render/gzip.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/markdown_html.h"
 #include "exporter/render/prometheus_text.h"
@@ -39,10 +41,41 @@ std::shared_ptr<const std::string> SharedPart(const std::shared_ptr<const Snapsh
   return std::shared_ptr<const std::string>(snapshot, &part);
 }
 
-HttpResponse JsonResponse(std::string body) {
+// The bodies below depend on Accept-Encoding: caches must keep one per encoding.
+constexpr char kVaryEncoding[] = "Accept-Encoding";
+
+// A body made for this request, gzip-compressed when the request accepts it (plain if
+// compression fails).
+HttpResponse MadeResponse(const char* content_type, std::string body, const HttpRequest& request) {
   HttpResponse response;
-  response.content_type = kJsonContentType;
-  response.body = std::move(body);
+  response.content_type = content_type;
+  response.headers["Vary"] = kVaryEncoding;
+  std::string zipped;
+  if (request.accepts_gzip && GzipCompress(body, &zipped)) {
+    response.content_encoding = "gzip";
+    response.body = std::move(zipped);
+  } else {
+    response.body = std::move(body);
+  }
+  return response;
+}
+
+// One of the snapshot's bodies (`Snapshot::*plain`) or, when the request accepts
+// gzip, its compressed copy (`Snapshot::*zipped`: compressed once, at the first such
+// request; the plain body when that failed). No copy either way.
+using SnapshotPart = const std::string& (Snapshot::*)() const;
+HttpResponse SharedResponse(const char* content_type,
+                            const std::shared_ptr<const Snapshot>& snapshot, SnapshotPart plain,
+                            SnapshotPart zipped, const HttpRequest& request) {
+  HttpResponse response;
+  response.content_type = content_type;
+  response.headers["Vary"] = kVaryEncoding;
+  const std::string* body = &((*snapshot).*plain)();
+  if (request.accepts_gzip && !((*snapshot).*zipped)().empty()) {
+    body = &((*snapshot).*zipped)();
+    response.content_encoding = "gzip";
+  }
+  response.shared_body = SharedPart(snapshot, *body);
   return response;
 }
 
@@ -69,8 +102,8 @@ Handlers::Handlers(const SnapshotSource* snapshots, ReloadRequester* reloads, bo
 std::vector<std::string> Handlers::Register(const std::string& telemetry_path, HttpServer* server) {
   server->Handle(kRunbookPath, [](const HttpRequest&) { return Runbook(); });
   server->Handle(telemetry_path, [this](const HttpRequest& r) { return Metrics(r); });
-  server->Handle(kLandingPagePath, [this](const HttpRequest&) { return LandingPage(); });
-  server->Handle(kBrainsApiPath, [this](const HttpRequest&) { return Brains(); });
+  server->Handle(kLandingPagePath, [this](const HttpRequest& r) { return LandingPage(r); });
+  server->Handle(kBrainsApiPath, [this](const HttpRequest& r) { return Brains(r); });
   server->HandlePrefix(std::string(kBrainsApiPath) + "/",
                        [this](const HttpRequest& r) { return OneBrain(r); });
   server->Handle(kHealthyPath, [](const HttpRequest&) { return Healthy(); });
@@ -98,21 +131,31 @@ HttpResponse Handlers::Metrics(const HttpRequest& request) const {
   return response;
 }
 
-HttpResponse Handlers::LandingPage() const {
-  HttpResponse response;
-  response.content_type = kHtmlContentType;
+// The whole fleet is the snapshot's page, rendered once; part of it (`?state=`,
+// `?limit=`) is rendered for the request.
+HttpResponse Handlers::LandingPage(const HttpRequest& request) const {
+  BrainFilter filter;
+  std::string error;
+  if (!ParseBrainFilter(request.params, &filter, &error)) return ErrorResponse(400, error);
   const std::shared_ptr<const Snapshot> snapshot = snapshots_->snapshot();
-  response.shared_body = SharedPart(snapshot, snapshot->landing_page());
-  return response;
+  if (!filter.empty()) {
+    return MadeResponse(kHtmlContentType, snapshot->FilteredLandingPage(filter), request);
+  }
+  return SharedResponse(kHtmlContentType, snapshot, &Snapshot::landing_page,
+                        &Snapshot::landing_page_gzip, request);
 }
 
-HttpResponse Handlers::Brains() const {
+HttpResponse Handlers::Brains(const HttpRequest& request) const {
   const std::shared_ptr<const Snapshot> snapshot = snapshots_->snapshot();
   if (!FirstScanDone(*snapshot)) return FirstScanPending();
-  HttpResponse response;
-  response.content_type = kJsonContentType;
-  response.shared_body = SharedPart(snapshot, snapshot->brains_json());
-  return response;
+  BrainFilter filter;
+  std::string error;
+  if (!ParseBrainFilter(request.params, &filter, &error)) return ErrorResponse(400, error);
+  if (!filter.empty()) {
+    return MadeResponse(kJsonContentType, snapshot->FilteredBrainsJson(filter), request);
+  }
+  return SharedResponse(kJsonContentType, snapshot, &Snapshot::brains_json,
+                        &Snapshot::brains_json_gzip, request);
 }
 
 // The name is matched exactly against the brains of the last scan (never used as a
@@ -123,12 +166,12 @@ HttpResponse Handlers::OneBrain(const HttpRequest& request) const {
   if (!FirstScanDone(*snapshot)) return FirstScanPending();
   const std::string name = request.path.substr(std::string_view(kBrainsApiPath).size() + 1);
   if (const BrainReport* brain = FindBrain(*snapshot, name)) {
-    return JsonResponse(BrainDetailView(*brain, snapshot->scanned_at()));
+    return MadeResponse(kJsonContentType, BrainDetailView(*brain, snapshot->scanned_at()), request);
   }
   if (name.size() > kNorthSuffix.size() && EndsWith(name, kNorthSuffix)) {
     const std::string base = name.substr(0, name.size() - kNorthSuffix.size());
     if (const BrainReport* brain = FindBrain(*snapshot, base)) {
-      return JsonResponse(BrainNorthView(*brain));
+      return MadeResponse(kJsonContentType, BrainNorthView(*brain), request);
     }
   }
   return ErrorResponse(404, "no brain named \"" + name + "\"");

@@ -42,10 +42,15 @@ class Handlers {
   // The metrics, in the format the Accept header prefers (exporter/content_negotiation.h),
   // gzip when the request accepts it.
   HttpResponse Metrics(const HttpRequest& request) const;
+  // LandingPage, Brains and OneBrain give gzip when the request accepts it, and say
+  // Vary: Accept-Encoding. The first two take `?state=S[,S...]` and `?limit=N`
+  // (exporter/render/brain_filter.h) for part of the fleet: on the page N rows a
+  // state, in the list N brains in all (with "omitted"); either malformed is 400.
+  //
   // The HTML landing page; before the first scan it says so (200, not an error).
-  HttpResponse LandingPage() const;
-  // GET /api/v1/brains: every brain.
-  HttpResponse Brains() const;
+  HttpResponse LandingPage(const HttpRequest& request) const;
+  // GET /api/v1/brains: every brain, or those the query asks for.
+  HttpResponse Brains(const HttpRequest& request) const;
   // GET /api/v1/brains/{brain} and /api/v1/brains/{brain}/north; 404 for no brain.
   HttpResponse OneBrain(const HttpRequest& request) const;
   // GET /runbook: docs/runbook.md of this build as HTML, rendered once and shared; it

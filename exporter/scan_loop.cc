@@ -2,6 +2,7 @@
 #include "exporter/scan_loop.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <exception>
 #include <utility>
 
@@ -187,14 +188,16 @@ void ScanLoop::UpdateWatches(const ScanResult& result) {
 }
 
 void ScanLoop::Publish(const BrainMetricsOptions& brain_metrics) {
+  std::size_t brains_json_reserve = 0;  // the previous JSON view's size, as RenderMetrics'
   {
     MutexLock lock(&snapshot_mutex_);
     ExpositionFormats asked = snapshot_->FormatsAsked();
     if (!asked.empty()) render_now_ = std::move(asked);
+    brains_json_reserve = snapshot_->brains_json_size();
   }
   std::shared_ptr<const Snapshot> snapshot =
       RenderSnapshot(last_result_, brain_metrics, scans_completed_, last_scanned_at_, metrics_,
-                     page_info_, logger_, render_now_);
+                     page_info_, logger_, render_now_, brains_json_reserve);
   {
     MutexLock lock(&snapshot_mutex_);
     snapshot_.swap(snapshot);

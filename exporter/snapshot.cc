@@ -14,14 +14,15 @@ Snapshot::Snapshot(LandingPageInfo page_info, Logger* logger)
 
 Snapshot::Snapshot(std::shared_ptr<const ScanResult> scan, const BrainMetricsOptions& brain_metrics,
                    std::uint64_t scan_number, double scanned_at, const SelfMetrics* own_metrics,
-                   LandingPageInfo page_info, Logger* logger)
+                   LandingPageInfo page_info, Logger* logger, std::size_t brains_json_reserve)
     : scan_(std::move(scan)),
       brain_metrics_(brain_metrics),
       scan_number_(scan_number),
       scanned_at_(scanned_at),
       own_metrics_(own_metrics),
       page_info_(std::move(page_info)),
-      logger_(logger) {}
+      logger_(logger),
+      brains_json_size_(brains_json_reserve) {}
 
 const std::vector<BrainReport>& Snapshot::brains() const {
   static const std::vector<BrainReport> kNone;
@@ -97,11 +98,12 @@ std::string Snapshot::MetricsText(ExpositionFormat format) const {
 const std::string& Snapshot::brains_json() const {
   std::call_once(brains_json_once_, [this] {
     try {
-      brains_json_ = BrainsView(brains(), orphans());
+      brains_json_ = BrainsView(brains(), orphans(), brains_json_size());
     } catch (const std::exception& e) {
       logger_->Error("rendering the JSON view failed", {{"err", e.what()}});
       brains_json_ = "{\"brains\":[],\"orphaned_folders\":[],\"error\":\"rendering failed\"}";
     }
+    brains_json_size_.store(brains_json_.size(), std::memory_order_relaxed);
   });
   return brains_json_;
 }
@@ -115,6 +117,34 @@ const std::string& Snapshot::landing_page() const {
   return landing_page_;
 }
 
+std::string Snapshot::FilteredBrainsJson(const BrainFilter& filter) const {
+  return FilteredBrainsView(brains(), orphans(), filter);
+}
+
+std::string Snapshot::FilteredLandingPage(const BrainFilter& filter) const {
+  if (!scan_) return landing_page();
+  return RenderLandingPage(page_info_, brains(), /*scanned=*/true, scanned_at_, orphans(), filter);
+}
+
+// `text` gzip-compressed into `*out` (left empty, and logged, when that fails).
+void Snapshot::Compress(const std::string& text, const char* what, std::string* out) const {
+  if (!GzipCompress(text, out)) {
+    logger_->Error("gzip compression failed; serving it uncompressed", {{"body", what}});
+  }
+}
+
+const std::string& Snapshot::brains_json_gzip() const {
+  std::call_once(brains_json_gzip_once_,
+                 [this] { Compress(brains_json(), "brains JSON", &brains_json_gzip_); });
+  return brains_json_gzip_;
+}
+
+const std::string& Snapshot::landing_page_gzip() const {
+  std::call_once(landing_page_gzip_once_,
+                 [this] { Compress(landing_page(), "landing page", &landing_page_gzip_); });
+  return landing_page_gzip_;
+}
+
 std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info, Logger* logger) {
   return std::make_shared<const Snapshot>(page_info, logger);
 }
@@ -124,9 +154,11 @@ std::shared_ptr<const Snapshot> RenderSnapshot(std::shared_ptr<const ScanResult>
                                                std::uint64_t scan_number, double scanned_at,
                                                const SelfMetrics* own_metrics,
                                                const LandingPageInfo& page_info, Logger* logger,
-                                               const ExpositionFormats& render_now) {
-  auto snapshot = std::make_shared<Snapshot>(std::move(scan), brain_metrics, scan_number,
-                                             scanned_at, own_metrics, page_info, logger);
+                                               const ExpositionFormats& render_now,
+                                               std::size_t brains_json_reserve) {
+  auto snapshot =
+      std::make_shared<Snapshot>(std::move(scan), brain_metrics, scan_number, scanned_at,
+                                 own_metrics, page_info, logger, brains_json_reserve);
   for (const ExpositionFormat format : render_now) snapshot->RenderNow(format);
   return snapshot;
 }

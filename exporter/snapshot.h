@@ -8,8 +8,10 @@
 // the scan loop asks for are rendered when the scan completes (those the scrapes of
 // the previous snapshot asked for), any other at its first request, so a scan costs
 // one render whichever format Prometheus scrapes. The JSON view and the landing page
-// are rendered at their first request and then kept with the snapshot. Serving a
-// request never copies a body.
+// are rendered at their first request and then kept with the snapshot; the JSON view
+// into a string of the previous snapshot's JSON size, carried from snapshot to
+// snapshot (brains_json_size), and each is compressed at its first gzip request, once.
+// Serving a request never copies a body.
 //
 // Thread-safety: a published Snapshot is immutable apart from its lazily rendered
 // parts, which are rendered once (std::call_once) and may be read from any thread, and
@@ -31,6 +33,7 @@
 
 #include "engine/scanner.h"
 #include "exporter/logger.h"
+#include "exporter/render/brain_filter.h"
 #include "exporter/render/gzip.h"
 #include "exporter/render/landing_page.h"
 #include "exporter/render/metrics_renderer.h"
@@ -56,10 +59,11 @@ class Snapshot {
   // `scan`'s per-brain metrics are rendered with `brain_metrics` at their first use
   // in each format (RenderSnapshot renders some at once). `own_metrics` (null: none;
   // not owned, must outlive the snapshot) are the exporter's own families, written
-  // after them at each scrape.
+  // after them at each scrape. `brains_json_reserve`: the bytes to reserve for the
+  // JSON view (an earlier snapshot's brains_json_size; 0: none).
   Snapshot(std::shared_ptr<const ScanResult> scan, const BrainMetricsOptions& brain_metrics,
            std::uint64_t scan_number, double scanned_at, const SelfMetrics* own_metrics,
-           LandingPageInfo page_info, Logger* logger);
+           LandingPageInfo page_info, Logger* logger, std::size_t brains_json_reserve = 0);
   Snapshot(const Snapshot&) = delete;
   Snapshot& operator=(const Snapshot&) = delete;
 
@@ -99,10 +103,23 @@ class Snapshot {
 
   const std::string& brains_json() const;   // BrainsView(brains()), at first use
   const std::string& landing_page() const;  // RenderLandingPage, at first use
+  // Those two as one gzip member each, compressed at the first gzip request and
+  // shared by every later one; empty when compression failed (then they are sent
+  // plain).
+  const std::string& brains_json_gzip() const;
+  const std::string& landing_page_gzip() const;
+  // The JSON view and the landing page of part of the fleet (`?state=...&limit=...`),
+  // rendered at each call: FilteredBrainsView, RenderLandingPage with `filter`.
+  std::string FilteredBrainsJson(const BrainFilter& filter) const;
+  std::string FilteredLandingPage(const BrainFilter& filter) const;
+  // The JSON view's size once rendered, else the reserve this snapshot was given: what
+  // the next snapshot reserves for its own. Any thread.
+  std::size_t brains_json_size() const { return brains_json_size_.load(std::memory_order_relaxed); }
 
  private:
   const RenderedMetrics& Rendered(ExpositionFormat format) const;  // at the first call
   RenderedMetrics Render(ExpositionFormat format) const;
+  void Compress(const std::string& text, const char* what, std::string* out) const;
 
   const std::shared_ptr<const ScanResult> scan_;  // shared with the scan loop
   const BrainMetricsOptions brain_metrics_;
@@ -116,20 +133,27 @@ class Snapshot {
   mutable std::atomic<unsigned> formats_asked_{0};  // bit i: ExpositionFormat i
   mutable std::once_flag brains_json_once_;
   mutable std::string brains_json_;
+  mutable std::atomic<std::size_t> brains_json_size_{0};
   mutable std::once_flag landing_page_once_;
   mutable std::string landing_page_;
+  mutable std::once_flag brains_json_gzip_once_;
+  mutable std::string brains_json_gzip_;
+  mutable std::once_flag landing_page_gzip_once_;
+  mutable std::string landing_page_gzip_;
 };
 
 std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info, Logger* logger);
 
 // Renders scan number `scan_number` (from 1), completed at Unix time `scanned_at`, with
 // the per-brain series `brain_metrics` asks for, in the formats `render_now` (the
-// others at their first request). `own_metrics` as for the Snapshot.
+// others at their first request). `own_metrics` and `brains_json_reserve` as for the
+// Snapshot.
 std::shared_ptr<const Snapshot> RenderSnapshot(
     std::shared_ptr<const ScanResult> scan, const BrainMetricsOptions& brain_metrics,
     std::uint64_t scan_number, double scanned_at, const SelfMetrics* own_metrics,
     const LandingPageInfo& page_info, Logger* logger,
-    const ExpositionFormats& render_now = {ExpositionFormat::kText});
+    const ExpositionFormats& render_now = {ExpositionFormat::kText},
+    std::size_t brains_json_reserve = 0);
 
 }  // namespace scx
 

@@ -1,5 +1,5 @@
 // BrainReports built by hand for the tests of what reads them (the landing page, the
-// scan log, the renderers' size estimates): a brain in a given state, one whose
+// scan log, the renderers): a brain in a given state, one whose
 // identity is unknown, one with every optional fact, and a fleet with one mismatch.
 #ifndef SCX_TESTS_BRAIN_REPORTS_H_
 #define SCX_TESTS_BRAIN_REPORTS_H_
@@ -36,8 +36,7 @@ inline BrainReport IdentityUnknown(const std::string& name) {
 }
 
 // The length of EveryFact's strings: below the caps, and longer than the fixed bytes of
-// any line, so that a metric line or JSON field carrying one is never lost in the few
-// bytes a size estimate may count above the text.
+// any line.
 inline constexpr std::size_t kLongString = 200;
 
 // `prefix`, then 'x' up to kLongString bytes: nothing to escape.
@@ -50,7 +49,7 @@ inline std::string LongString(const std::string& prefix) {
 // than listed, prefix ambiguity with the more specific brain), a read error with its
 // message and counts, an identity note, m1nd's and the display name. Every string is
 // kLongString bytes; vocabulary values are the longest; numbers have a usual width.
-// The size estimates' tests render these: a new fact a view shows is set here too.
+// The views' tests render these: a new fact a view shows is set here too.
 inline BrainReport EveryFact(int index, BrainState state) {
   const std::string tag = std::to_string(index) + "-";
   BrainReport report;

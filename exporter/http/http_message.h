@@ -11,12 +11,15 @@
 #include <string>
 #include <string_view>
 
+#include "exporter/http/query_string.h"
+
 namespace scx {
 
 struct HttpRequest {
   std::string method;  // "GET", "HEAD", "POST"
   std::string path;    // without the query string
-  std::string query;   // without the '?'
+  std::string query;   // without the '?', as sent
+  QueryParams params;  // the query's name=value pairs, decoded (query_string.h)
   bool accepts_gzip = false;
   std::string accept;  // the Accept header; empty when there is none
 };

@@ -469,6 +469,7 @@ struct HttpServer::Impl {
     }
     request.method = info.request_method;
     request.query = info.query_string != nullptr ? info.query_string : "";
+    request.params = ParseQuery(request.query);
     request.accepts_gzip = AcceptsGzip(info);
     if (const char* accept = mg_get_header(conn, "Accept")) request.accept = accept;
     const Route* found = FindRoute(request.path);

@@ -83,23 +83,6 @@ Json BrainObject() {
   return out;
 }
 
-Json OnceBrain(const BrainReport& brain) {
-  Json out = BrainObject();
-  out["brain"] = brain.brain().name;
-  out["project_root"] = brain.brain().project_root;
-  out["runtime_dir"] = brain.brain().runtime_dir;
-  out["source"] = BrainSourceName(brain.brain().source);
-  out["identity_source"] = IdentitySourceName(brain.brain().identity_source);
-  AddIdentity(brain, &out);
-  out["state"] = BrainStateName(brain.state);
-  out["store"] = StorePresenceName(brain.store);
-  if (brain.state == BrainState::kUnreadable) out["store_error"] = StoreErrorJson(brain);
-  out["skeleton_coherence"] = CoherenceJson(brain.coherence.get());
-  AddMismatchSince(brain, &out);
-  AddProvenance(brain, &out);
-  return out;
-}
-
 // Surface B: the north packet's sickness line, only on mismatch.
 Json NorthJson(const Coherence& coherence) {
   return Json{{"skeleton_coherence",
@@ -109,6 +92,8 @@ Json NorthJson(const Coherence& coherence) {
                 {"advice", kSickAdvice}}}};
 }
 
+// The one brain object of every list view, --once and GET /api/v1/brains alike
+// (docs/api.md lists its fields and when each is there).
 Json BrainJson(const BrainReport& brain) {
   Json out = BrainObject();
   out["brain"] = brain.brain().name;
@@ -119,7 +104,7 @@ Json BrainJson(const BrainReport& brain) {
   out["identity_source"] = IdentitySourceName(brain.brain().identity_source);
   AddIdentity(brain, &out);
   out["state"] = BrainStateName(brain.state);
-  out["present"] = brain.store != StorePresence::kAbsent;
+  out["store"] = StorePresenceName(brain.store);
   if (brain.has_store_facts) {
     out["store_version"] = brain.store_version;
     out["block_count"] = brain.block_count;
@@ -156,16 +141,22 @@ std::string DumpCapped(Json json) {
 
 std::string Dump(Json json) { return DumpCapped(std::move(json)) + "\n"; }
 
-// Appends brains [begin, end) as DumpBrainList writes them: each brain's object
-// dumped on its own and indented two levels, after a comma unless it is the first.
-template <typename ToJson>
-void AppendBrains(const std::vector<BrainReport>& brains, std::size_t begin, std::size_t end,
-                  ToJson to_json, std::string* out) {
+// Brain `i` of a list of brains, or of pointers to them (a selection).
+const BrainReport& At(const std::vector<BrainReport>& brains, std::size_t i) { return brains[i]; }
+const BrainReport& At(const std::vector<const BrainReport*>& brains, std::size_t i) {
+  return *brains[i];
+}
+
+// Appends brains [begin, end) of `brains` as DumpBrainList writes them: each brain's
+// object dumped on its own and indented two levels, after a comma unless it is the
+// first.
+template <typename BrainList>
+void AppendBrains(const BrainList& brains, std::size_t begin, std::size_t end, std::string* out) {
   constexpr std::string_view kIndent = "\n    ";
   for (std::size_t i = begin; i < end; ++i) {
     *out += i == 0 ? "" : ",";
     *out += kIndent;
-    const std::string element = DumpCapped(to_json(brains[i]));
+    const std::string element = DumpCapped(BrainJson(At(brains, i)));
     // Newlines in the dump are its own: a newline inside a string is written as \n.
     std::size_t start = 0;
     for (std::size_t stop; (stop = element.find('\n', start)) != std::string::npos;
@@ -205,39 +196,40 @@ void AppendOrphans(const std::vector<OrphanedFolder>& orphans, std::string* out)
   out->append(element, start, std::string::npos);
 }
 
-// Dump(Json{{"brains", [to_json(brain)...]}, {"orphaned_folders", [...]}}), byte for
-// byte, without building the whole list; `view` names to_json's objects, for the
-// reserve. With `parallelism` allowing more than one thread, pieces of the list are
-// dumped on several (each into a string of its own, joined in order afterwards: twice
-// the memory for a moment, for half the time on two cores).
-template <typename ToJson>
-std::string DumpBrainList(const std::vector<BrainReport>& brains,
-                          const std::vector<OrphanedFolder>& orphans, BrainListView view,
-                          ToJson to_json, const Parallelism& parallelism) {
-  if (brains.empty()) {
-    std::string out = "{\n  \"brains\": []";
-    AppendOrphans(orphans, &out);
-    return out + "\n}\n";
-  }
+// Dump(Json{{"brains", [BrainJson(brain)...]}, {"omitted", *omitted} (when given),
+// {"orphaned_folders", [...]}}), byte for byte, without building the whole list, into
+// a string of `reserve` bytes to begin with. With `parallelism` allowing more than one
+// thread, pieces of the list are dumped on several (each into a string of its own,
+// joined in order afterwards into one of their joined size: twice the memory for a
+// moment, for half the time on two cores).
+template <typename BrainList>
+std::string DumpBrainList(const BrainList& brains, const std::size_t* omitted,
+                          const std::vector<OrphanedFolder>& orphans,
+                          const Parallelism& parallelism, std::size_t reserve) {
+  constexpr std::string_view kOpen = "{\n  \"brains\": [";
   std::string out;
-  out.reserve(EstimateBrainListBytes(brains, orphans, view));
-  out += "{\n  \"brains\": [";
   const std::size_t pieces = (brains.size() + kBrainsPerPiece - 1) / kBrainsPerPiece;
   if (ThreadsFor(parallelism, pieces) <= 1) {
-    AppendBrains(brains, 0, brains.size(), to_json, &out);
+    out.reserve(reserve);
+    out += kOpen;
+    AppendBrains(brains, 0, brains.size(), &out);
   } else {
     std::vector<std::string> texts(pieces);
-    ParallelFor(pieces, parallelism, [&brains, &to_json, &texts](std::size_t piece) {
+    ParallelFor(pieces, parallelism, [&brains, &texts](std::size_t piece) {
       const std::size_t begin = piece * kBrainsPerPiece;
-      AppendBrains(brains, begin, std::min(brains.size(), begin + kBrainsPerPiece), to_json,
-                   &texts[piece]);
+      AppendBrains(brains, begin, std::min(brains.size(), begin + kBrainsPerPiece), &texts[piece]);
     });
+    std::size_t size = kOpen.size() + 64;  // and the orphaned folders' start
+    for (const std::string& text : texts) size += text.size();
+    out.reserve(std::max(reserve, size));
+    out += kOpen;
     for (std::string& text : texts) {
       out += text;
       std::string().swap(text);
     }
   }
-  out += "\n  ]";
+  out += brains.empty() ? "]" : "\n  ]";
+  if (omitted != nullptr) out += ",\n  \"omitted\": " + std::to_string(*omitted);
   AppendOrphans(orphans, &out);
   out += "\n}\n";
   return out;
@@ -245,66 +237,12 @@ std::string DumpBrainList(const std::vector<BrainReport>& brains,
 
 }  // namespace
 
-std::size_t EstimateBrainListBytes(const std::vector<BrainReport>& brains,
-                                   const std::vector<OrphanedFolder>& orphans, BrainListView view,
-                                   bool with_slack) {
-  const auto size = [](const std::string& text) {
-    return std::min(text.size(), kMaxJsonStringBytes + 32);
-  };
-  const auto name = [](const char* value) { return std::string_view(value).size(); };
-  const bool brains_view = view == BrainListView::kBrains;
-  std::size_t bytes = 64;
-  for (const BrainReport& report : brains) {
-    const Brain& brain = report.brain();
-    // Both views' "brain", "project_root", "runtime_dir", "source", "identity_source",
-    // "m1nd_name", "carried_over", "state" and "skeleton_coherence", and the braces.
-    bytes += 240 + size(brain.name) + size(brain.project_root) + size(brain.runtime_dir) +
-             size(brain.m1nd_name) + name(BrainSourceName(brain.source)) +
-             name(IdentitySourceName(brain.identity_source)) + name(BrainStateName(report.state));
-    if (brains_view) {
-      bytes += 48;  // "present", "stale"
-      if (!brain.display_name.empty()) bytes += 28 + size(brain.display_name);
-      if (report.has_store_facts) bytes += 60;
-    } else {
-      bytes += 20 + name(StorePresenceName(report.store));  // "store"
-    }
-    if (ShowsIdentityNote(report)) bytes += 28 + size(brain.identity_note);
-    if (report.coherence) {
-      const Coherence& verdict = *report.coherence;
-      bytes += 90 + size(verdict.expected_slug) + size(verdict.found_slug);
-      if (verdict.status == CoherenceStatus::kMismatch) {
-        bytes += 30 + size(verdict.reason);
-        // "north": the slugs again and the advice.
-        if (brains_view) bytes += 270 + size(verdict.expected_slug) + size(verdict.found_slug);
-      }
-    }
-    if (report.mismatch_since) bytes += 45;
-    if (report.state == BrainState::kUnreadable) {
-      bytes += 80 + name(StoreErrorName(report.read_error)) + size(report.read_error_message);
-    }
-    const SkeletonProvenance& provenance = report.provenance();
-    if (!provenance.owner_brain.empty()) bytes += 30 + size(provenance.owner_brain);
-    if (!provenance.shared_with.empty()) bytes += 35;
-    for (const std::string& other : provenance.shared_with) bytes += 12 + size(other);
-    if (provenance.shared_count > provenance.shared_with.size()) bytes += 35;
-    if (provenance.prefix_ambiguous) {
-      bytes += 110 + size(provenance.ambiguous_slug) + size(provenance.ambiguous_with);
-    }
-  }
-  for (const OrphanedFolder& orphan : orphans) {
-    bytes += 100 + size(orphan.runtime_dir) + size(orphan.project_root) +
-             size(orphan.served_runtime_dir);
-  }
-  if (with_slack) bytes += bytes / 32;  // longer numbers and escapes
-  return bytes;
-}
-
 std::string OnceReport(const std::vector<BrainReport>& brains,
                        const std::vector<OrphanedFolder>& orphans) {
   // --once prints and exits: its report is dumped on every core (pieces of 512 brains).
   Parallelism parallelism;
   parallelism.min_items = 2;
-  return DumpBrainList(brains, orphans, BrainListView::kOnce, OnceBrain, parallelism);
+  return DumpBrainList(brains, /*omitted=*/nullptr, orphans, parallelism, /*reserve=*/0);
 }
 
 std::string BrainView(const BrainReport& brain) { return Dump(BrainJson(brain)); }
@@ -312,7 +250,7 @@ std::string BrainView(const BrainReport& brain) { return Dump(BrainJson(brain));
 std::string BrainDetailView(const BrainReport& brain, double scanned_at) {
   Json out = BrainJson(brain);
   out["scanned_at"] = scanned_at;
-  if (!out["present"].get<bool>()) out["honest"] = kNoSkeletonYet;
+  if (brain.store == StorePresence::kAbsent) out["honest"] = kNoSkeletonYet;
   return Dump(out);
 }
 
@@ -337,11 +275,21 @@ std::string BrainNorthView(const BrainReport& brain) {
 }
 
 std::string BrainsView(const std::vector<BrainReport>& brains,
-                       const std::vector<OrphanedFolder>& orphans) {
+                       const std::vector<OrphanedFolder>& orphans, std::size_t reserve) {
   // The served view stays on the request's thread, in one string.
   Parallelism one_thread;
   one_thread.threads = 1;
-  return DumpBrainList(brains, orphans, BrainListView::kBrains, BrainJson, one_thread);
+  return DumpBrainList(brains, /*omitted=*/nullptr, orphans, one_thread, reserve);
+}
+
+std::string FilteredBrainsView(const std::vector<BrainReport>& brains,
+                               const std::vector<OrphanedFolder>& orphans,
+                               const BrainFilter& filter) {
+  Parallelism one_thread;
+  one_thread.threads = 1;
+  const BrainSelection selection = SelectBrains(brains, filter);
+  return DumpBrainList(selection.brains, filter.has_limit ? &selection.omitted : nullptr, orphans,
+                       one_thread, /*reserve=*/0);
 }
 
 }  // namespace scx

@@ -1,6 +1,6 @@
-// JSON views of a scan: the `--once` report, and the per-brain view served over HTTP
-// shaped like m1nd's Surface A (`skeleton_coherence`) and Surface B (the north
-// "sick" line, only on mismatch).
+// JSON views of a scan: the brain object every list shows (the `--once` report and
+// GET /api/v1/brains), and the per-brain views served over HTTP shaped like m1nd's
+// Surface A (`skeleton_coherence`) and Surface B (the north "sick" line, only on mismatch).
 #ifndef SCX_EXPORTER_RENDER_JSON_VIEW_H_
 #define SCX_EXPORTER_RENDER_JSON_VIEW_H_
 
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/scanner.h"
+#include "exporter/render/brain_filter.h"
 
 namespace scx {
 
@@ -20,18 +21,21 @@ inline constexpr char kSickAdvice[] =
     "this brain is serving a foreign skeleton; rebind or re-ingest before trusting block "
     "scope";
 
-// {"brains":[{"brain","project_root","runtime_dir","m1nd_name","carried_over","state",
-// "store","skeleton_coherence"}],"orphaned_folders":[{"runtime_dir","project_root",
-// "served_runtime_dir"}]} as printed by --once (pretty, one trailing newline).
-// "orphaned_folders" is always there, possibly empty. Both views add "mismatch_since"
-// (Unix seconds, BrainReport::mismatch_since) while in mismatch, and "identity_note"
-// while the brain's identity is unknown (IdentitySource::kUnknown).
+// The brain object of every view, one schema (docs/api.md): {"brain","project_root",
+// "display_name" (only when not empty),"runtime_dir","source","identity_source",
+// "m1nd_name","identity_note" (only while the identity is unknown),"carried_over",
+// "state","store" ("present", "absent" or "unreadable"),"store_version" and
+// "block_count" (with a good read),"skeleton_coherence":{...}|null,"stale",
+// "mismatch_since" (while in mismatch),"skeleton_owner","shared_with",
+// "shared_with_total","prefix_ambiguous" (when known),"store_error" (while unreadable),
+// "north":{"skeleton_coherence":{"status":"sick",...}} (on mismatch)}.
+std::string BrainView(const BrainReport& brain);
+
+// {"brains":[BrainView...],"orphaned_folders":[{"runtime_dir","project_root",
+// "served_runtime_dir"}]} as printed by --once (pretty, one trailing newline), the
+// same bytes as BrainsView. "orphaned_folders" is always there, possibly empty.
 std::string OnceReport(const std::vector<BrainReport>& brains,
                        const std::vector<OrphanedFolder>& orphans = {});
-
-// One brain, Surface A + B: {"brain",...,"present","store_version","block_count",
-// "skeleton_coherence":{...}|null,"north":{"skeleton_coherence":{"status":"sick",...}}}.
-std::string BrainView(const BrainReport& brain);
 
 // m1nd's honesty line for a brain without a store.
 inline constexpr char kNoSkeletonYet[] = "no skeleton yet \u2014 import a seed or run a scan";
@@ -45,24 +49,18 @@ std::string BrainDetailView(const BrainReport& brain, double scanned_at);
 // sickness sentence in honest_gaps. "coherence" is "ok", "mismatch" or null.
 std::string BrainNorthView(const BrainReport& brain);
 
-// {"brains":[BrainView...],"orphaned_folders":[...]} for every brain, orphaned folders
-// as in OnceReport.
+// GET /api/v1/brains: OnceReport's text, written on the calling thread alone into a
+// string of `reserve` bytes to begin with, e.g. the size of an earlier render of the
+// same brains (0: the string grows as it is written).
 std::string BrainsView(const std::vector<BrainReport>& brains,
-                       const std::vector<OrphanedFolder>& orphans = {});
+                       const std::vector<OrphanedFolder>& orphans = {}, std::size_t reserve = 0);
 
-// The list views: OnceReport's brain objects, or BrainsView's (BrainView).
-enum class BrainListView { kOnce, kBrains };
-
-// The reserve OnceReport and BrainsView make for their text, so that the string is not
-// grown (and copied) while written: each brain's keys and fixed values in `view`, its
-// strings (capped as written, not escaped; numbers of a usual width) and the orphaned
-// folders, plus, `with_slack`, 1/32 for longer numbers and escapes. Kept by hand beside
-// the brain objects: tests/exporter/render/json_view_test.cc checks, without the slack, that it covers
-// every field of both views for brains with every fact (testing::EveryFact,
-// tests/brain_reports.h).
-std::size_t EstimateBrainListBytes(const std::vector<BrainReport>& brains,
-                                   const std::vector<OrphanedFolder>& orphans, BrainListView view,
-                                   bool with_slack = true);
+// GET /api/v1/brains?state=...&limit=...: BrainsView of the brains `filter` selects
+// (SelectBrains), with "omitted" (how many more matched) after "brains" when the
+// filter has a limit. The orphaned folders are all listed whatever the filter.
+std::string FilteredBrainsView(const std::vector<BrainReport>& brains,
+                               const std::vector<OrphanedFolder>& orphans,
+                               const BrainFilter& filter);
 
 }  // namespace scx
 

@@ -2,9 +2,11 @@
 #include "exporter/render/landing_page.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <iterator>
 
 #include "base/utf8.h"
 
@@ -131,16 +133,60 @@ std::string BrainRow(const BrainReport& report, double now, std::string_view run
          Cell(IdentitySourceName(report.brain().identity_source)) + "</tr>\n";
 }
 
-std::string BrainTable(const std::vector<BrainReport>& brains, double now,
-                       std::string_view runbook) {
-  if (brains.empty()) return "";
-  std::string html =
-      "<table id=\"brains\">\n<thead><tr><th>brain</th><th>state</th><th>expected slug</th>"
-      "<th>found slug</th><th>mismatch since</th><th>runbook</th><th>reason</th>"
-      "<th>project_root</th><th>runtime_dir</th><th>source</th><th>named by</th></tr></thead>\n"
-      "<tbody>\n";
-  for (const BrainReport* report : WorstFirst(brains)) html += BrainRow(*report, now, runbook);
-  return html + "</tbody>\n</table>\n";
+// Per state (indexed by BrainState), the brains left out of the table.
+using OmittedByState = std::array<std::size_t, std::size(kBrainStates)>;
+
+// The table of the brains `filter` asks for, worst first, at most `per_state` of each
+// state (0: all); those left out are counted in `omitted`.
+std::string BrainTable(const std::vector<BrainReport>& brains, double now, std::string_view runbook,
+                       const BrainFilter& filter, std::size_t per_state, OmittedByState* omitted) {
+  std::string rows;
+  OmittedByState shown{};
+  for (const BrainReport* report : WorstFirst(brains)) {
+    if (!filter.Matches(*report)) continue;
+    const auto state = static_cast<std::size_t>(report->state);
+    if (per_state != 0 && shown[state] == per_state) {
+      ++(*omitted)[state];
+      continue;
+    }
+    ++shown[state];
+    rows += BrainRow(*report, now, runbook);
+  }
+  if (rows.empty()) return filter.empty() ? "" : "<p id=\"no-match\">No brain matches.</p>\n";
+  return "<table id=\"brains\">\n<thead><tr><th>brain</th><th>state</th><th>expected slug</th>"
+         "<th>found slug</th><th>mismatch since</th><th>runbook</th><th>reason</th>"
+         "<th>project_root</th><th>runtime_dir</th><th>source</th><th>named by</th></tr></thead>\n"
+         "<tbody>\n" +
+         rows + "</tbody>\n</table>\n";
+}
+
+// "N more S — show all" under the table, for each state with rows left out, linking to
+// the page of that state alone, uncapped.
+std::string MoreLines(const OmittedByState& omitted) {
+  std::string html;
+  for (const Term<BrainState>& state : kBrainStates) {
+    const std::size_t count = omitted[static_cast<std::size_t>(state.value)];
+    if (count == 0) continue;
+    html +=
+        std::string("<p class=\"more\" data-state=\"") + state.name + "\">" +
+        std::to_string(count) + " more " + state.name + " \u2014 " +
+        Anchor(std::string(kLandingPagePath) + "?state=" + state.name + "&limit=0", "show all") +
+        "</p>\n";
+  }
+  return html;
+}
+
+// What a filtered page shows, and the way back to the whole fleet.
+std::string FilterLine(const BrainFilter& filter, std::size_t per_state) {
+  if (filter.empty()) return "";
+  std::string states;
+  for (const BrainState state : filter.states) {
+    states += (states.empty() ? "" : ", ") + std::string(BrainStateName(state));
+  }
+  std::string html = "<p id=\"filter\">Showing ";
+  html += states.empty() ? "every state" : "state " + states;
+  html += per_state == 0 ? ", every brain" : ", at most " + std::to_string(per_state) + " a state";
+  return html + " \u00b7 " + Anchor(kLandingPagePath, "back to the default page") + "</p>\n";
 }
 
 // Folders an older m1nd build left under project-brains/: never brains, only listed.
@@ -285,7 +331,8 @@ std::string FormatUtc(double unix_seconds) {
 
 std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<BrainReport>& brains,
                               bool scanned, double scan_time,
-                              const std::vector<OrphanedFolder>& orphans) {
+                              const std::vector<OrphanedFolder>& orphans,
+                              const BrainFilter& filter) {
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += std::string("<title>") + kTitle + "</title>\n<style>" + kStyle + "</style>\n";
   html += "</head>\n<body>\n";
@@ -294,7 +341,11 @@ std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<Bra
   if (scanned) {
     html += "<p id=\"last-scan\">Last scan: " + TimeAndAge(scan_time, scan_time) + "</p>\n";
   }
-  html += BrainTable(brains, scan_time, info.runbook_url);
+  const std::size_t per_state = filter.has_limit ? filter.limit : kLandingPageRowsPerState;
+  OmittedByState omitted{};
+  html += FilterLine(filter, per_state);
+  html += BrainTable(brains, scan_time, info.runbook_url, filter, per_state, &omitted);
+  html += MoreLines(omitted);
   html += OrphanList(orphans);
   html += Nav(info);
   html += "<p>Version " + HtmlEscape(info.version) + ", revision " + HtmlEscape(info.revision) +

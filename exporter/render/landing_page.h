@@ -2,17 +2,21 @@
 // that says at once whether any brain serves a foreign skeleton (red), none does
 // (green) or nothing is watched (grey); the brains worst first; since when each
 // mismatch has lasted; when the last scan ran; and links to docs/runbook.md (served at
-// /runbook unless --web.runbook-url names another copy). Pure:
-// rendered at most once per scan, at its first request (a small script keeps the
-// ages current in the browser).
+// /runbook unless --web.runbook-url names another copy). On a big fleet the table
+// shows at most 100 brains of each state, and says how many more. Pure: the default
+// page is rendered at most once per scan, at its first request, a filtered one
+// (`/?state=S&limit=N`) per request (a small script keeps the ages current in the
+// browser).
 #ifndef SCX_EXPORTER_RENDER_LANDING_PAGE_H_
 #define SCX_EXPORTER_RENDER_LANDING_PAGE_H_
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/scanner.h"
+#include "exporter/render/brain_filter.h"
 #include "exporter/render/display_rules.h"  // WorstFirst, the order of the table
 #include "exporter/render/endpoints.h"
 
@@ -44,12 +48,19 @@ std::string FormatAge(double seconds);
 // Unix time as "2026-11-30 02:00:00 UTC".
 std::string FormatUtc(double unix_seconds);
 
+// Rows of one state the table shows unless the request says otherwise (`limit`); the
+// rest are counted in a line "N more S — show all" under it.
+inline constexpr std::size_t kLandingPageRowsPerState = 100;
+
 // The whole page. `scanned` is false before the first scan completes (the banner then
 // says so); `scan_time` is the Unix time the last scan completed. `orphans` are listed
-// under the table (nothing when there are none).
+// under the table (nothing when there are none). The table shows the brains `filter`
+// asks for (`/?state=S`), at most `filter.limit` of each state when it has a limit (0:
+// all), else kLandingPageRowsPerState; the banner and the counts are the whole fleet's.
 std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<BrainReport>& brains,
                               bool scanned, double scan_time = 0,
-                              const std::vector<OrphanedFolder>& orphans = {});
+                              const std::vector<OrphanedFolder>& orphans = {},
+                              const BrainFilter& filter = {});
 
 }  // namespace scx
 

@@ -623,6 +623,54 @@ TEST_F(ExporterIntegrationTest, OtherEndpoints) {
   EXPECT_TRUE(Contains(brains.body, "\"keyvault\""));
 }
 
+// `/` and the JSON API in gzip for a client that asks, with Vary: Accept-Encoding:
+// the same bytes, compressed. A scan may land between two requests (the page shows
+// its time), so the gzip body is compared with plain ones fetched before and after
+// it that agree.
+TEST_F(ExporterIntegrationTest, LandingPageAndApiAreGzippedWhenAsked) {
+  for (const char* path :
+       {"/", "/api/v1/brains", "/api/v1/brains/m1nd", "/api/v1/brains/m1nd/north",
+        "/?state=mismatch", "/api/v1/brains?state=ok&limit=1"}) {
+    SCOPED_TRACE(path);
+    bool compared = false;
+    for (int attempt = 0; attempt < 20 && !compared; ++attempt) {
+      const HttpResult before = HttpGet(port_, path);
+      const HttpResult zipped = HttpGet(port_, path, {{"Accept-Encoding", "gzip"}});
+      const HttpResult after = HttpGet(port_, path);
+      ASSERT_EQ(zipped.status, 200);
+      EXPECT_EQ(zipped.Header("Content-Encoding"), "gzip");
+      EXPECT_EQ(zipped.Header("Vary"), "Accept-Encoding");
+      EXPECT_EQ(before.Header("Content-Encoding"), "");
+      EXPECT_EQ(before.Header("Vary"), "Accept-Encoding");
+      std::string unzipped;
+      ASSERT_TRUE(GzipDecompress(zipped.body, &unzipped));
+      if (before.body != after.body) continue;
+      EXPECT_EQ(unzipped, before.body);
+      compared = true;
+    }
+    EXPECT_TRUE(compared);
+  }
+}
+
+// The query as civetweb passes it: decoded, a state filter and a limit on the list,
+// a malformed one refused with the JSON 400.
+TEST_F(ExporterIntegrationTest, BrainsTakeAStateFilterAndALimitOverHttp) {
+  const HttpResult some = HttpGet(port_, "/api/v1/brains?state=ok%2Cabsent&limit=1");
+  ASSERT_EQ(some.status, 200) << some.body;
+  const Json parsed = Json::parse(some.body);
+  ASSERT_EQ(parsed["brains"].size(), 1u);
+  EXPECT_EQ(parsed["brains"][0]["brain"], "empty");
+  EXPECT_EQ(parsed["omitted"], 1);  // keyvault
+  const HttpResult bad = HttpGet(port_, "/api/v1/brains?state=nope");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(Json::parse(bad.body)["errorType"], "bad_data");
+  EXPECT_EQ(HttpGet(port_, "/?limit=ten").status, 400);
+  const HttpResult page = HttpGet(port_, "/?state=mismatch&limit=0");
+  EXPECT_EQ(page.status, 200);
+  EXPECT_TRUE(Contains(page.body, "data-brain=\"m1nd\""));
+  EXPECT_FALSE(Contains(page.body, "data-brain=\"keyvault\""));
+}
+
 TEST_F(ExporterIntegrationTest, SigtermExitsZeroWithinASecond) {
   const auto signalled_at = std::chrono::steady_clock::now();
   exporter_.Signal(SIGTERM);

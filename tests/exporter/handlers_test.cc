@@ -21,6 +21,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "exporter/http/http_error.h"
 #include "exporter/render/gzip.h"
@@ -241,14 +242,14 @@ TEST_F(HandlersTest, BeforeTheFirstScanEveryScanEndpointGivesTheOneJson503) {
   HttpRequest gzip = Get("/metrics");
   gzip.accepts_gzip = true;
   ExpectFirstScanPending(handlers_.Metrics(gzip), "metrics, gzip");
-  ExpectFirstScanPending(handlers_.Brains(), "brains");
+  ExpectFirstScanPending(handlers_.Brains(Get("/api/v1/brains")), "brains");
   ExpectFirstScanPending(handlers_.OneBrain(Get("/api/v1/brains/m1nd")), "one brain");
   ExpectFirstScanPending(handlers_.OneBrain(Get("/api/v1/brains/m1nd/north")), "north");
   ExpectFirstScanPending(handlers_.Ready(), "ready");
 }
 
 TEST_F(HandlersTest, BeforeTheFirstScanTheLandingPageWaitsAndHealthIsFine) {
-  const HttpResponse page = handlers_.LandingPage();
+  const HttpResponse page = handlers_.LandingPage(Get("/"));
   EXPECT_EQ(page.status, 200);
   EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
   EXPECT_NE(BodyOf(page).find("first scan has not completed"), std::string::npos);
@@ -307,17 +308,141 @@ TEST_F(HandlersTest, MetricsInOpenMetricsWhenTheAcceptHeaderPrefersIt) {
 
 TEST_F(HandlersTest, BrainsAndLandingPageAreTheSnapshotsOwnCopies) {
   const std::shared_ptr<const Snapshot> snapshot = CompleteScan();
-  const HttpResponse brains = handlers_.Brains();
+  const HttpResponse brains = handlers_.Brains(Get("/api/v1/brains"));
   EXPECT_EQ(brains.status, 200);
   EXPECT_EQ(brains.content_type, "application/json");
   EXPECT_EQ(brains.shared_body.get(), &snapshot->brains_json());
   EXPECT_EQ(BodyOf(brains), BrainsView(snapshot->brains()));
 
-  const HttpResponse page = handlers_.LandingPage();
+  const HttpResponse page = handlers_.LandingPage(Get("/"));
   EXPECT_EQ(page.status, 200);
   EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
   EXPECT_EQ(page.shared_body.get(), &snapshot->landing_page());
   EXPECT_EQ(BodyOf(page).find("first scan has not completed"), std::string::npos);
+}
+
+HttpRequest GzipGet(const std::string& path) {
+  HttpRequest request = Get(path);
+  request.accepts_gzip = true;
+  return request;
+}
+
+std::string Gunzip(const HttpResponse& response) {
+  std::string text;
+  EXPECT_TRUE(GzipDecompress(BodyOf(response), &text));
+  return text;
+}
+
+// `/` and `/api/v1/brains` in gzip: the snapshot's one compressed copy, made at the
+// first gzip request and shared by the later ones; plain for a client that does not
+// ask; Vary: Accept-Encoding either way.
+TEST_F(HandlersTest, LandingPageAndBrainsAreGzippedOncePerSnapshot) {
+  const std::shared_ptr<const Snapshot> snapshot = CompleteScan();
+  const HttpResponse plain = handlers_.Brains(Get("/api/v1/brains"));
+  EXPECT_TRUE(plain.content_encoding.empty());
+  EXPECT_EQ(plain.headers.at("Vary"), "Accept-Encoding");
+  const HttpResponse zipped = handlers_.Brains(GzipGet("/api/v1/brains"));
+  EXPECT_EQ(zipped.content_encoding, "gzip");
+  EXPECT_EQ(zipped.headers.at("Vary"), "Accept-Encoding");
+  EXPECT_EQ(zipped.content_type, "application/json");
+  EXPECT_EQ(zipped.shared_body.get(), &snapshot->brains_json_gzip());
+  EXPECT_EQ(handlers_.Brains(GzipGet("/api/v1/brains")).shared_body.get(),
+            zipped.shared_body.get());
+  EXPECT_LT(BodyOf(zipped).size(), BodyOf(plain).size());
+  EXPECT_EQ(Gunzip(zipped), snapshot->brains_json());
+
+  const HttpResponse page = handlers_.LandingPage(Get("/"));
+  EXPECT_TRUE(page.content_encoding.empty());
+  EXPECT_EQ(page.headers.at("Vary"), "Accept-Encoding");
+  const HttpResponse zipped_page = handlers_.LandingPage(GzipGet("/"));
+  EXPECT_EQ(zipped_page.content_encoding, "gzip");
+  EXPECT_EQ(zipped_page.headers.at("Vary"), "Accept-Encoding");
+  EXPECT_EQ(zipped_page.content_type, "text/html; charset=utf-8");
+  EXPECT_EQ(zipped_page.shared_body.get(), &snapshot->landing_page_gzip());
+  EXPECT_EQ(Gunzip(zipped_page), snapshot->landing_page());
+}
+
+TEST_F(HandlersTest, OneBrainAndItsNorthViewAreGzippedWhenAsked) {
+  CompleteScan();
+  for (const char* path : {"/api/v1/brains/m1nd", "/api/v1/brains/m1nd/north"}) {
+    const HttpResponse plain = handlers_.OneBrain(Get(path));
+    EXPECT_TRUE(plain.content_encoding.empty()) << path;
+    EXPECT_EQ(plain.headers.at("Vary"), "Accept-Encoding") << path;
+    const HttpResponse zipped = handlers_.OneBrain(GzipGet(path));
+    EXPECT_EQ(zipped.status, 200) << path;
+    EXPECT_EQ(zipped.content_encoding, "gzip") << path;
+    EXPECT_EQ(zipped.headers.at("Vary"), "Accept-Encoding") << path;
+    EXPECT_EQ(Gunzip(zipped), BodyOf(plain)) << path;
+  }
+}
+
+HttpRequest WithParams(HttpRequest request, QueryParams params) {
+  request.params = std::move(params);
+  return request;
+}
+
+constexpr char kValidStates[] =
+    "want ok, mismatch, absent, unreadable or identity_unknown (several separated by commas)";
+
+// ?state= and ?limit= on the list: the matching brains, at most limit, and "omitted";
+// rendered for the request (gzip when asked); a malformed one is the JSON 400.
+TEST_F(HandlersTest, BrainsTakeAStateFilterAndALimit) {
+  const std::shared_ptr<const Snapshot> snapshot = CompleteScan();
+  const HttpRequest some = WithParams(Get("/api/v1/brains"), {{"state", "ok"}, {"limit", "1"}});
+  const HttpResponse response = handlers_.Brains(some);
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(response.content_type, "application/json");
+  EXPECT_EQ(response.headers.at("Vary"), "Accept-Encoding");
+  const nlohmann::json parsed = nlohmann::json::parse(BodyOf(response));
+  ASSERT_EQ(parsed["brains"].size(), 1u);
+  EXPECT_EQ(parsed["brains"][0]["brain"], "keyvault");
+  EXPECT_EQ(parsed["omitted"], 1);  // keyvault/north
+  HttpRequest zipped = some;
+  zipped.accepts_gzip = true;
+  const HttpResponse zipped_response = handlers_.Brains(zipped);
+  EXPECT_EQ(zipped_response.content_encoding, "gzip");
+  EXPECT_EQ(zipped_response.headers.at("Vary"), "Accept-Encoding");
+  EXPECT_EQ(Gunzip(zipped_response), BodyOf(response));
+
+  const HttpResponse two =
+      handlers_.Brains(WithParams(Get("/api/v1/brains"), {{"state", "mismatch,absent"}}));
+  const nlohmann::json both = nlohmann::json::parse(BodyOf(two));
+  ASSERT_EQ(both["brains"].size(), 2u);
+  EXPECT_EQ(both["brains"][0]["brain"], "empty");
+  EXPECT_EQ(both["brains"][1]["brain"], "m1nd");
+  EXPECT_FALSE(both.contains("omitted"));
+
+  ExpectError(handlers_.Brains(WithParams(Get("/api/v1/brains"), {{"state", "stale"}})), 400,
+              std::string("unknown state \"stale\": ") + kValidStates);
+  ExpectError(handlers_.Brains(WithParams(Get("/api/v1/brains"), {{"limit", "-1"}})), 400,
+              "bad limit \"-1\": want an integer, 0 or more (0: no limit)");
+  // Other parameters change nothing: the snapshot's own copy.
+  EXPECT_EQ(
+      handlers_.Brains(WithParams(Get("/api/v1/brains"), {{"pretty", "1"}})).shared_body.get(),
+      &snapshot->brains_json());
+}
+
+TEST_F(HandlersTest, LandingPageTakesAStateFilter) {
+  const std::shared_ptr<const Snapshot> snapshot = CompleteScan();
+  const HttpRequest mismatches = WithParams(Get("/"), {{"state", "mismatch"}});
+  const HttpResponse page = handlers_.LandingPage(mismatches);
+  EXPECT_EQ(page.status, 200);
+  EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
+  EXPECT_EQ(page.headers.at("Vary"), "Accept-Encoding");
+  const std::string html = BodyOf(page);
+  EXPECT_NE(html.find("data-brain=\"m1nd\""), std::string::npos);
+  EXPECT_EQ(html.find("data-brain=\"keyvault\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"filter\""), std::string::npos);
+  HttpRequest zipped = mismatches;
+  zipped.accepts_gzip = true;
+  const HttpResponse zipped_page = handlers_.LandingPage(zipped);
+  EXPECT_EQ(zipped_page.content_encoding, "gzip");
+  EXPECT_EQ(Gunzip(zipped_page), html);
+  ExpectError(handlers_.LandingPage(WithParams(Get("/"), {{"state", "OK"}})), 400,
+              std::string("unknown state \"OK\": ") + kValidStates);
+  ExpectError(handlers_.LandingPage(WithParams(Get("/"), {{"limit", "x"}})), 400,
+              "bad limit \"x\": want an integer, 0 or more (0: no limit)");
+  EXPECT_EQ(handlers_.LandingPage(Get("/")).shared_body.get(), &snapshot->landing_page());
 }
 
 TEST_F(HandlersTest, OneBrainServesItsViewsAndA404JsonForNoBrain) {
@@ -369,7 +494,8 @@ TEST_F(HandlersTest, ABrainWhoseNameIsCutIsFoundByTheLabelShown) {
   ASSERT_NE(label, name);
   EXPECT_NE(BodyOf(handlers_.Metrics(Get("/metrics"))).find("brain=\"" + label + "\""),
             std::string::npos);
-  EXPECT_NE(BodyOf(handlers_.Brains()).find("\"" + label + "\""), std::string::npos);
+  EXPECT_NE(BodyOf(handlers_.Brains(Get("/api/v1/brains"))).find("\"" + label + "\""),
+            std::string::npos);
   for (const std::string& asked : {name, label}) {
     const HttpResponse found = handlers_.OneBrain(Get("/api/v1/brains/" + asked));
     EXPECT_EQ(found.status, 200) << asked.size();

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -102,6 +103,37 @@ TEST_F(SnapshotTest, ViewsAreRenderedOnceAtFirstUseAndMatchTheRenderers) {
   EXPECT_EQ(snapshot->brains_json(), BrainsView(scan->brains));
   EXPECT_EQ(snapshot->landing_page(),
             RenderLandingPage(LandingPageInfo(), scan->brains, /*scanned=*/true, 1767225600.5));
+}
+
+// The gzip copies of the JSON view and the landing page are made once, from the very
+// text served plain.
+TEST_F(SnapshotTest, ViewsAreCompressedOnceFromTheirText) {
+  auto snapshot = Render(ScanOf(200));
+  for (const auto& [text, zipped] :
+       {std::pair(&Snapshot::brains_json, &Snapshot::brains_json_gzip),
+        std::pair(&Snapshot::landing_page, &Snapshot::landing_page_gzip)}) {
+    const std::string& first = ((*snapshot).*zipped)();
+    EXPECT_EQ(&((*snapshot).*zipped)(), &first);
+    std::string unzipped;
+    ASSERT_TRUE(GzipDecompress(first, &unzipped));
+    EXPECT_EQ(unzipped, ((*snapshot).*text)());
+    EXPECT_LT(first.size(), unzipped.size() / 4);
+  }
+}
+
+// The JSON view reserves what the snapshot was given (the previous one's JSON size,
+// ScanLoop::Publish), and tells the next its own size once rendered.
+TEST_F(SnapshotTest, TheJsonViewsSizeIsCarriedToTheNextSnapshot) {
+  auto scan = ScanOf(300);
+  auto first = Render(scan);
+  EXPECT_EQ(first->brains_json_size(), 0u);  // not rendered, nothing given
+  const std::size_t size = first->brains_json().size();
+  EXPECT_EQ(first->brains_json_size(), size);
+  auto next = RenderSnapshot(scan, {}, 4, 1767225601.5, nullptr, LandingPageInfo(), &logger_,
+                             {ExpositionFormat::kText}, first->brains_json_size());
+  EXPECT_EQ(next->brains_json_size(), size);  // passed on even if nobody asks
+  EXPECT_EQ(next->brains_json(), first->brains_json());
+  EXPECT_EQ(next->brains_json().capacity(), size);
 }
 
 // Each format is rendered at its first use unless asked for at once, and the formats

@@ -106,7 +106,7 @@ class HttpServerTest : public ::testing::Test {
 TEST_F(HttpServerTest, GetReturnsBodyAndHeaders) {
   EXPECT_EQ(server_.port(), 0);
   StartOrDie();
-  HttpResult result = HttpGet(server_.port(), "/metrics?name=x&y=1");
+  HttpResult result = HttpGet(server_.port(), "/metrics?name=x%2Cz&y=1+2");
   ASSERT_TRUE(result.ok) << result.error;
   EXPECT_EQ(result.status, 200);
   EXPECT_EQ(result.body, "scx_up 1\n");
@@ -116,7 +116,8 @@ TEST_F(HttpServerTest, GetReturnsBodyAndHeaders) {
   HttpRequest seen = LastRequest();
   EXPECT_EQ(seen.method, "GET");
   EXPECT_EQ(seen.path, "/metrics");
-  EXPECT_EQ(seen.query, "name=x&y=1");
+  EXPECT_EQ(seen.query, "name=x%2Cz&y=1+2");
+  EXPECT_EQ(seen.params, (QueryParams{{"name", "x,z"}, {"y", "1 2"}}));
   EXPECT_FALSE(seen.accepts_gzip);
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -170,7 +171,7 @@ TEST(JsonViewTest, OrphanedFoldersAreListedAtTheTopLevel) {
 
 TEST(BrainViewTest, MismatchHasSurfaceAAndTheSickLine) {
   Json view = Json::parse(BrainView(Report("m1nd", BrainState::kMismatch)));
-  EXPECT_EQ(view["present"], true);
+  EXPECT_EQ(view["store"], "present");
   EXPECT_EQ(view["store_version"], 7);
   EXPECT_EQ(view["block_count"], 3);
   EXPECT_EQ(view["skeleton_coherence"]["status"], "mismatch");
@@ -190,7 +191,8 @@ TEST(BrainViewTest, OkAndAbsentHaveNoSickLine) {
   EXPECT_EQ(ok["skeleton_coherence"]["status"], "ok");
   Json absent = Json::parse(BrainView(Report("notes", BrainState::kAbsent)));
   EXPECT_FALSE(absent.contains("north"));
-  EXPECT_EQ(absent["present"], false);
+  EXPECT_EQ(absent["store"], "absent");
+  EXPECT_FALSE(absent.contains("present"));
   EXPECT_TRUE(absent["skeleton_coherence"].is_null());
   EXPECT_FALSE(absent.contains("store_version"));
 }
@@ -310,7 +312,7 @@ TEST(BrainsViewTest, ExactBytes) {
       "      \"m1nd_name\": \"\",\n"
       "      \"carried_over\": false,\n"
       "      \"state\": \"mismatch\",\n"
-      "      \"present\": true,\n"
+      "      \"store\": \"present\",\n"
       "      \"store_version\": 7,\n"
       "      \"block_count\": 3,\n"
       "      \"skeleton_coherence\": {\n"
@@ -342,7 +344,7 @@ TEST(BrainsViewTest, ExactBytes) {
       "      \"m1nd_name\": \"\",\n"
       "      \"carried_over\": false,\n"
       "      \"state\": \"absent\",\n"
-      "      \"present\": false,\n"
+      "      \"store\": \"absent\",\n"
       "      \"skeleton_coherence\": null,\n"
       "      \"stale\": false\n"
       "    }\n"
@@ -352,7 +354,7 @@ TEST(BrainsViewTest, ExactBytes) {
   EXPECT_EQ(BrainsView({incident, notes}), expected);
   EXPECT_EQ(BrainsView({}), "{\n  \"brains\": [],\n  \"orphaned_folders\": []\n}\n");
   // The --once report is written the same way.
-  EXPECT_EQ(Json::parse(OnceReport({incident, notes}))["brains"].size(), 2u);
+  EXPECT_EQ(OnceReport({incident, notes}), expected);
   EXPECT_EQ(OnceReport({}), "{\n  \"brains\": [],\n  \"orphaned_folders\": []\n}\n");
   // Orphaned folders, strings escaped as everywhere.
   EXPECT_EQ(BrainsView({}, {{"/rt/a \"q\"", "/home/dev/m1nd", "/rt/b"}}),
@@ -368,41 +370,82 @@ TEST(BrainsViewTest, ExactBytes) {
             "}\n");
 }
 
-// The reserve of the list views (EstimateBrainListBytes) covers the text of brains with
-// every field, in each state, and is at most 1/16 above it (1/32 of slack, as much
-// again for the rounding of its constants). The count without its slack must cover the
-// text too, and exceed it by less than a string a brain: a field left out of the count
-// (carrying a string of kLongString bytes) makes the text larger than the count.
-TEST(JsonViewTest, EstimateCoversEveryField) {
-  constexpr int kBrains = 200;
-  std::vector<OrphanedFolder> orphans;
+// The list is written into the room it is given (the previous render's size), so a
+// render of the same brains is never grown and copied; given none, it grows.
+TEST(BrainsViewTest, WritesIntoTheRoomItIsGiven) {
+  std::vector<BrainReport> brains;
+  brains.reserve(200);
+  for (int i = 0; i < 200; ++i) brains.push_back(testing::EveryFact(i, BrainState::kMismatch));
+  const std::string first = BrainsView(brains);
+  const std::string again = BrainsView(brains, {}, first.size());
+  EXPECT_EQ(again, first);
+  EXPECT_EQ(again.capacity(), first.size());
+  EXPECT_GE(BrainsView(brains, {}, 3 * first.size()).capacity(), 3 * first.size());
+}
+
+// A state filter and a limit: the matching brains by name, at most `limit`, then
+// "omitted" (the matching ones left out) only when a limit is given; every orphaned
+// folder whatever the filter. Written as a whole dump would be.
+TEST(BrainsViewTest, FilteredListCountsWhatItLeftOut) {
+  std::vector<BrainReport> brains;
+  brains.reserve(10);
   for (int i = 0; i < 10; ++i) {
-    const std::string tag = std::to_string(i) + "-";
-    orphans.push_back({testing::LongString("/rt/orphan-" + tag),
-                       testing::LongString("/home/dev/orphan-" + tag),
-                       testing::LongString("/rt/served-" + tag)});
+    brains.push_back(
+        Report("b" + std::to_string(i), i % 3 == 0 ? BrainState::kMismatch : BrainState::kOk));
   }
-  for (const Term<BrainState>& state : kBrainStates) {
-    SCOPED_TRACE(state.name);
-    std::vector<BrainReport> brains;
-    for (int i = 0; i < kBrains; ++i) {
-      BrainReport brain = testing::EveryFact(i, state.value);
-      // "identity_note" in any state, and "allowed" in "prefix_ambiguous".
-      brain.mutable_brain()->identity_source = IdentitySource::kUnknown;
-      SkeletonProvenance provenance = brain.provenance();
-      provenance.ambiguity_allowed = true;
-      brain.skeleton_provenance = std::make_shared<const SkeletonProvenance>(provenance);
-      brains.push_back(brain);
-    }
-    for (const BrainListView view : {BrainListView::kBrains, BrainListView::kOnce}) {
-      const std::string text = view == BrainListView::kBrains ? BrainsView(brains, orphans)
-                                                              : OnceReport(brains, orphans);
-      const std::size_t count = EstimateBrainListBytes(brains, orphans, view, /*with_slack=*/false);
-      const std::size_t estimate = EstimateBrainListBytes(brains, orphans, view);
-      ASSERT_LE(text.size(), count);
-      EXPECT_LT(count - text.size(), kBrains * testing::kLongString);
-      EXPECT_LE(estimate, text.size() + text.size() / 16);
-    }
+  const std::vector<OrphanedFolder> orphans = {{"/rt/old", "/home/dev/m1nd", "/rt/new"}};
+  BrainFilter filter;
+  filter.states = {BrainState::kMismatch};
+  filter.has_limit = true;
+  filter.limit = 3;
+  std::string text = FilteredBrainsView(brains, orphans, filter);
+  nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(text);
+  EXPECT_EQ(text, parsed.dump(2) + "\n");
+  ASSERT_EQ(parsed["brains"].size(), 3u);
+  EXPECT_EQ(parsed["brains"][0], nlohmann::ordered_json::parse(BrainView(brains[0])));
+  EXPECT_EQ(parsed["brains"][2]["brain"], "b6");
+  EXPECT_EQ(parsed["omitted"], 1);  // b9
+  EXPECT_EQ(parsed["orphaned_folders"].size(), 1u);
+  std::vector<std::string> keys;
+  for (const auto& item : parsed.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"brains", "omitted", "orphaned_folders"}));
+
+  filter.limit = 0;  // no limit: every match, and "omitted": 0
+  parsed = nlohmann::ordered_json::parse(FilteredBrainsView(brains, orphans, filter));
+  EXPECT_EQ(parsed["brains"].size(), 4u);
+  EXPECT_EQ(parsed["omitted"], 0);
+
+  filter.has_limit = false;  // no "omitted" without a limit
+  parsed = nlohmann::ordered_json::parse(FilteredBrainsView(brains, orphans, filter));
+  EXPECT_EQ(parsed["brains"].size(), 4u);
+  EXPECT_FALSE(parsed.contains("omitted"));
+
+  filter.states = {BrainState::kAbsent};
+  text = FilteredBrainsView(brains, {}, filter);
+  EXPECT_EQ(text, "{\n  \"brains\": [],\n  \"orphaned_folders\": []\n}\n");
+  // Unfiltered, the whole list.
+  EXPECT_EQ(FilteredBrainsView(brains, orphans, BrainFilter()), BrainsView(brains, orphans));
+}
+
+// One schema: --once prints, and GET /api/v1/brains serves, the same brain objects, each
+// the one BrainView shows, for brains with every fact in every state (a list of more
+// than 512 brains, which --once dumps in pieces on several threads).
+TEST(JsonViewTest, OnceAndTheApiShowTheSameBrainObjects) {
+  std::vector<BrainReport> brains;
+  for (int i = 0; i < 600; ++i) {
+    const BrainState state = kBrainStates[i % std::size(kBrainStates)].value;
+    brains.push_back(testing::EveryFact(i, state));
+  }
+  const std::vector<OrphanedFolder> orphans = {{"/rt/old", "/home/dev/m1nd", "/rt/new"}};
+  const std::string once = OnceReport(brains, orphans);
+  EXPECT_EQ(once, BrainsView(brains, orphans));
+  const nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(once);
+  ASSERT_EQ(parsed["brains"].size(), brains.size());
+  for (std::size_t i = 0; i < brains.size(); ++i) {
+    const nlohmann::ordered_json& object = parsed["brains"][i];
+    ASSERT_EQ(object, nlohmann::ordered_json::parse(BrainView(brains[i]))) << i;
+    EXPECT_EQ(object["store"], StorePresenceName(brains[i].store)) << i;
+    EXPECT_FALSE(object.contains("present")) << i;
   }
 }
 

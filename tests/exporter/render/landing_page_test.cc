@@ -142,6 +142,84 @@ TEST(LandingPageTest, RedBannerNamesTenAndCountsTheRest) {
   EXPECT_FALSE(Contains(html, "<span class=\"name\">b20</span>"));
 }
 
+std::size_t Count(const std::string& text, const std::string& part) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+// A fleet of 130 ok brains, 3 mismatches and 101 absent ones.
+std::vector<BrainReport> BigFleet() {
+  std::vector<BrainReport> brains;
+  brains.reserve(234);
+  for (int i = 0; i < 130; ++i) brains.push_back(Ok("ok" + std::to_string(1000 + i)));
+  for (int i = 0; i < 3; ++i) {
+    BrainReport incident = Incident();
+    incident.mutable_brain()->name = "bad" + std::to_string(i);
+    brains.push_back(incident);
+  }
+  for (int i = 0; i < 101; ++i) {
+    brains.push_back(Report("absent" + std::to_string(1000 + i), BrainState::kAbsent));
+  }
+  return brains;
+}
+
+// On a big fleet the table shows at most 100 brains of each state, worst first, and
+// says how many more there are, with a link to the page of that state alone.
+TEST(LandingPageTest, AtMostAHundredRowsAStateThenNMore) {
+  const std::string html = RenderLandingPage(Info(), BigFleet(), true, 1764468000);
+  EXPECT_EQ(Count(html, "<tr class=\"ok\""), 100u);
+  EXPECT_EQ(Count(html, "<tr class=\"mismatch\""), 3u);
+  EXPECT_EQ(Count(html, "<tr class=\"absent\""), 100u);
+  EXPECT_TRUE(Contains(html, "data-brain=\"ok1099\""));
+  EXPECT_FALSE(Contains(html, "data-brain=\"ok1100\""));
+  EXPECT_TRUE(Contains(html,
+                       "<p class=\"more\" data-state=\"ok\">30 more ok \u2014 <a "
+                       "href=\"/?state=ok&amp;limit=0\">show all</a></p>"))
+      << html;
+  EXPECT_TRUE(Contains(html,
+                       "<p class=\"more\" data-state=\"absent\">1 more absent \u2014 <a "
+                       "href=\"/?state=absent&amp;limit=0\">show all</a></p>"));
+  EXPECT_FALSE(Contains(html, "data-state=\"mismatch\""));
+  EXPECT_FALSE(Contains(html, "id=\"filter\""));
+  // The banner and the counts are the whole fleet's.
+  EXPECT_TRUE(Contains(html, "234 brains: 3 mismatch"));
+  // Up to 100 of a state, no line.
+  EXPECT_FALSE(Contains(RenderLandingPage(Info(), {Ok("a"), Incident()}, true), "class=\"more\""));
+}
+
+TEST(LandingPageTest, AStateFilterShowsThoseBrainsAndLimitZeroShowsThemAll) {
+  BrainFilter filter;
+  filter.states = {BrainState::kOk};
+  filter.has_limit = true;
+  filter.limit = 0;
+  std::string html = RenderLandingPage(Info(), BigFleet(), true, 1764468000, {}, filter);
+  EXPECT_EQ(Count(html, "<tr class=\"ok\""), 130u);
+  EXPECT_EQ(Count(html, "<tr class=\"mismatch\""), 0u);
+  EXPECT_EQ(Count(html, "<tr class=\"absent\""), 0u);
+  EXPECT_FALSE(Contains(html, "class=\"more\""));
+  EXPECT_TRUE(Contains(html, "<p id=\"filter\">Showing state ok, every brain"));
+  EXPECT_TRUE(Contains(html, "<a href=\"/\">back to the default page</a>"));
+  EXPECT_TRUE(Contains(html, "234 brains: 3 mismatch"));  // banner unchanged
+
+  filter.states = {BrainState::kMismatch, BrainState::kAbsent};
+  filter.limit = 2;  // a state
+  html = RenderLandingPage(Info(), BigFleet(), true, 1764468000, {}, filter);
+  EXPECT_EQ(Count(html, "<tr class=\"mismatch\""), 2u);
+  EXPECT_EQ(Count(html, "<tr class=\"absent\""), 2u);
+  EXPECT_EQ(Count(html, "<tr class=\"ok\""), 0u);
+  EXPECT_TRUE(Contains(html, ">1 more mismatch \u2014 "));
+  EXPECT_TRUE(Contains(html, ">99 more absent \u2014 "));
+  EXPECT_TRUE(Contains(html, "Showing state mismatch, absent, at most 2 a state"));
+
+  filter.states = {BrainState::kUnreadable};
+  html = RenderLandingPage(Info(), BigFleet(), true, 1764468000, {}, filter);
+  EXPECT_FALSE(Contains(html, "<table id=\"brains\">"));
+  EXPECT_TRUE(Contains(html, "<p id=\"no-match\">No brain matches.</p>"));
+}
+
 TEST(LandingPageTest, BrainsAreOrderedWorstFirstThenByName) {
   BrainReport unreadable = Report("c-torn", BrainState::kUnreadable);
   unreadable.read_error = StoreError::kIo;
