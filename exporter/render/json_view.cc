@@ -104,6 +104,8 @@ Json BrainJson(const BrainReport& brain) {
   out["identity_source"] = IdentitySourceName(brain.brain().identity_source);
   AddIdentity(brain, &out);
   out["state"] = BrainStateName(brain.state);
+  // Surface A's own field (m1nd's system_blocks_snapshot), beside the store's state.
+  out["present"] = brain.store != StorePresence::kAbsent;
   out["store"] = StorePresenceName(brain.store);
   if (brain.has_store_facts) {
     out["store_version"] = brain.store_version;

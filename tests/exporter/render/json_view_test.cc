@@ -192,7 +192,7 @@ TEST(BrainViewTest, OkAndAbsentHaveNoSickLine) {
   Json absent = Json::parse(BrainView(Report("notes", BrainState::kAbsent)));
   EXPECT_FALSE(absent.contains("north"));
   EXPECT_EQ(absent["store"], "absent");
-  EXPECT_FALSE(absent.contains("present"));
+  EXPECT_FALSE(absent["present"].get<bool>());
   EXPECT_TRUE(absent["skeleton_coherence"].is_null());
   EXPECT_FALSE(absent.contains("store_version"));
 }
@@ -312,6 +312,7 @@ TEST(BrainsViewTest, ExactBytes) {
       "      \"m1nd_name\": \"\",\n"
       "      \"carried_over\": false,\n"
       "      \"state\": \"mismatch\",\n"
+      "      \"present\": true,\n"
       "      \"store\": \"present\",\n"
       "      \"store_version\": 7,\n"
       "      \"block_count\": 3,\n"
@@ -344,6 +345,7 @@ TEST(BrainsViewTest, ExactBytes) {
       "      \"m1nd_name\": \"\",\n"
       "      \"carried_over\": false,\n"
       "      \"state\": \"absent\",\n"
+      "      \"present\": false,\n"
       "      \"store\": \"absent\",\n"
       "      \"skeleton_coherence\": null,\n"
       "      \"stale\": false\n"
@@ -445,7 +447,8 @@ TEST(JsonViewTest, OnceAndTheApiShowTheSameBrainObjects) {
     const nlohmann::ordered_json& object = parsed["brains"][i];
     ASSERT_EQ(object, nlohmann::ordered_json::parse(BrainView(brains[i]))) << i;
     EXPECT_EQ(object["store"], StorePresenceName(brains[i].store)) << i;
-    EXPECT_FALSE(object.contains("present")) << i;
+    // Surface A's "present" says the same as "store", for m1nd's readers.
+    EXPECT_EQ(object["present"], brains[i].store != StorePresence::kAbsent) << i;
   }
 }
 
