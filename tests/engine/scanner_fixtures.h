@@ -59,7 +59,7 @@ class ScannerTest : public ::testing::Test {
     return runtime_dir + "/system_blocks.json";
   }
 
-  const BrainReport& Find(const ScanResult& scan, const std::string& name) {
+  static const BrainReport& Find(const ScanResult& scan, const std::string& name) {
     for (const BrainReport& brain : scan.brains) {
       if (brain.brain().name == name) return brain;
     }

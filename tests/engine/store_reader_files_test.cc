@@ -49,6 +49,7 @@ TEST_F(ReadStoreTest, ReadsLargeAndSmallStoresInTurn) {
   // The thread's buffer and parser grow for a store past 1 MiB and stay grown until
   // ReleaseStoreReaderMemory gives them back: reads must work before and after both.
   std::vector<std::string> many;
+  many.reserve(5000);
   for (int i = 0; i < 5000; ++i) many.push_back("sb_block_" + std::to_string(i));
   const std::string big = StoreJson("sk_big", many, 3);
   ASSERT_GT(big.size(), std::size_t{1} << 20);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <pthread.h>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -262,7 +263,7 @@ StoreError ParseOnSmallStack(const std::string& json, std::string* message) {
   } call{&json, message, StoreError::kNone};
   pthread_attr_t attr;
   pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 512 * 1024);
+  pthread_attr_setstacksize(&attr, std::size_t{512} * 1024);
   pthread_t thread;
   const int rc = pthread_create(
       &thread, &attr,

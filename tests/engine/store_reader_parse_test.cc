@@ -328,6 +328,7 @@ TEST(ParseStoreTest, NestedUnknownValuesAreFine) {
 TEST(ParseStoreTest, OneParserPerThreadIsSafeAcrossThreads) {
   const std::string json = StoreJson("sk_threads", {"sb_1", "sb_2"}, 9);
   std::vector<std::thread> threads;
+  threads.reserve(4);
   std::vector<int> failures(4, 0);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
