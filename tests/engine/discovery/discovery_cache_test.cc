@@ -1,6 +1,6 @@
 // Tests for DiscoveryCache's own interface: look-ups and remembering of the small
 // files LoadSmallFile loads, by stamp, over one walk after another. Discovery through
-// the cache is tested in discovery_test.cc.
+// the cache is tested in discovery_cached_test.cc.
 #include "engine/discovery/cache.h"
 
 #include <gtest/gtest.h>

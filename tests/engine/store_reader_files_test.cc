@@ -1,0 +1,241 @@
+// Tests for ReadStore on real files of every kind, each error kind, bounded waits.
+#include "engine/store_reader.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/engine/store_reader_fixtures.h"
+#include "tests/test_support.h"
+
+namespace scx {
+namespace {
+
+using testing::Digest;
+using testing::Parse;
+using testing::ReadBounded;
+using testing::ReadStoreTest;
+using testing::ReplaceFileAtomically;
+using testing::StoreJson;
+using testing::WriteFile;
+
+TEST_F(ReadStoreTest, ReadsAGoodStore) {
+  WriteFile(StorePath(), StoreJson("sk_file", {"sb_1", "sb_2"}, 5));
+  const StoreReadResult result = ReadBounded(StorePath());
+  ASSERT_EQ(StoreError::kNone, result.error) << result.message;
+  EXPECT_TRUE(result.message.empty());
+  EXPECT_EQ(5u, result.contents.store_version);
+  EXPECT_EQ(2, result.contents.block_count);
+  EXPECT_EQ(Digest("sk_file", {"sb_1", "sb_2"}), result.contents.digest);
+  struct stat st;
+  ASSERT_EQ(0, stat(StorePath().c_str(), &st));
+  EXPECT_EQ(static_cast<std::uint64_t>(st.st_ino), result.stamp.inode);
+  EXPECT_EQ(static_cast<std::uint64_t>(st.st_dev), result.stamp.device);
+  EXPECT_EQ(static_cast<std::int64_t>(st.st_size), result.stamp.size);
+  EXPECT_EQ(static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+            result.stamp.mtime_ns);
+}
+
+TEST_F(ReadStoreTest, ReadsLargeAndSmallStoresInTurn) {
+  // The thread's buffer and parser grow for a store past 1 MiB and stay grown until
+  // ReleaseStoreReaderMemory gives them back: reads must work before and after both.
+  std::vector<std::string> many;
+  many.reserve(5000);
+  for (int i = 0; i < 5000; ++i) many.push_back("sb_block_" + std::to_string(i));
+  const std::string big = StoreJson("sk_big", many, 3);
+  ASSERT_GT(big.size(), std::size_t{1} << 20);
+  WriteFile(dir_.Join("big.json"), big);
+  WriteFile(StorePath(), StoreJson("sk_small", {"sb_1"}, 4));
+  for (int round = 0; round < 2; ++round) {
+    StoreReadResult result = ReadBounded(StorePath());
+    ASSERT_EQ(StoreError::kNone, result.error) << result.message;
+    EXPECT_EQ(Digest("sk_small", {"sb_1"}), result.contents.digest);
+    EXPECT_EQ(1, result.contents.block_count);
+    result = ReadBounded(dir_.Join("big.json"));
+    ASSERT_EQ(StoreError::kNone, result.error) << result.message;
+    EXPECT_EQ(Digest("sk_big", many), result.contents.digest);
+    EXPECT_EQ(5000, result.contents.block_count);
+    result = ReadBounded(StorePath());
+    ASSERT_EQ(StoreError::kNone, result.error) << result.message;
+    EXPECT_EQ(Digest("sk_small", {"sb_1"}), result.contents.digest);
+    if (round == 0) ReleaseStoreReaderMemory();
+  }
+  ReleaseStoreReaderMemory();
+  ReleaseStoreReaderMemory();  // nothing left to give back
+  StoreContents contents;
+  std::vector<std::string> ids;
+  ASSERT_EQ(StoreError::kNone, Parse(big, &contents, nullptr, &ids));
+  EXPECT_EQ(many, ids);
+}
+
+TEST_F(ReadStoreTest, FollowsASymlinkToARegularFile) {
+  WriteFile(dir_.Join("real.json"), StoreJson("sk_link", {"sb_1"}, 1));
+  ASSERT_EQ(0, symlink(dir_.Join("real.json").c_str(), StorePath().c_str()));
+  const StoreReadResult result = ReadBounded(StorePath());
+  ASSERT_EQ(StoreError::kNone, result.error) << result.message;
+  EXPECT_EQ("sk_link", result.contents.digest.skeleton_id);
+}
+
+TEST_F(ReadStoreTest, MissingFileIsAbsent) {
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kAbsent, result.error);
+  FileStamp stamp;
+  std::string message;
+  EXPECT_EQ(StoreError::kAbsent, StatStore(StorePath(), &stamp, &message));
+}
+
+TEST_F(ReadStoreTest, FifoIsNotRegularAndDoesNotBlock) {
+  ASSERT_EQ(0, mkfifo(StorePath().c_str(), 0600)) << std::strerror(errno);
+  const auto start = std::chrono::steady_clock::now();
+  const StoreReadResult result = ReadBounded(StorePath());
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
+  EXPECT_LT(elapsed, std::chrono::seconds(1));
+  FileStamp stamp;
+  std::string message;
+  EXPECT_EQ(StoreError::kNotRegular, StatStore(StorePath(), &stamp, &message));
+}
+
+TEST_F(ReadStoreTest, DirectoryIsNotRegular) {
+  testing::MakeDirs(StorePath());
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
+  EXPECT_NE(0u, result.stamp.inode);  // stat'ed, so stamped
+}
+
+TEST_F(ReadStoreTest, DeviceIsNotRegular) {
+  ASSERT_EQ(0, symlink("/dev/null", StorePath().c_str()));
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
+}
+
+TEST_F(ReadStoreTest, SocketIsNotRegular) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const std::string path = StorePath();
+  if (path.size() >= sizeof(address.sun_path)) {
+    close(fd);
+    GTEST_SKIP() << "temporary path too long for a unix socket: " << path;
+  }
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  ASSERT_EQ(0, bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)))
+      << std::strerror(errno);
+  const StoreReadResult result = ReadBounded(path);
+  close(fd);
+  EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
+}
+
+TEST_F(ReadStoreTest, DanglingSymlinkIsNotRegular) {
+  ASSERT_EQ(0, symlink(dir_.Join("nowhere.json").c_str(), StorePath().c_str()));
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
+  FileStamp stamp;
+  std::string message;
+  EXPECT_EQ(StoreError::kNotRegular, StatStore(StorePath(), &stamp, &message));
+}
+
+TEST_F(ReadStoreTest, SymlinkLoopIsNotRegular) {
+  ASSERT_EQ(0, symlink(dir_.Join("loop_b").c_str(), StorePath().c_str()));
+  ASSERT_EQ(0, symlink(StorePath().c_str(), dir_.Join("loop_b").c_str()));
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
+}
+
+TEST_F(ReadStoreTest, LargerThanTheCapIsTooLarge) {
+  const std::string json = StoreJson("sk_big", {"sb_1", "sb_2", "sb_3"}, 1);
+  WriteFile(StorePath(), json);
+  StoreReaderOptions options;
+  options.max_bytes = static_cast<std::int64_t>(json.size()) - 1;
+  StoreReadResult result = ReadBounded(StorePath(), options);
+  EXPECT_EQ(StoreError::kTooLarge, result.error) << result.message;
+  EXPECT_EQ(static_cast<std::int64_t>(json.size()), result.stamp.size);
+  options.max_bytes = static_cast<std::int64_t>(json.size());  // exactly at the cap
+  result = ReadBounded(StorePath(), options);
+  EXPECT_EQ(StoreError::kNone, result.error) << result.message;
+}
+
+TEST_F(ReadStoreTest, GrowingPastTheCapWhileReadingIsTooLarge) {
+  // Files in /proc are regular with st_size 0 but have content: the read sees growth.
+  const std::string path = "/proc/self/status";
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0) {
+    GTEST_SKIP() << path << " is not a zero-sized regular file here";
+  }
+  StoreReaderOptions options;
+  options.max_bytes = 16;
+  EXPECT_EQ(StoreError::kTooLarge, ReadBounded(path, options).error);
+  options.max_bytes = 1 << 20;
+  EXPECT_EQ(StoreError::kParse, ReadBounded(path, options).error);  // read whole, not JSON
+}
+
+TEST_F(ReadStoreTest, TornAndGarbledFilesAreParseErrors) {
+  const std::string full = StoreJson("sk_torn", {"sb_1", "sb_2", "sb_3"}, 2);
+  for (std::size_t cut : {std::size_t{0}, std::size_t{1}, full.size() / 3, full.size() / 2,
+                          full.size() - 3, full.size() - 2}) {
+    ReplaceFileAtomically(StorePath(), full.substr(0, cut));
+    const StoreReadResult result = ReadBounded(StorePath());
+    EXPECT_EQ(StoreError::kParse, result.error) << "cut at " << cut;
+    EXPECT_NE(std::string::npos, result.message.find(StorePath())) << result.message;
+  }
+  ReplaceFileAtomically(StorePath(),
+                        "\x7f"
+                        "ELF\x02\x01\x01 not json at all");
+  EXPECT_EQ(StoreError::kParse, ReadBounded(StorePath()).error);
+}
+
+TEST_F(ReadStoreTest, WrongShapeIsASchemaError) {
+  WriteFile(StorePath(), R"({"schema": "something-else", "blocks": []})");
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kSchema, result.error);
+  EXPECT_NE(std::string::npos, result.message.find("something-else")) << result.message;
+}
+
+TEST_F(ReadStoreTest, UnreadableFileIsAnIoError) {
+  if (geteuid() == 0) {
+    GTEST_SKIP() << "running as root: mode 000 does not prevent reading";
+  }
+  WriteFile(StorePath(), StoreJson("sk_io", {"sb_1"}, 1));
+  ASSERT_EQ(0, chmod(StorePath().c_str(), 0));
+  const StoreReadResult result = ReadBounded(StorePath());
+  EXPECT_EQ(StoreError::kIo, result.error);
+  EXPECT_NE(std::string::npos, result.message.find(StorePath())) << result.message;
+  EXPECT_NE(std::string::npos, result.message.find(std::strerror(EACCES))) << result.message;
+  chmod(StorePath().c_str(), 0600);
+}
+
+TEST_F(ReadStoreTest, ReadsFilesOfOtherOwnersWithoutNoatime) {
+  // O_NOATIME is refused (EPERM) on files of other users; the read must retry without.
+  const std::string path = "/etc/passwd";
+  struct stat st;
+  if (geteuid() == 0 || stat(path.c_str(), &st) != 0 || st.st_uid == geteuid() ||
+      access(path.c_str(), R_OK) != 0) {
+    GTEST_SKIP() << "needs a non-root user and a readable file owned by someone else";
+  }
+  const StoreReadResult result = ReadBounded(path);
+  EXPECT_EQ(StoreError::kParse, result.error) << result.message;  // read, then not JSON
+}
+
+TEST_F(ReadStoreTest, OverlongPathIsAnIoError) {
+  // Fails for root too, unlike the mode-000 case above.
+  const std::string path = dir_.Join(std::string(5000, 'a'));
+  const StoreReadResult result = ReadBounded(path);
+  EXPECT_EQ(StoreError::kIo, result.error);
+  EXPECT_NE(std::string::npos, result.message.find(std::strerror(ENAMETOOLONG))) << result.message;
+  FileStamp stamp;
+  std::string message;
+  EXPECT_EQ(StoreError::kIo, StatStore(path, &stamp, &message));
+}
+
+}  // namespace
+}  // namespace scx
