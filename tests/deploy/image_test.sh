@@ -23,16 +23,7 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "SKIP: buildah's vfs storage and chroot need root"
   exit 77
 fi
-for tool in buildah python3 chroot; do
-  if ! command -v "$tool" >/dev/null; then
-    if [ "${CI:-}" = true ]; then
-      echo "FAIL: $tool is missing (CI=true): ./scripts/install-deps.sh --test"
-      exit 1
-    fi
-    echo "SKIP: $tool is missing: ./scripts/install-deps.sh --test"
-    exit 77
-  fi
-done
+"$source_dir/tests/require_tools.sh" oci_image buildah python3 chroot || exit $?
 
 work=$(mktemp -d "$build_dir/image-test.XXXXXX")
 pid=""

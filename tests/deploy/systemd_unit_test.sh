@@ -10,14 +10,7 @@ build_dir=$(cd "$1" && pwd)
 source_dir=$(cd "$2" && pwd)
 max_exposure=2.0
 
-if ! command -v systemd-analyze >/dev/null; then
-  if [ "${CI:-}" = true ]; then
-    echo "FAIL: systemd-analyze not found (CI=true: ./scripts/install-deps.sh --test installs it)"
-    exit 1
-  fi
-  echo "systemd-analyze not found: skipped"
-  exit 77
-fi
+"$source_dir/tests/require_tools.sh" systemd_unit systemd-analyze || exit $?
 
 work=$(mktemp -d "$build_dir/systemd-unit-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
