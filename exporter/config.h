@@ -22,10 +22,11 @@ namespace scx {
 // fleets are found, not listed: m1nd_registries and runtime_globs.
 inline constexpr std::int64_t kMaxConfigFileBytes = std::int64_t{4} << 20;
 
-// The shortest scan interval taken (--scan.interval and scan_interval): a scan of a
-// few brains costs about a third of a millisecond of CPU, so 1ms was a third of a
-// core; at 100ms it is a few thousandths. Not 1s: short intervals are how the tests
-// (and a person trying a layout) see a change within a second without inotify.
+// The shortest scan interval taken (--scan.interval and scan_interval): even a scan
+// of a few brains costs CPU, so at 1ms scanning alone took a good part of a core
+// (docs/performance.md has a scan's cost); at 100ms it is a small fraction. Not 1s:
+// short intervals are how the tests (and a person trying a layout) see a change within
+// a second without inotify.
 inline constexpr std::chrono::milliseconds kMinScanInterval{100};
 
 struct Config {
