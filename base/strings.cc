@@ -1,5 +1,8 @@
-// Joining a list of strings.
+// Joining a list of strings, the folder of a path, whole numbers.
 #include "base/strings.h"
+
+#include <charconv>
+#include <system_error>
 
 namespace scx {
 
@@ -19,6 +22,17 @@ std::string ParentFolder(std::string_view path) {
       end == 0 ? std::string_view::npos : path.rfind('/', end - 1);
   if (slash == std::string_view::npos) return std::string();
   return slash == 0 ? std::string("/") : std::string(path.substr(0, slash));
+}
+
+bool ParseWholeNumber(std::string_view text, std::uint64_t* value) {
+  // from_chars of an unsigned type takes no sign; a digit must come first.
+  if (text.empty() || text.front() < '0' || text.front() > '9') return false;
+  std::uint64_t parsed = 0;
+  const char* end = text.data() + text.size();
+  const std::from_chars_result result = std::from_chars(text.data(), end, parsed);
+  if (result.ec != std::errc() || result.ptr != end) return false;
+  *value = parsed;
+  return true;
 }
 
 }  // namespace scx

@@ -2,7 +2,7 @@
 #include "exporter/flags.h"
 
 #include <algorithm>
-#include <charconv>
+#include <cstdint>
 #include <functional>
 #include <map>
 
@@ -102,15 +102,13 @@ bool AddListenAddress(const std::string& value, Flags* flags, std::string* error
 // A whole number from 0 (no limit) to `max` for flag `name`.
 bool ParseLimit(const std::string& name, const std::string& value, int max, int* number,
                 std::string* error) {
-  int parsed = -1;
-  const char* end = value.data() + value.size();
-  auto result = std::from_chars(value.data(), end, parsed);
-  if (result.ec != std::errc() || result.ptr != end || parsed < 0 || parsed > max) {
+  std::uint64_t parsed = 0;
+  if (!ParseWholeNumber(value, &parsed) || parsed > static_cast<std::uint64_t>(max)) {
     *error = "--" + name + " must be a whole number from 0 (no limit) to " + std::to_string(max) +
              "; got \"" + value + "\"";
     return false;
   }
-  *number = parsed;
+  *number = static_cast<int>(parsed);
   return true;
 }
 

@@ -2,8 +2,10 @@
 #include "exporter/render/brain_filter.h"
 
 #include <algorithm>
-#include <charconv>
+#include <cstdint>
 #include <string_view>
+
+#include "base/strings.h"
 
 namespace scx {
 
@@ -28,14 +30,12 @@ bool ParseStates(std::string_view text, std::vector<BrainState>* states, std::st
 }
 
 bool ParseLimit(std::string_view text, std::size_t* limit, std::string* error) {
-  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(),
-                                                   [](char c) { return c >= '0' && c <= '9'; });
-  std::size_t value = 0;
-  if (!digits || std::from_chars(text.data(), text.data() + text.size(), value).ec != std::errc()) {
+  std::uint64_t value = 0;
+  if (!ParseWholeNumber(text, &value) || value > SIZE_MAX) {
     *error = "bad limit \"" + std::string(text) + "\": want an integer, 0 or more (0: no limit)";
     return false;
   }
-  *limit = value;
+  *limit = static_cast<std::size_t>(value);
   return true;
 }
 

@@ -54,5 +54,21 @@ TEST(StringsTest, Join) {
   EXPECT_EQ(Join({"a", "", "c"}, ","), "a,,c");
 }
 
+TEST(StringsTest, ParseWholeNumber) {
+  std::uint64_t value = 7;
+  EXPECT_TRUE(ParseWholeNumber("0", &value));
+  EXPECT_EQ(value, 0u);
+  EXPECT_TRUE(ParseWholeNumber("0042", &value));
+  EXPECT_EQ(value, 42u);
+  EXPECT_TRUE(ParseWholeNumber("18446744073709551615", &value));
+  EXPECT_EQ(value, UINT64_MAX);
+  value = 7;
+  for (const char* bad :
+       {"", "-1", "+1", " 1", "1 ", "1x", "0x10", "1.5", "-0", "18446744073709551616"}) {
+    EXPECT_FALSE(ParseWholeNumber(bad, &value)) << bad;
+    EXPECT_EQ(value, 7u) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace scx
