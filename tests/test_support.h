@@ -46,34 +46,34 @@ constexpr bool UnderSanitizer() {
 // code is multiplied by it there; the promise itself is checked by the normal build.
 inline constexpr int kCpuSlowdown = UnderSanitizer() ? 10 : 1;
 
-// A fresh directory under $TMPDIR (or /tmp), removed with its contents on
-// destruction.
-// Sets $HOME for one test and restores it afterwards.
-class ScopedHome {
+// Sets an environment variable (unsets it, for a null `value`) for one test and
+// restores it afterwards.
+class ScopedEnv {
  public:
-  explicit ScopedHome(const char* home) {
-    const char* old = getenv("HOME");
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = getenv(name);
     if (old != nullptr) old_ = old;
-    if (home == nullptr) {
-      unsetenv("HOME");
-    } else {
-      setenv("HOME", home, 1);
-    }
+    Set(value);
   }
-  ~ScopedHome() {
-    if (old_) {
-      setenv("HOME", old_->c_str(), 1);
-    } else {
-      unsetenv("HOME");
-    }
-  }
-  ScopedHome(const ScopedHome&) = delete;
-  ScopedHome& operator=(const ScopedHome&) = delete;
+  ~ScopedEnv() { Set(old_ ? old_->c_str() : nullptr); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
 
  private:
+  void Set(const char* value) {
+    if (value == nullptr) {
+      unsetenv(name_.c_str());
+    } else {
+      setenv(name_.c_str(), value, 1);
+    }
+  }
+
+  std::string name_;
   std::optional<std::string> old_;
 };
 
+// A fresh directory under $TMPDIR (or /tmp), removed with its contents on
+// destruction.
 class TempDir {
  public:
   TempDir();

@@ -16,7 +16,7 @@ namespace scx {
 namespace {
 
 using testing::MakeDirs;
-using testing::ScopedHome;
+using testing::ScopedEnv;
 using testing::TempDir;
 
 TEST(DiscoveryPathsTest, RulesOnStrings) {
@@ -59,14 +59,14 @@ TEST(DiscoveryPathsTest, RuntimeKeyAgreesForAliasesOfOneFolder) {
 }
 
 TEST(ExpandHomeTest, ExpandsALeadingTilde) {
-  ScopedHome home("/home/dev");
+  ScopedEnv home("HOME", "/home/dev");
   EXPECT_EQ("/home/dev", ExpandHome("~"));
   EXPECT_EQ("/home/dev/", ExpandHome("~/"));
   EXPECT_EQ("/home/dev/.m1nd/registry", ExpandHome("~/.m1nd/registry"));
 }
 
 TEST(ExpandHomeTest, LeavesOtherPathsAlone) {
-  ScopedHome home("/home/dev");
+  ScopedEnv home("HOME", "/home/dev");
   EXPECT_EQ("", ExpandHome(""));
   EXPECT_EQ("/abs/~/x", ExpandHome("/abs/~/x"));
   EXPECT_EQ("rel/x", ExpandHome("rel/x"));
@@ -76,20 +76,20 @@ TEST(ExpandHomeTest, LeavesOtherPathsAlone) {
 
 TEST(ExpandHomeTest, HandlesOddHomes) {
   {
-    ScopedHome home("/home/dev/");
+    ScopedEnv home("HOME", "/home/dev/");
     EXPECT_EQ("/home/dev/x", ExpandHome("~/x"));
   }
   {
-    ScopedHome home("/");
+    ScopedEnv home("HOME", "/");
     EXPECT_EQ("/x", ExpandHome("~/x"));
     EXPECT_EQ("/", ExpandHome("~"));
   }
   {
-    ScopedHome home(nullptr);
+    ScopedEnv home("HOME", nullptr);
     EXPECT_EQ("~/x", ExpandHome("~/x"));
   }
   {
-    ScopedHome home("");
+    ScopedEnv home("HOME", "");
     EXPECT_EQ("~/x", ExpandHome("~/x"));
   }
 }

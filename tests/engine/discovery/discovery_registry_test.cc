@@ -23,7 +23,7 @@ using testing::MakeDirs;
 using testing::ManifestJson;
 using testing::Names;
 using testing::RegistryConfig;
-using testing::ScopedHome;
+using testing::ScopedEnv;
 using testing::StoreJson;
 using testing::WriteFile;
 
@@ -72,19 +72,16 @@ TEST_F(DiscoveryTest, MissingDefaultRegistryFolderIsNoProblem) {
 }
 
 TEST(DefaultRegistryTest, FollowsM1ndRegistryDir) {
-  const char* old = getenv("M1ND_REGISTRY_DIR");
-  const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
-  unsetenv("M1ND_REGISTRY_DIR");
-  EXPECT_EQ("~/.m1nd/registry", DefaultRegistry());
-  setenv("M1ND_REGISTRY_DIR", "", 1);
-  EXPECT_EQ("~/.m1nd/registry", DefaultRegistry());
-  setenv("M1ND_REGISTRY_DIR", "/srv/m1nd/registry", 1);
-  EXPECT_EQ("/srv/m1nd/registry", DefaultRegistry());
-  if (saved) {
-    setenv("M1ND_REGISTRY_DIR", saved->c_str(), 1);
-  } else {
-    unsetenv("M1ND_REGISTRY_DIR");
+  {
+    ScopedEnv unset("M1ND_REGISTRY_DIR", nullptr);
+    EXPECT_EQ("~/.m1nd/registry", DefaultRegistry());
   }
+  {
+    ScopedEnv empty("M1ND_REGISTRY_DIR", "");
+    EXPECT_EQ("~/.m1nd/registry", DefaultRegistry());
+  }
+  ScopedEnv moved("M1ND_REGISTRY_DIR", "/srv/m1nd/registry");
+  EXPECT_EQ("/srv/m1nd/registry", DefaultRegistry());
 }
 
 TEST_F(DiscoveryTest, RegistryThatCannotBeListedIsAProblem) {
@@ -187,7 +184,7 @@ TEST_F(DiscoveryTest, OwnersOfOneRuntimeRootFreshestHeartbeatWins) {
 }
 
 TEST_F(DiscoveryTest, RegistryPathExpandsTilde) {
-  ScopedHome home(tmp_.path().c_str());
+  ScopedEnv home("HOME", tmp_.path().c_str());
   WriteFile(tmp_.Join(".m1nd/registry/instances/o.json"), InstanceJson("o", "/home/u/m1nd", "/rt"));
   Discovery discovery = DiscoverBrains(RegistryConfig("~/.m1nd/registry"), {});
   EXPECT_TRUE(discovery.problems.empty()) << Describe(discovery.problems);

@@ -23,7 +23,7 @@ using testing::MakeDirs;
 using testing::ManifestJson;
 using testing::Names;
 using testing::RegistryConfig;
-using testing::ScopedHome;
+using testing::ScopedEnv;
 using testing::WriteFile;
 
 TEST_F(DiscoveryTest, GlobMatchesAreRuntimeDirsWithManifests) {
@@ -45,7 +45,7 @@ TEST_F(DiscoveryTest, GlobMatchesAreRuntimeDirsWithManifests) {
 }
 
 TEST_F(DiscoveryTest, GlobExpandsTilde) {
-  ScopedHome home(tmp_.path().c_str());
+  ScopedEnv home("HOME", tmp_.path().c_str());
   WriteFile(tmp_.Join("rts/alpha/project_brain.json"), ManifestJson("/home/u/alpha"));
   DiscoveryConfig config;
   config.runtime_globs = {"~/rts/*"};
