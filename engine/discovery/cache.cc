@@ -1,5 +1,4 @@
-// The cache of m1nd's small files that discovery keeps between scans
-// (cache.h).
+// The cache of m1nd's small files that discovery keeps between scans (cache.h).
 #include "engine/discovery/cache.h"
 
 #include <cstddef>

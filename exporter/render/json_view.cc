@@ -237,6 +237,13 @@ std::string DumpBrainList(const BrainList& brains, const std::size_t* omitted,
   return out;
 }
 
+// The served views stay on the request's thread, in one string.
+Parallelism OneThread() {
+  Parallelism one_thread;
+  one_thread.threads = 1;
+  return one_thread;
+}
+
 }  // namespace
 
 std::string OnceReport(const std::vector<BrainReport>& brains,
@@ -278,20 +285,15 @@ std::string BrainNorthView(const BrainReport& brain) {
 
 std::string BrainsView(const std::vector<BrainReport>& brains,
                        const std::vector<OrphanedFolder>& orphans, std::size_t reserve) {
-  // The served view stays on the request's thread, in one string.
-  Parallelism one_thread;
-  one_thread.threads = 1;
-  return DumpBrainList(brains, /*omitted=*/nullptr, orphans, one_thread, reserve);
+  return DumpBrainList(brains, /*omitted=*/nullptr, orphans, OneThread(), reserve);
 }
 
 std::string FilteredBrainsView(const std::vector<BrainReport>& brains,
                                const std::vector<OrphanedFolder>& orphans,
                                const BrainFilter& filter) {
-  Parallelism one_thread;
-  one_thread.threads = 1;
   const BrainSelection selection = SelectBrains(brains, filter);
   return DumpBrainList(selection.brains, filter.has_limit ? &selection.omitted : nullptr, orphans,
-                       one_thread, /*reserve=*/0);
+                       OneThread(), /*reserve=*/0);
 }
 
 }  // namespace scx

@@ -24,7 +24,8 @@ inline constexpr char kSickAdvice[] =
 // The brain object of every view, one schema (docs/api.md): {"brain","project_root",
 // "display_name" (only when not empty),"runtime_dir","source","identity_source",
 // "m1nd_name","identity_note" (only while the identity is unknown),"carried_over",
-// "state","store" ("present", "absent" or "unreadable"),"store_version" and
+// "state","present" (false without a store: Surface A's field),"store" ("present",
+// "absent" or "unreadable"),"store_version" and
 // "block_count" (with a good read),"skeleton_coherence":{...}|null,"stale",
 // "mismatch_since" (while in mismatch),"skeleton_owner","shared_with",
 // "shared_with_total","prefix_ambiguous" (when known),"store_error" (while unreadable),
