@@ -22,7 +22,7 @@ inline constexpr int kMaxMaxRequests = 1000;
 // --web.write-timeout: Prometheus' default scrape timeout.
 inline constexpr std::chrono::milliseconds kDefaultWriteTimeout{10000};
 // --web.max-connections-per-address: room for a Prometheus pair, a few people and a
-// proxy, far below the 1,024 HTTP workers; the largest value a port number allows.
+// proxy, below the 96 HTTP workers; the largest value a port number allows.
 inline constexpr int kDefaultMaxConnectionsPerAddress = 64;
 inline constexpr int kMaxMaxConnectionsPerAddress = 65535;
 

@@ -110,6 +110,11 @@ std::vector<std::string> Handlers::Register(const std::string& telemetry_path, H
   server->Handle(kReadyPath, [this](const HttpRequest&) { return Ready(); });
   server->Handle(
       kReloadPath, [this](const HttpRequest& r) { return Reload(r); }, /*allow_post=*/true);
+  // A few bytes each, written at once: a slow reader cannot hold a worker with them,
+  // and a liveness probe must not get 503 while slow readers hold the other slots.
+  for (const char* path : {kHealthyPath, kReadyPath, kReloadPath}) {
+    if (path != telemetry_path) server->ExemptFromOtherLimit(path);
+  }
   return {kRunbookPath,
           telemetry_path,
           kLandingPagePath,

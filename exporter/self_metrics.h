@@ -16,7 +16,7 @@
 // malloc cache.
 // Written on each HTTP worker instead, they stayed in every worker's: glibc keeps up
 // to 7 freed blocks of each small size per thread, and scrapes on new connections go
-// round all 1,024 workers.
+// round all the workers.
 //
 // Thread-safety: every method may be called from any thread, several at once
 // (prometheus-cpp's metrics are atomic and its families lock; the writer's queue has

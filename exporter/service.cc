@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "base/strings.h"
@@ -82,13 +83,20 @@ std::string UtcTime(std::int64_t seconds) {
 std::string JoinedAddresses(const Flags& flags) { return Join(flags.listen_addresses, ","); }
 
 // Worker threads for the HTTP server. civetweb holds a worker for each open
-// connection, idle ones included, so there are many (kDefaultHttpThreads, see
-// docs/security.md): idle and slow clients cannot take them all, and a scrape beyond
-// `max_requests` finds a free worker to get its 503 rather than a place in a queue.
-// At least `max_requests` scrapes at once plus kOtherWorkers for the other endpoints.
+// connection, idle ones included; the connection guard (exporter/http/) reclaims idle
+// ones before the workers run out, so a few dozen serve any number of clients
+// (kDefaultHttpThreads, see docs/security.md). At least `max_requests` scrapes at
+// once plus kOtherWorkers for the other endpoints.
 constexpr int kOtherWorkers = 4;
 int WorkerThreads(int max_requests) {
   return std::max(kDefaultHttpThreads, max_requests + kOtherWorkers);
+}
+
+// Requests at once on the other endpoints (/, the API, the health checks...), so that
+// slow readers of them cannot take the workers the scrapes need: what the workers
+// leave beside the scrape slots and the connection guard's headroom (a sixteenth).
+int OtherRequests(int workers, int max_requests) {
+  return std::max(kOtherWorkers, workers - max_requests - workers / 16);
 }
 
 class Service {
@@ -118,6 +126,7 @@ class Service {
     options.num_threads = WorkerThreads(flags_.max_requests);
     options.write_timeout_ms = static_cast<int>(flags_.write_timeout.count());
     options.max_connections_per_address = flags_.max_connections_per_address;
+    options.max_other_requests = OtherRequests(options.num_threads, flags_.max_requests);
     options.events = &metrics_;
     const long long descriptors = EnsureDescriptorsFor(options.num_threads);
     options.max_connections = MaxConnectionsFor(descriptors, kDescriptorReserve);
@@ -129,6 +138,7 @@ class Service {
          {"workers", std::to_string(options.num_threads)},
          {"max_connections_per_address", std::to_string(flags_.max_connections_per_address)},
          {"max_requests", std::to_string(flags_.max_requests)},
+         {"max_other_requests", std::to_string(options.max_other_requests)},
          {"write_timeout", FormatDuration(flags_.write_timeout)}});
     server_.LimitInFlight(flags_.telemetry_path, flags_.max_requests);
     std::string error;
@@ -303,8 +313,19 @@ int RunService(const Flags& flags, const Config& config) {
                            {"listen_address", JoinedAddresses(flags)},
                            {"config_file", flags.config_file}});
   LogWatchedSources(config.discovery, &logger);
-  Service service(flags, config, &logger);
-  return service.Run();
+  try {
+    Service service(flags, config, &logger);
+    return service.Run();
+  } catch (const std::system_error& failure) {
+    // A thread that could not be started (std::thread throws): one line and exit 1,
+    // never std::terminate.
+    logger.Error("cannot start a thread",
+                 {{"err", failure.what()},
+                  {"hint",
+                   "the process may not start more threads: raise its RLIMIT_NPROC (ulimit "
+                   "-u) or its container's pids limit"}});
+    return 1;
+  }
 }
 
 }  // namespace scx

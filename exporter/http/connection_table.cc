@@ -31,12 +31,14 @@ ConnectionTable::AcceptResult ConnectionTable::Accept(int id, const std::string&
                                                       Clock::time_point now) {
   AcceptResult result;
   if (Contains(id)) Close(id);  // a socket number reused before its close was seen
-  if (caps_.max_per_address > 0 && OpenFrom(address) >= caps_.max_per_address) {
+  const int held = OpenFrom(address);
+  if (caps_.max_per_address > 0 && held >= caps_.max_per_address) {
     result.admission = Admission::kAddressFull;
     return result;
   }
   if (live() >= caps_.reclaim_from) {
-    const int victim = ReclaimCandidate(now);
+    int victim = ReclaimCandidate(now);
+    if (victim < 0) victim = YoungCandidateAbove(held);
     if (victim >= 0) {
       Reclaim(victim);
       result.reclaim.push_back(victim);
@@ -98,6 +100,23 @@ int ConnectionTable::ReclaimCandidate(Clock::time_point now) const {
     if (greediest == nullptr || entry.open > greediest->open) greediest = &entry;
   }
   return greediest == nullptr ? -1 : greediest->waiting.begin()->second;
+}
+
+int ConnectionTable::YoungCandidateAbove(int held) const {
+  const Address* greediest = nullptr;
+  for (const auto& [address, entry] : addresses_) {
+    if (entry.waiting.empty() || entry.open <= held) continue;
+    if (greediest == nullptr || entry.open > greediest->open) greediest = &entry;
+  }
+  return greediest == nullptr ? -1 : greediest->waiting.begin()->second;
+}
+
+std::vector<int> ConnectionTable::Waiting() const {
+  std::vector<int> ids;
+  for (const auto& [address, entry] : addresses_) {
+    for (const auto& [since, id] : entry.waiting) ids.push_back(id);
+  }
+  return ids;
 }
 
 void ConnectionTable::Reclaim(int id) {

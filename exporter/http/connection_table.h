@@ -3,11 +3,18 @@
 // and nothing can be reclaimed), and which connections to reclaim first. civetweb
 // gives each connection a worker thread for its whole life, so a connection that
 // waits (for its first request header, for the TLS handshake, or idle between
-// keep-alive requests) holds a worker while doing nothing; when the workers run
-// short, waiting connections of the address holding the most connections are
-// reclaimed, the longest waiting first, so that a new scrape always finds a worker.
-// A connection inside a request is never reclaimed (its response has its own
-// deadline). Pure logic: the caller owns the sockets and the clock.
+// keep-alive requests) holds a worker while doing nothing. Once the open
+// connections reach a little below the workers (reclaim_from), each new one takes
+// the place of a waiting one: the longest waiting of the address holding the most
+// connections, once it has waited reclaim_after (a client that has just connected
+// is about to send its request); at once, whatever its age, when the newcomer's
+// address holds fewer connections than that address, so that a client holding
+// none is never refused for want of room however young the flood. Connections
+// beyond the workers wait in civetweb's queue; ReclaimExcess, on a timer, shuts the
+// waiting ones beyond reclaim_from down as they age, so the queue drains within
+// reclaim_after and a tick. A connection inside a request is never reclaimed (its
+// response has its own deadline). Pure logic: the caller owns the sockets and the
+// clock.
 //
 // Thread-safety: none; the caller serializes.
 #ifndef SCX_EXPORTER_HTTP_CONNECTION_TABLE_H_
@@ -82,6 +89,8 @@ class ConnectionTable {
   int ReclaimCandidate(Clock::time_point now) const;
 
   bool Contains(int id) const { return connections_.count(id) != 0; }
+  // The connections waiting (not in a request, not reclaimed).
+  std::vector<int> Waiting() const;
   // Open connections that were not reclaimed.
   int live() const { return static_cast<int>(connections_.size()) - reclaiming_; }
   int OpenFrom(const std::string& address) const;
@@ -99,6 +108,10 @@ class ConnectionTable {
     std::set<std::pair<Clock::time_point, int>> waiting;  // oldest first
   };
 
+  // The longest waiting connection, whatever its age, of the address holding the
+  // most connections among those holding more than `held` that have a waiting one;
+  // -1 if none.
+  int YoungCandidateAbove(int held) const;
   void Reclaim(int id);
   void StopWaiting(int id, Connection* connection);
 

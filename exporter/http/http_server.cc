@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <utility>
 
 #include "exporter/http/basic_auth.h"
@@ -39,6 +40,12 @@ constexpr int kMaxKeepAliveTimeoutMs = 5000;
 // Connections the kernel may hold before civetweb accepts them (capped by
 // net.core.somaxconn), so that a burst of connections is queued, not refused.
 constexpr char kListenBacklog[] = "4096";
+// What a thread that cannot be started most likely means, for the error.
+constexpr char kThreadLimitHint[] =
+    ": the process may not start that many threads (its RLIMIT_NPROC, ulimit -u, or its "
+    "container's pids limit)";
+// At most this many accepted connections wait in civetweb's queue for a worker.
+constexpr int kMaxConnectionQueue = 4096;
 
 // civetweb's log messages while mg_start2 runs on this thread (they explain why a
 // port cannot be bound); outside Start they are dropped, never printed.
@@ -105,20 +112,16 @@ class RouteSlots {
   // A slot for a request from `address` on `socket` (-1: unknown); 0 when refused.
   // A holder preempted to make room is aborted through `guard`.
   SlotGate::Ticket Acquire(const std::string& address, int socket, ConnectionGuard* guard) {
-    int preempted_socket = -1;
-    SlotGate::Ticket ticket = 0;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      const SlotGate::Decision decision = gate_.Acquire(address);
-      ticket = decision.ticket;
-      if (ticket != 0) sockets_[ticket] = socket;
-      if (auto it = sockets_.find(decision.preempted); it != sockets_.end()) {
-        preempted_socket = it->second;
-        sockets_.erase(it);
-      }
+    // The holder is aborted under this lock: it has not released its slot yet, so
+    // it has not closed its connection either, and the number is still its own.
+    std::lock_guard<std::mutex> lock(mutex_);
+    const SlotGate::Decision decision = gate_.Acquire(address);
+    if (decision.ticket != 0) sockets_[decision.ticket] = socket;
+    if (auto it = sockets_.find(decision.preempted); it != sockets_.end()) {
+      if (it->second >= 0 && guard != nullptr) guard->Abort(it->second);
+      sockets_.erase(it);
     }
-    if (preempted_socket >= 0 && guard != nullptr) guard->Abort(preempted_socket);
-    return ticket;
+    return decision.ticket;
   }
 
   void Release(SlotGate::Ticket ticket) {
@@ -190,17 +193,6 @@ class SlotHold {
   RouteSlots* slots_;
   SlotGate::Ticket ticket_;
 };
-
-// How civetweb names the connection `conn`; false when civetweb does not say (a
-// connection whose TLS handshake failed has no request info).
-bool KeyOf(const mg_connection* conn, ConnectionKey* key) {
-  const mg_request_info* info = mg_get_request_info(conn);
-  if (info == nullptr) return false;
-  key->address = info->remote_addr;
-  key->port = info->remote_port;
-  key->local_port = info->server_port;
-  return true;
-}
 
 HttpResponse CallHandler(const HttpHandler& handler, const HttpRequest& request) {
   try {
@@ -305,7 +297,8 @@ struct HttpServer::Impl {
     std::string pattern;  // the path or prefix it was registered with
     HttpHandler handler;
     bool allow_post = false;
-    std::unique_ptr<RouteSlots> slots;  // null: no limit
+    std::unique_ptr<RouteSlots> slots;  // null: no limit of its own
+    bool exempt = false;                // from max_other_requests
   };
 
   // Written by the owner before Start, read by workers while running.
@@ -334,6 +327,8 @@ struct HttpServer::Impl {
   mg_context* context = nullptr;
   std::vector<int> ports;                  // bound; empty when stopped
   std::unique_ptr<ConnectionGuard> guard;  // while running
+  // HttpServerOptions::max_other_requests of the last Start; null: no limit.
+  std::unique_ptr<RouteSlots> other_slots;
   std::chrono::milliseconds write_timeout{kDefaultWriteTimeoutMs};
   HttpEvents* events = nullptr;  // HttpServerOptions::events of the last Start
 
@@ -344,8 +339,7 @@ struct HttpServer::Impl {
   static int OnBeginRequest(mg_connection* conn) {
     Impl* impl = Of(conn);
     const mg_request_info* info = mg_get_request_info(conn);
-    ConnectionKey key;
-    const int socket = KeyOf(conn, &key) ? impl->guard->Find(key) : -1;
+    const int socket = mg_get_connection_socket(conn);
     if (socket >= 0) {
       impl->guard->RequestStarted(socket, std::chrono::steady_clock::now() + impl->write_timeout);
     }
@@ -373,12 +367,19 @@ struct HttpServer::Impl {
     return 0;
   }
 
+  // civetweb's master thread, for every connection it accepts (the project's
+  // civetweb patch): the guard admits it or refuses it (civetweb closes it then).
+  static int OnAcceptConnection(const mg_context* context, int socket, const sockaddr* remote) {
+    auto* impl = static_cast<Impl*>(mg_get_user_data(context));
+    return impl->guard->Admit(socket, remote) ? 0 : 1;
+  }
+
+  // Before civetweb closes the connection's socket: the guard lets go of it first.
   static void OnConnectionClose(const mg_connection* conn) {
-    // Unnamed connections are dropped by the guard's sweep (connection_guard.h).
     Impl* impl = Of(conn);
     if (impl == nullptr) return;
-    ConnectionKey key;
-    if (impl->guard != nullptr && KeyOf(conn, &key)) impl->guard->Closed(key);
+    const int socket = mg_get_connection_socket(conn);
+    if (impl->guard != nullptr && socket >= 0) impl->guard->Closed(socket);
     if (impl->events != nullptr && impl->web_config.tls_enabled() &&
         mg_get_user_connection_data(conn) == nullptr) {
       impl->events->OnTlsHandshakeFailure();
@@ -489,10 +490,13 @@ struct HttpServer::Impl {
                                 : DrainBody(conn);
       if (body != BodyRead::kOk) return BodyRefusal(body);
     }
-    if (route.slots != nullptr) {
-      const SlotGate::Ticket ticket = route.slots->Acquire(info.remote_addr, socket, guard.get());
-      if (ticket == 0) return TooManyRequests(route.slots->capacity());
-      slot->emplace(route.slots.get(), ticket);
+    RouteSlots* slots = route.slots != nullptr ? route.slots.get()
+                        : route.exempt         ? nullptr
+                                               : other_slots.get();
+    if (slots != nullptr) {
+      const SlotGate::Ticket ticket = slots->Acquire(info.remote_addr, socket, guard.get());
+      if (ticket == 0) return TooManyRequests(slots->capacity());
+      slot->emplace(slots, ticket);
     }
     return CallHandler(route.handler, request);
   }
@@ -535,6 +539,11 @@ struct HttpServer::Impl {
     const std::string keep_alive_timeout =
         std::to_string(std::min(options.request_timeout_ms, kMaxKeepAliveTimeoutMs));
     const std::string additional_header = HeaderLines(web_config.headers);
+    // Accepted connections wait here for a worker; the guard keeps them few (those
+    // beyond the workers wait only while every other connection is in a request).
+    const std::string queue = std::to_string(
+        options.max_connections > 0 ? std::min(options.max_connections, kMaxConnectionQueue)
+                                    : kMaxConnectionQueue);
     const char* civetweb_options[] = {"additional_header",
                                       additional_header.c_str(),
                                       "listening_ports",
@@ -549,6 +558,8 @@ struct HttpServer::Impl {
                                       keep_alive_timeout.c_str(),
                                       "listen_backlog",
                                       kListenBacklog,
+                                      "connection_queue",
+                                      queue.c_str(),
                                       "tcp_nodelay",
                                       "1",
                                       "enable_directory_listing",
@@ -558,6 +569,7 @@ struct HttpServer::Impl {
                                       nullptr};
     mg_callbacks callbacks{};
     callbacks.begin_request = &Impl::OnBeginRequest;
+    callbacks.accept_connection = &Impl::OnAcceptConnection;
     callbacks.connection_close = &Impl::OnConnectionClose;
     callbacks.init_connection = &Impl::OnInitConnection;
     callbacks.http_error = &Impl::OnHttpError;
@@ -574,11 +586,19 @@ struct HttpServer::Impl {
     context = mg_start2(&init, &start_error);
     t_start_log = nullptr;
     ForgetTlsFiles();
+    if (context != nullptr && log.find("Cannot start worker thread") != std::string::npos) {
+      // civetweb runs on with the workers it could start; this server does not.
+      mg_stop(context);
+      context = nullptr;
+      return Fail(error, "cannot start " + threads + " HTTP worker threads (" + log + ")" +
+                             kThreadLimitHint);
+    }
     if (context != nullptr) return true;
     std::string message =
         "cannot serve HTTP on " + JoinAddresses(options.listen_addresses) + ": " + text;
     if (!tls_error.empty()) message += ": " + tls_error;
     if (!log.empty()) message += " (" + log + ")";
+    if (message.find("Cannot create") != std::string::npos) message += kThreadLimitHint;
     return Fail(error, message);
   }
 
@@ -620,6 +640,12 @@ void HttpServer::LimitInFlight(const std::string& path, int max_in_flight) {
   auto route = impl_->routes.find(path);
   if (route == impl_->routes.end()) return;
   route->second.slots = max_in_flight > 0 ? std::make_unique<RouteSlots>(max_in_flight) : nullptr;
+  route->second.exempt = max_in_flight <= 0;  // no limit at all
+}
+
+void HttpServer::ExemptFromOtherLimit(const std::string& path) {
+  auto route = impl_->routes.find(path);
+  if (route != impl_->routes.end()) route->second.exempt = true;
 }
 
 bool HttpServer::CheckOptions(const HttpServerOptions& options, std::string* error) {
@@ -640,8 +666,16 @@ bool HttpServer::Start(const HttpServerOptions& options, std::string* error) {
   if (!impl_->Configure(options, &listening_ports, error)) return false;
   const int max_connections =
       options.max_connections > 0 ? options.max_connections : std::numeric_limits<int>::max();
-  impl_->guard = std::make_unique<ConnectionGuard>(
-      CapsFor(max_connections, options.num_threads, options.max_connections_per_address));
+  try {
+    impl_->guard = std::make_unique<ConnectionGuard>(
+        CapsFor(max_connections, options.num_threads, options.max_connections_per_address));
+  } catch (const std::system_error& failure) {
+    return Fail(error, std::string("cannot start the HTTP server's deadline thread (") +
+                           failure.what() + ")" + kThreadLimitHint);
+  }
+  impl_->other_slots = options.max_other_requests > 0
+                           ? std::make_unique<RouteSlots>(options.max_other_requests)
+                           : nullptr;
   impl_->write_timeout = std::chrono::milliseconds(options.write_timeout_ms);
   impl_->events = options.events;
   if (!impl_->StartCivetweb(options, listening_ports, error)) {
@@ -653,7 +687,6 @@ bool HttpServer::Start(const HttpServerOptions& options, std::string* error) {
     return Fail(error, "cannot serve HTTP on " + JoinAddresses(options.listen_addresses) +
                            ": not every address was bound");
   }
-  impl_->guard->Watch(impl_->ports);
   return true;
 }
 

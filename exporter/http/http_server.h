@@ -35,7 +35,9 @@
 
 namespace scx {
 
-inline constexpr int kDefaultHttpThreads = 1024;
+// Workers by default: with the threads of the scan and the service, the process
+// stays under 128 threads (docs/performance.md, "Cost on the host").
+inline constexpr int kDefaultHttpThreads = 96;
 // A POST's body is read and dropped before its handler runs (no handler takes one);
 // a larger one is answered 413 (at once, unread, when its Content-Length says so),
 // one civetweb cannot decode (a malformed chunked encoding) 400; both close the
@@ -54,9 +56,9 @@ struct HttpServerOptions {
   std::vector<std::string> listen_addresses = {kDefaultListenAddress};
   std::string web_config_file;  // empty: plain HTTP, no auth
   // civetweb serves each connection on one worker thread for the connection's whole
-  // life, so the number of workers is the number of connections that can be open at
-  // once without a scrape having to wait for one to end: many cheap threads, each
-  // with a small stack (docs/security.md has the measured cost and the limits).
+  // life; accepted connections beyond the workers wait in civetweb's queue. The
+  // connection guard reclaims waiting (idle) connections once the open ones near
+  // this number, so a scrape finds a worker (docs/security.md has the limits).
   int num_threads = kDefaultHttpThreads;
   // A connection must deliver a complete request header within this time of being
   // accepted (idle keep-alive connections: of the previous response), or it is
@@ -74,6 +76,11 @@ struct HttpServerOptions {
   // Connections open at once from one client address; one more is closed at once.
   // 0: no cap.
   int max_connections_per_address = 0;
+  // Requests handled at once on the routes without a limit of their own
+  // (LimitInFlight), together, shared fairly among client addresses as a route's
+  // limit is: one beyond gets 503 unless it can take a greedier address's slot. So
+  // slow readers of the other routes cannot take every worker. 0: no limit.
+  int max_other_requests = 0;
   // Told of every request answered, auth failure and failed TLS handshake (null:
   // nobody). Not owned; must outlive the server's run (until Stop returns).
   HttpEvents* events = nullptr;
@@ -98,10 +105,16 @@ class HttpServer {
   // to the last byte of the response), shared fairly among client addresses
   // (slot_gate.h): one beyond that gets 503 at once, unless its address holds less
   // than its share while another holds more, and then the oldest request of the
-  // greediest address is aborted to make room. 0 (the default) means no limit. Call
+  // greediest address is aborted to make room. 0 means no limit (nor the shared one of
+  // HttpServerOptions::max_other_requests; a route never given a limit shares it). Call
   // after Handle and before Start. The worker threads (HttpServerOptions::num_threads)
   // must outnumber the limit for it to be reached before requests queue.
   void LimitInFlight(const std::string& path, int max_in_flight);
+
+  // Takes `path` out of HttpServerOptions::max_other_requests: for a route whose
+  // answers are a few bytes, written at once whoever reads them (a health check), so
+  // that it never gets 503 for want of a slot. Call after Handle and before Start.
+  void ExemptFromOtherLimit(const std::string& path);
 
   // Everything Start checks before it binds, without binding, starting a thread or
   // keeping anything: the web config file (its keys and values, the bcrypt hashes'
@@ -112,7 +125,8 @@ class HttpServer {
   static bool CheckOptions(const HttpServerOptions& options, std::string* error);
 
   // Binds and starts the worker threads. Returns false with `error` set when the
-  // address cannot be bound or the web config is invalid (CheckOptions).
+  // address cannot be bound, the web config is invalid (CheckOptions), or not every
+  // thread could be started (nothing is left running then).
   bool Start(const HttpServerOptions& options, std::string* error);
 
   // The port actually bound for the first listen address (useful with port 0). 0
@@ -135,7 +149,8 @@ class HttpServer {
 
   // Stops serving: requests being handled finish, idle connections are dropped.
   // Returns within civetweb's poll slice (SOCKET_TIMEOUT_QUANTUM, 200 ms in the
-  // build scripts/install-deps.sh makes). Idempotent.
+  // build scripts/install-deps.sh makes) plus the joining of the workers, which
+  // grows with their number (docs/performance.md). Idempotent.
   void Stop();
 
  private:

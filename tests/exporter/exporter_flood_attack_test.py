@@ -11,6 +11,9 @@ Scenarios (all run by default, about 10 s each):
   slow             45 slow readers of plain /metrics (1 KB/s, small receive
                    window), half of them with 200 pipelined requests
   fast             50 clients looping plain /metrics as fast as they can
+  slow-views       128 slow readers of /api/v1/brains and / (1 KB/s, 50 pipelined
+                   requests each), 64 from 127.0.0.1 and 64 from 127.0.0.2: more
+                   than the HTTP workers
   idle-one         2,000 idle connections from 127.0.0.1
   idle-many        2,000 idle connections from 127.0.0.1 .. 127.0.0.50
   keepalive-one    2,000 keep-alive connections sending GET /-/healthy every 4 s
@@ -19,6 +22,12 @@ Scenarios (all run by default, about 10 s each):
   tls-many         the same from 50 addresses
   descriptors      RLIMIT_NOFILE 1024 (prlimit) and 2,000 idle connections from
                    50 addresses while the exporter scans every second
+  young            RLIMIT_NOFILE 256 and 2,000 connections from 50 addresses, each
+                   closed and opened anew every 200 ms (never old enough to be
+                   reclaimed by age)
+
+The exporter's threads are counted during each attack: at most 128 (the default
+workers and the rest of the process).
 
 Attackers whose connection the server closes reconnect once a second. Usage:
   exporter_flood_attack_test.py EXPORTER [SCENARIO...] [--bound-ms N] [--seconds N]
@@ -49,6 +58,8 @@ FLOOD_CONNECTIONS = 2000
 ATTACKER_ADDRESSES = 50
 SLOW_READERS = 45
 FAST_CLIENTS = 50
+# The exporter's threads at most, at rest and under every attack (docs/performance.md).
+MAX_THREADS = 128
 HEALTHY = b"GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n"
 METRICS = b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
 # The first bytes of a TLS record carrying a ClientHello, then nothing.
@@ -180,13 +191,14 @@ class Attacker:
     once a second."""
 
     def __init__(self, port, count, addresses, on_open, on_tick=None, rcvbuf=None,
-                 read_per_second=None):
+                 read_per_second=None, renew_every=None):
         self.port = port
         self.addresses = addresses
         self.on_open = on_open
         self.on_tick = on_tick
         self.rcvbuf = rcvbuf
         self.read_per_second = read_per_second
+        self.renew_every = renew_every
         self.selector = selectors.DefaultSelector()
         self.slots = [None] * count
         self.opened = 0
@@ -219,13 +231,26 @@ class Attacker:
         self.slots[i] = None
         self.closed_by_server += 1
 
+    def renew(self):
+        """Closes every connection and opens it anew: all of them young again."""
+        for i, sock in enumerate(self.slots):
+            if sock is not None:
+                self.selector.unregister(sock)
+                sock.close()
+                self.slots[i] = None
+            self.open(i)
+
     def run(self, seconds):
         for i in range(len(self.slots)):
             self.open(i)
         end = time.monotonic() + seconds
         next_tick = time.monotonic() + 1
+        next_renewal = time.monotonic() + (self.renew_every or seconds)
         tick = 0
         while time.monotonic() < end:
+            if self.renew_every and time.monotonic() >= next_renewal:
+                next_renewal += self.renew_every
+                self.renew()
             for key, _ in self.selector.select(timeout=0.05):
                 if self.read_per_second:
                     continue  # slow readers read on the tick only
@@ -267,7 +292,13 @@ def attack(kind, port, seconds, ready):
     many = ["127.0.0.%d" % (k + 1) for k in range(ATTACKER_ADDRESSES)]
     one = ["127.0.0.1"]
     pipelined = METRICS * 200
-    if kind == "slow":
+    if kind == "slow-views":
+        views = [b"GET /api/v1/brains HTTP/1.1\r\nHost: x\r\n\r\n",
+                 b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"]
+        attacker = Attacker(port, 128, ["127.0.0.1", "127.0.0.2"], rcvbuf=4096,
+                            read_per_second=1024,
+                            on_open=lambda s, i: send_quietly(s, views[i % 4 // 2] * 50))
+    elif kind == "slow":
         # Every second request pipelines 200 scrapes; reads 1 KB a second.
         attacker = Attacker(port, SLOW_READERS, one, rcvbuf=4096, read_per_second=1024,
                             on_open=lambda s, i: send_quietly(
@@ -288,6 +319,9 @@ def attack(kind, port, seconds, ready):
                                 on_open=lambda s, i: None,
                                 on_tick=lambda s, i, t: send_quietly(s, HALF_TLS)
                                 if t == 1 else None)
+        elif flood == "young":
+            attacker = Attacker(port, FLOOD_CONNECTIONS, many,
+                                on_open=lambda s, i: None, renew_every=0.2)
         else:  # idle, descriptors
             attacker = Attacker(port, FLOOD_CONNECTIONS, addresses,
                                 on_open=lambda s, i: None)
@@ -354,16 +388,24 @@ def fast_loop(port, seconds, ready):
 
 # --- scenarios --------------------------------------------------------------------
 
+def threads_of(pid):
+    """The threads of process pid now (0 once it is gone)."""
+    try:
+        return len(os.listdir("/proc/%d/task" % pid))
+    except OSError:
+        return 0
+
+
 def count_series(body):
     return body.count(b"\nskeleton_coherence{") + body.startswith(b"skeleton_coherence{")
 
 
 def run_scenario(name, args, fixture, root):
     extra, nofile, tls_config = [], None, None
-    if name == "descriptors":
+    if name in ("descriptors", "young"):
         if not shutil.which("prlimit"):
             return None if missing_tool(name, "no prlimit") == SKIP else False
-        nofile = 1024
+        nofile = 1024 if name == "descriptors" else 256
         extra = ["--scan.interval=1s", "--scan.watch=false"]
     if name.startswith("tls"):
         if not shutil.which("openssl"):
@@ -383,8 +425,9 @@ def run_scenario(name, args, fixture, root):
         child.start()
         ready.wait(30)
         time.sleep(1.5)  # let the attack take hold
-        times, failures = [], []
+        times, failures, most_threads = [], [], 0
         while child.is_alive():
+            most_threads = max(most_threads, threads_of(exporter.process.pid))
             status, body, took = scrape(exporter.port, tls=exporter.tls, gzip=False)
             times.append(took)
             series = count_series(body)
@@ -397,10 +440,13 @@ def run_scenario(name, args, fixture, root):
             print("FAIL %s: no scrape during the attack" % name)
             return False
         times.sort()
-        print("%s %s: %d scrapes, median %.0f ms, worst %.0f ms, %d over %d ms or wrong"
+        if most_threads > MAX_THREADS:
+            failures.append("%d threads, more than %d" % (most_threads, MAX_THREADS))
+        print("%s %s: %d scrapes, median %.0f ms, worst %.0f ms, %d over %d ms or wrong, "
+              "at most %d threads"
               % ("FAIL" if failures else "ok", name, len(times),
                  times[len(times) // 2] * 1000, times[-1] * 1000, len(failures),
-                 args.bound_ms))
+                 args.bound_ms, most_threads))
         for failure in failures[:5]:
             print("  " + failure)
         if exporter.process.poll() is not None:
@@ -416,8 +462,8 @@ def run_scenario(name, args, fixture, root):
         exporter.stop()
 
 
-SCENARIOS = ["slow", "fast", "idle-one", "idle-many", "keepalive-one", "keepalive-many",
-             "tls-one", "tls-many", "descriptors"]
+SCENARIOS = ["slow", "slow-views", "fast", "idle-one", "idle-many", "keepalive-one",
+             "keepalive-many", "tls-one", "tls-many", "descriptors", "young"]
 
 
 def main():

@@ -1,6 +1,9 @@
-// SIGTERM in the middle of a long first scan: the real exporter binary over 10,000
-// brains found by a glob must still exit within a second, with status 0, without
-// finishing (or publishing) the scan.
+// The real exporter binary's life under limits: SIGTERM in the middle of a long first
+// scan (10,000 brains found by a glob) must still exit within a second, with status 0,
+// without finishing (or publishing) the scan; its threads stay under 128, it starts and
+// serves as an unprivileged user allowed 256 threads, and one allowed too few for its
+// workers exits 1 with one error line.
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -90,13 +93,13 @@ TEST(ExporterShutdownTest, SigtermMidwayThroughA10000BrainFirstScanExitsWithinAS
 
   const Clock::time_point signalled_at = Clock::now();
   exporter.Signal(SIGTERM);
-  const std::optional<int> status = exporter.WaitForExit(milliseconds(5000));
+  const std::optional<int> status = exporter.WaitForExit(kStopBound * 3);
   const auto exit_ms =
       std::chrono::duration_cast<milliseconds>(Clock::now() - signalled_at).count();
   std::cout << "exit " << exit_ms << " ms after SIGTERM, mid-scan over " << kBrains << " brains\n";
   RecordProperty("exit_ms", static_cast<int>(exit_ms));
   const std::string log = ReadFile(dir.Join("exporter.log"));
-  ASSERT_TRUE(status.has_value()) << "still running 5 s after SIGTERM\n" << log;
+  ASSERT_TRUE(status.has_value()) << "still running long after SIGTERM\n" << log;
   EXPECT_LT(exit_ms, kStopBound.count()) << log;
   EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << log;
   EXPECT_NE(log.find("scan stopped before it finished"), std::string::npos) << log;
@@ -173,15 +176,117 @@ TEST(ExporterShutdownTest, SigtermWhileGlobsExpandThroughSymlinkLoopsExitsWithin
   std::this_thread::sleep_for(milliseconds(200));
   const Clock::time_point signalled_at = Clock::now();
   exporter.Signal(SIGTERM);
-  const std::optional<int> status = exporter.WaitForExit(milliseconds(5000));
+  const std::optional<int> status = exporter.WaitForExit(kStopBound * 3);
   const auto exit_ms =
       std::chrono::duration_cast<milliseconds>(Clock::now() - signalled_at).count();
   std::cout << "exit " << exit_ms << " ms after SIGTERM, globs looping through symlinks\n";
   RecordProperty("exit_ms", static_cast<int>(exit_ms));
   const std::string log = ReadFile(dir.Join("exporter.log"));
-  ASSERT_TRUE(status.has_value()) << "still running 5 s after SIGTERM\n" << log;
+  ASSERT_TRUE(status.has_value()) << "still running long after SIGTERM\n" << log;
   EXPECT_LT(exit_ms, kStopBound.count()) << log;
   EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << log;
+}
+
+// The threads of process `pid` (its /proc/PID/task entries); -1 when unreadable.
+int ThreadsOf(pid_t pid) {
+  DIR* tasks = opendir(("/proc/" + std::to_string(pid) + "/task").c_str());
+  if (tasks == nullptr) return -1;
+  int count = 0;
+  while (const dirent* entry = readdir(tasks)) {
+    if (entry->d_name[0] != '.') ++count;
+  }
+  closedir(tasks);
+  return count;
+}
+
+// A user id no account and no other test uses: RLIMIT_NPROC counts every thread of
+// the real user id on the machine.
+uid_t UnusedUid() { return 200000 + static_cast<uid_t>(getpid() % 100000); }
+
+// prlimit's arguments to run the exporter as UnusedUid() with at most `threads`
+// threads (RLIMIT_NPROC, as `ulimit -u` sets it; root is exempt from it, so the test
+// drops root with setpriv).
+std::vector<std::string> AsUnprivilegedWithThreadLimit(int threads,
+                                                       const std::vector<std::string>& args) {
+  const std::string uid = std::to_string(UnusedUid());
+  std::vector<std::string> command = {
+      "--nproc=" + std::to_string(threads) + ":" + std::to_string(threads),
+      "--",
+      "/usr/bin/setpriv",
+      "--reuid=" + uid,
+      "--regid=" + uid,
+      "--clear-groups",
+      SCX_EXPORTER_BINARY};
+  command.insert(command.end(), args.begin(), args.end());
+  return command;
+}
+
+bool CanDropRoot() {
+  return geteuid() == 0 && access("/usr/bin/prlimit", X_OK) == 0 &&
+         access("/usr/bin/setpriv", X_OK) == 0;
+}
+
+// A folder the unprivileged user may read, with a config of one static brain.
+std::string ReadableConfig(const TempDir& dir) {
+  chmod(dir.path().c_str(), 0755);
+  testing::MakeDirs(dir.Join("rt"));
+  chmod(dir.Join("rt").c_str(), 0755);
+  WriteFile(dir.Join("rt/system_blocks.json"), StoreJson("sk_m1nd_candidate", {"sb_m1nd_a"}));
+  chmod(dir.Join("rt/system_blocks.json").c_str(), 0644);
+  WriteFile(dir.Join("config.yml"),
+            "m1nd_registries: []\nbrains:\n  - project_root: /home/u/m1nd\n"
+            "    runtime_dir: " +
+                dir.Join("rt") + "\n");
+  chmod(dir.Join("config.yml").c_str(), 0644);
+  return dir.Join("config.yml");
+}
+
+TEST(ExporterThreadsTest, UnderAThreadLimitOf256ItServesWithAtMost128Threads) {
+  if (!CanDropRoot()) GTEST_SKIP() << "needs root, prlimit and setpriv to drop to a limited user";
+  TempDir dir;
+  const std::string config = ReadableConfig(dir);
+  TestProcess exporter;
+  int port = 0;
+  std::string error;
+  ASSERT_TRUE(exporter.StartOnFreePort(
+      "/usr/bin/prlimit", AsUnprivilegedWithThreadLimit(256, {"--config.file=" + config}),
+      dir.Join("exporter.log"), &port, &error))
+      << error;
+  ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/-/ready").status == 200; }, kStartupTimeout))
+      << ReadFile(dir.Join("exporter.log"));
+  const testing::HttpResult metrics = HttpGet(port, "/metrics");
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_NE(metrics.body.find("skeleton_coherence{brain=\"m1nd\""), std::string::npos);
+  const int threads = ThreadsOf(exporter.pid());
+  std::cout << threads << " threads at rest\n";
+  RecordProperty("threads", threads);
+  EXPECT_GT(threads, 0);
+  EXPECT_LE(threads, 128);
+}
+
+TEST(ExporterThreadsTest, TooFewThreadsForTheWorkersExitsOneWithOneErrorLine) {
+  if (!CanDropRoot()) GTEST_SKIP() << "needs root, prlimit and setpriv to drop to a limited user";
+  TempDir dir;
+  const std::string config = ReadableConfig(dir);
+  TestProcess exporter;
+  int port = 0;
+  std::string error;
+  ASSERT_TRUE(exporter.StartOnFreePort(
+      "/usr/bin/prlimit", AsUnprivilegedWithThreadLimit(40, {"--config.file=" + config}),
+      dir.Join("exporter.log"), &port, &error))
+      << error;
+  const std::optional<int> status = exporter.WaitForExit(kStartupTimeout);
+  const std::string log = ReadFile(dir.Join("exporter.log"));
+  ASSERT_TRUE(status.has_value()) << "still running under a limit of 40 threads\n" << log;
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 1) << log;
+  size_t errors = 0;
+  for (size_t at = log.find("level=error"); at != std::string::npos;
+       at = log.find("level=error", at + 1)) {
+    ++errors;
+  }
+  EXPECT_EQ(errors, 1u) << log;
+  EXPECT_NE(log.find("RLIMIT_NPROC"), std::string::npos) << log;
+  EXPECT_EQ(log.find("terminate called"), std::string::npos) << log;
 }
 
 }  // namespace

@@ -1,18 +1,16 @@
-// Tests for ConnectionGuard on real sockets (loopback): a socket closed by close() is
-// dropped by the guard at once, under its lock (the wrapped close); a close of a
-// descriptor no guard tracks takes the lock-free path; and a connection whose whole
+// Tests for ConnectionGuard on real sockets (loopback): a connection is tracked from
+// its admission until civetweb reports its close, and never touched after; a refused
+// one is never tracked; the cap per address holds; and a connection whose whole
 // request header waits unread is not reclaimed as idle.
 #include "exporter/http/connection_guard.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include <cerrno>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -43,22 +41,22 @@ int Listen(int* port) {
 }
 
 // A client connection to 127.0.0.1:`port`, and the server's side of it, accepted
-// through the wrapped accept() (so the guard watching `port` sees it).
+// and handed to `guard` as civetweb's master thread hands it (Admit).
 struct Connection {
   int client = -1;
   int server = -1;
-  ConnectionKey key;
+  bool admitted = false;
 };
 
-Connection Connect(int listener, int port) {
+Connection Connect(int listener, int port, ConnectionGuard* guard) {
   Connection connection;
   connection.client = testing::ConnectLocal(port);
   sockaddr_in peer{};
   socklen_t length = sizeof(peer);
   connection.server = accept(listener, reinterpret_cast<sockaddr*>(&peer), &length);
-  char host[INET_ADDRSTRLEN] = "";
-  inet_ntop(AF_INET, &peer.sin_addr, host, sizeof(host));
-  connection.key = ConnectionKey{host, ntohs(peer.sin_port), port};
+  if (connection.server >= 0) {
+    connection.admitted = guard->Admit(connection.server, reinterpret_cast<sockaddr*>(&peer));
+  }
   return connection;
 }
 
@@ -68,68 +66,85 @@ bool ShutDown(int client) {
   return recv(client, &byte, 1, MSG_DONTWAIT) == 0;
 }
 
-TEST(ConnectionGuardTest, ASocketClosedIsDroppedAtOnce) {
+void CloseBoth(const Connection& connection) {
+  if (connection.server >= 0) close(connection.server);
+  if (connection.client >= 0) close(connection.client);
+}
+
+TEST(ConnectionGuardTest, AConnectionIsTrackedFromItsAdmissionToItsReportedClose) {
   int port = 0;
   const int listener = Listen(&port);
   ASSERT_GE(listener, 0);
   ConnectionGuard guard(CapsFor(100, 100, 0));
-  guard.Watch({port});
-  Connection connection = Connect(listener, port);
+  Connection connection = Connect(listener, port, &guard);
   ASSERT_GE(connection.server, 0);
-  EXPECT_EQ(guard.Find(connection.key), connection.server);
-  close(connection.server);  // through the wrapper: dropped before close returns
-  EXPECT_EQ(guard.Find(connection.key), -1);
-  close(connection.client);
+  EXPECT_TRUE(connection.admitted);
+  EXPECT_TRUE(guard.Tracks(connection.server));
+  guard.Closed(connection.server);  // as civetweb's connection_close, before its close
+  EXPECT_FALSE(guard.Tracks(connection.server));
+  // Never touched again: an abort of the number does nothing, even while it is open.
+  guard.Abort(connection.server);
+  EXPECT_FALSE(ShutDown(connection.client));
+  guard.Closed(connection.server);  // twice, or an unknown number: ignored
+  guard.Closed(-1);
+  EXPECT_EQ(guard.stats().accepted, 1);
+  CloseBoth(connection);
   close(listener);
 }
 
-TEST(ConnectionGuardTest, OnlyATrackedSocketIsFlaggedForTheLockedClose) {
+TEST(ConnectionGuardTest, ATrackedConnectionIsAbortedWithShutdown) {
   int port = 0;
   const int listener = Listen(&port);
   ASSERT_GE(listener, 0);
   ConnectionGuard guard(CapsFor(100, 100, 0));
-  guard.Watch({port});
-  const int file = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(file, 0);
-  EXPECT_FALSE(ConnectionGuard::MayBeTracked(file));  // a brain's file: no lock to close it
-  EXPECT_FALSE(ConnectionGuard::MayBeTracked(listener));
-  Connection connection = Connect(listener, port);
-  ASSERT_GE(connection.server, 0);
-  EXPECT_TRUE(ConnectionGuard::MayBeTracked(connection.server));
-  EXPECT_FALSE(ConnectionGuard::MayBeTracked(connection.client));  // not accepted here
-  close(connection.server);
-  EXPECT_FALSE(ConnectionGuard::MayBeTracked(connection.server));
-  EXPECT_EQ(guard.Find(connection.key), -1);
-  // civetweb reports a close before it makes it: the guard drops the socket, and the
-  // close that follows takes the lock-free path.
-  Connection reported = Connect(listener, port);
-  ASSERT_GE(reported.server, 0);
-  guard.Closed(reported.key);
-  EXPECT_FALSE(ConnectionGuard::MayBeTracked(reported.server));
-  EXPECT_EQ(close(reported.server), 0);
-  EXPECT_EQ(close(file), 0);
-  EXPECT_EQ(close(-1), -1);  // close()'s own result and errno, either path
-  EXPECT_EQ(errno, EBADF);
-  close(connection.client);
-  close(reported.client);
+  Connection connection = Connect(listener, port, &guard);
+  ASSERT_TRUE(connection.admitted);
+  guard.Abort(connection.server);
+  EXPECT_TRUE(testing::WaitFor([&] { return ShutDown(connection.client); }, milliseconds(2000)));
+  EXPECT_TRUE(guard.Tracks(connection.server));  // until civetweb reports the close
+  guard.Closed(connection.server);
+  CloseBoth(connection);
   close(listener);
 }
 
-TEST(ConnectionGuardTest, AGuardGoneLeavesNoFlag) {
+TEST(ConnectionGuardTest, ARefusedConnectionIsNeverTracked) {
   int port = 0;
   const int listener = Listen(&port);
   ASSERT_GE(listener, 0);
-  Connection connection;
-  {
-    ConnectionGuard guard(CapsFor(100, 100, 0));
-    guard.Watch({port});
-    connection = Connect(listener, port);
-    ASSERT_GE(connection.server, 0);
-    EXPECT_TRUE(ConnectionGuard::MayBeTracked(connection.server));
-  }
-  EXPECT_FALSE(ConnectionGuard::MayBeTracked(connection.server));
-  close(connection.server);
-  close(connection.client);
+  ConnectionGuard guard(CapsFor(100, 100, /*max_per_address=*/1));
+  Connection first = Connect(listener, port, &guard);
+  Connection second = Connect(listener, port, &guard);  // the same address: over its cap
+  EXPECT_TRUE(first.admitted);
+  EXPECT_FALSE(second.admitted);
+  EXPECT_FALSE(guard.Tracks(second.server));
+  EXPECT_EQ(guard.stats().refused_address_full, 1);
+  guard.Closed(first.server);
+  Connection third = Connect(listener, port, &guard);  // room again
+  EXPECT_TRUE(third.admitted);
+  guard.Closed(third.server);
+  for (const Connection& connection : {first, second, third}) CloseBoth(connection);
+  close(listener);
+}
+
+TEST(ConnectionGuardTest, ADeadlinePassedAbortsTheResponse) {
+  int port = 0;
+  const int listener = Listen(&port);
+  ASSERT_GE(listener, 0);
+  ConnectionGuard guard(CapsFor(100, 100, 0));
+  Connection connection = Connect(listener, port, &guard);
+  ASSERT_TRUE(connection.admitted);
+  guard.RequestStarted(connection.server, ConnectionGuard::Clock::now() + milliseconds(50));
+  EXPECT_TRUE(testing::WaitFor([&] { return ShutDown(connection.client); }, milliseconds(2000)));
+  EXPECT_EQ(guard.stats().deadline_aborts, 1);
+  Connection answered = Connect(listener, port, &guard);
+  guard.RequestStarted(answered.server, ConnectionGuard::Clock::now() + milliseconds(50));
+  guard.RequestEnded(answered.server);  // written in time: not aborted
+  std::this_thread::sleep_for(milliseconds(200));
+  EXPECT_FALSE(ShutDown(answered.client));
+  guard.Closed(connection.server);
+  guard.Closed(answered.server);
+  CloseBoth(connection);
+  CloseBoth(answered);
   close(listener);
 }
 
@@ -142,16 +157,15 @@ TEST(ConnectionGuardTest, AClientWaitingForAWorkerIsNotReclaimedAsIdle) {
   caps.reclaim_from = 1;  // reclaim waiting connections beyond one
   caps.reclaim_after = milliseconds(0);
   ConnectionGuard guard(caps);
-  guard.Watch({port});
   std::vector<Connection> asking;
   for (int i = 0; i < 2; ++i) {
-    asking.push_back(Connect(listener, port));
+    asking.push_back(Connect(listener, port, &guard));
     const std::string request = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n";
     ASSERT_EQ(send(asking.back().client, request.data(), request.size(), MSG_NOSIGNAL),
               static_cast<ssize_t>(request.size()));
   }
-  Connection idle = Connect(listener, port);
-  Connection partial = Connect(listener, port);  // half a header, as slowloris sends
+  Connection idle = Connect(listener, port, &guard);
+  Connection partial = Connect(listener, port, &guard);  // half a header, as slowloris sends
   const std::string half = "GET /metrics HTTP/1.1\r\nHost: local";
   ASSERT_EQ(send(partial.client, half.data(), half.size(), MSG_NOSIGNAL),
             static_cast<ssize_t>(half.size()));
@@ -159,9 +173,9 @@ TEST(ConnectionGuardTest, AClientWaitingForAWorkerIsNotReclaimedAsIdle) {
                                milliseconds(5000)));
   std::this_thread::sleep_for(milliseconds(300));  // three more sweeps
   for (const Connection& connection : asking) EXPECT_FALSE(ShutDown(connection.client));
-  for (Connection* connection : {&asking[0], &asking[1], &idle, &partial}) {
-    close(connection->server);
-    close(connection->client);
+  for (const Connection* connection : {&asking[0], &asking[1], &idle, &partial}) {
+    guard.Closed(connection->server);
+    CloseBoth(*connection);
   }
   close(listener);
 }

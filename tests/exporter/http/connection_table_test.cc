@@ -74,25 +74,70 @@ TEST(ConnectionTableTest, ConnectionsInARequestAreNeverReclaimed) {
   EXPECT_EQ(result.reclaim[0], 2);
 }
 
-TEST(ConnectionTableTest, OnlyConnectionsThatWaitedLongEnoughAreReclaimed) {
+TEST(ConnectionTableTest, OnlyConnectionsThatWaitedLongEnoughMakeRoomForTheirOwnAddress) {
   ConnectionCaps caps = Caps(10, 0, 1);
   caps.reclaim_after = milliseconds(250);
   ConnectionTable table(caps);
   table.Accept(1, "a", kStart);
   table.Accept(2, "a", kStart + milliseconds(100));
-  // Both too young: the newcomer waits for a worker instead.
-  EXPECT_TRUE(table.Accept(3, "b", kStart + milliseconds(200)).reclaim.empty());
-  const ConnectionTable::AcceptResult result = table.Accept(4, "b", kStart + milliseconds(300));
+  // Both too young: a newcomer of the same address waits for a worker instead.
+  EXPECT_TRUE(table.Accept(3, "a", kStart + milliseconds(200)).reclaim.empty());
+  const ConnectionTable::AcceptResult result = table.Accept(4, "a", kStart + milliseconds(300));
   ASSERT_EQ(result.reclaim.size(), 1u);
   EXPECT_EQ(result.reclaim[0], 1);
+}
+
+TEST(ConnectionTableTest, ANewcomerFromALesserAddressTakesAYoungConnectionsPlace) {
+  ConnectionCaps caps = Caps(3, 0, 3);
+  caps.reclaim_after = milliseconds(250);
+  ConnectionTable table(caps);
+  table.Accept(1, "a", kStart);
+  table.Accept(2, "a", kStart + milliseconds(10));
+  table.Accept(3, "b", kStart + milliseconds(20));
+  // The server is full and every connection is young: an address holding fewer than
+  // the greediest still gets in, in place of that address's longest waiting one.
+  ConnectionTable::AcceptResult result = table.Accept(4, "c", kStart + milliseconds(30));
+  EXPECT_EQ(result.admission, Admission::kAccepted);
+  EXPECT_EQ(result.reclaim, std::vector<int>{1});
+  table.Close(1);
+  // "b" now holds as many as "a": nobody holds more, nothing is old enough, full.
+  result = table.Accept(5, "b", kStart + milliseconds(40));
+  EXPECT_EQ(result.admission, Admission::kServerFull);
+  EXPECT_TRUE(result.reclaim.empty());
+}
+
+TEST(ConnectionTableTest, AnAddressHoldingNothingIsNeverRefusedWhileAnotherWaits) {
+  // As the flood test's attacker that reopens every 200 ms: its connections never
+  // reach reclaim_after, yet every probe from another address is accepted.
+  ConnectionCaps caps = Caps(128, 0, 90);
+  caps.reclaim_after = milliseconds(250);
+  ConnectionTable table(caps);
+  int next_id = 0;
+  for (int round = 0; round < 20; ++round) {
+    const auto now = kStart + milliseconds(round * 200);
+    for (int i = 0; i < 200; ++i) {
+      const ConnectionTable::AcceptResult result = table.Accept(next_id++, "attacker", now);
+      for (int victim : result.reclaim) table.Close(victim);
+    }
+    const int probe = next_id++;
+    const ConnectionTable::AcceptResult result = table.Accept(probe, "scraper", now);
+    EXPECT_EQ(result.admission, Admission::kAccepted) << "round " << round;
+    for (int victim : result.reclaim) table.Close(victim);
+    table.Close(probe);
+    ASSERT_LE(table.live(), 128);
+  }
 }
 
 TEST(ConnectionTableTest, ExcessWaitingConnectionsAreReclaimedOnATimer) {
   ConnectionCaps caps = Caps(100, 0, 3);
   caps.reclaim_after = milliseconds(250);
   ConnectionTable table(caps);
-  for (int i = 0; i < 6; ++i) table.Accept(i, i < 4 ? "a" : "b", kStart);
-  table.StartRequest(5);
+  // Six open at once, as when they all arrived in requests and five have ended.
+  for (int i = 0; i < 6; ++i) {
+    table.Accept(i, i < 4 ? "a" : "b", kStart);
+    table.StartRequest(i);
+  }
+  for (int i = 0; i < 5; ++i) table.EndRequest(i, kStart);
   EXPECT_TRUE(table.ReclaimExcess(kStart + milliseconds(100)).empty());  // too young
   const std::vector<int> reclaimed = table.ReclaimExcess(kStart + milliseconds(300));
   EXPECT_EQ(reclaimed, (std::vector<int>{0, 1, 2}));  // "a" holds the most
@@ -121,7 +166,8 @@ TEST(ConnectionTableTest, AReusedSocketNumberReplacesTheStaleEntry) {
 }
 
 TEST(ConnectionTableTest, AFloodFromManyAddressesLeavesRoomForANewcomer) {
-  // 2,000 idle connections from 50 addresses against 1,024 connections: the table
+  // 2,000 idle connections from 50 addresses against 1,024 connections (as many
+  // workers, the old default): the table
   // never exceeds its cap and the newcomer is accepted.
   ConnectionTable table(CapsFor(1024, 1024, 64));
   for (int i = 0; i < 2000; ++i) {

@@ -1,7 +1,9 @@
 // HttpServer's --web.max-requests and repeated --web.listen-address machinery: a
 // route limited to N requests in flight answers 503 to one more while other routes
-// keep serving; no limit admits them all; several listen addresses get one listener
-// each, all serving the same routes. Real sockets on 127.0.0.1 only.
+// keep serving; no limit admits them all; the routes without a limit of their own
+// share one (max_other_requests), which leaves the limited route alone; several listen
+// addresses get one listener each, all serving the same routes. Real sockets on
+// 127.0.0.1 only.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -61,6 +63,8 @@ class HttpServerLimitsTest : public ::testing::Test {
   void SetUp() override {
     server_.Handle("/metrics", [this](const HttpRequest&) { return gate_.Enter(); });
     server_.Handle("/-/healthy", [](const HttpRequest&) { return TextResponse(200, "Healthy"); });
+    server_.Handle("/held", [this](const HttpRequest&) { return gate_.Enter(); });
+    server_.Handle("/exempt", [](const HttpRequest&) { return TextResponse(200, "ok"); });
   }
 
   void TearDown() override {
@@ -69,24 +73,27 @@ class HttpServerLimitsTest : public ::testing::Test {
     server_.Stop();
   }
 
-  void Start(int max_in_flight) {
+  void Start(int max_in_flight, int max_other_requests = 0) {
     server_.LimitInFlight("/metrics", max_in_flight);
     HttpServerOptions options;
     options.listen_addresses = {"127.0.0.1:0"};
     options.num_threads = 8;
+    options.max_other_requests = max_other_requests;
     std::string error;
     ASSERT_TRUE(server_.Start(options, &error)) << error;
   }
 
-  // Starts `count` scrapes that wait at the gate, and waits until all are inside.
-  void HoldScrapes(int count) {
+  // Starts `count` requests of `path` that wait at the gate, and waits until all are
+  // inside.
+  void HoldScrapes(int count, const std::string& path = "/metrics") {
+    const int before = gate_.inside();
     for (int i = 0; i < count; ++i) {
-      clients_.emplace_back([this] {
-        HttpResult result = HttpGet(server_.port(), "/metrics");
+      clients_.emplace_back([this, path] {
+        HttpResult result = HttpGet(server_.port(), path);
         EXPECT_EQ(result.status, 200) << result.error;
       });
     }
-    ASSERT_TRUE(WaitFor([&] { return gate_.inside() == count; }, kWait)) << gate_.inside();
+    ASSERT_TRUE(WaitFor([&] { return gate_.inside() == before + count; }, kWait)) << gate_.inside();
   }
 
   Gate gate_;
@@ -130,6 +137,25 @@ TEST_F(HttpServerLimitsTest, RequestsThatFailEarlierDoNotCount) {
   EXPECT_EQ(HttpGet(server_.port(), "/nope").status, 404);
   EXPECT_EQ(HttpGet(server_.port(), "/metrics", {}, "DELETE").status, 405);
   EXPECT_EQ(HttpGet(server_.port(), "/metrics").status, 503);
+}
+
+// Slow readers of the landing page or the API held every worker once; now they share
+// max_other_requests, and the scrapes keep their own slots and workers.
+TEST_F(HttpServerLimitsTest, TheOtherRoutesShareOneLimitThatLeavesTheScrapesAlone) {
+  server_.ExemptFromOtherLimit("/exempt");
+  Start(2, /*max_other_requests=*/2);
+  HoldScrapes(2, "/held");
+  const HttpResult refused = HttpGet(server_.port(), "/-/healthy");
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_NE(refused.body.find("limit of concurrent requests reached (2)"), std::string::npos)
+      << refused.body;
+  EXPECT_EQ(HttpGet(server_.port(), "/exempt").status, 200);  // a health check, say
+  HoldScrapes(2);                                             // the scrapes' own two slots
+  EXPECT_EQ(HttpGet(server_.port(), "/metrics").status, 503);
+  gate_.Release();
+  for (std::thread& client : clients_) client.join();
+  clients_.clear();
+  EXPECT_EQ(HttpGet(server_.port(), "/-/healthy").status, 200);
 }
 
 TEST(HttpServerListenersTest, EveryListenAddressGetsItsOwnListener) {
