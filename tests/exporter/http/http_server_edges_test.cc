@@ -1,7 +1,10 @@
 // Tests for HttpServer at the edges of HTTP/1.1, each answered as Go's net/http (the
 // server promhttp and node_exporter run on) answers it: a websocket upgrade request, a
 // declared body too large, duplicate Content-Length headers, the absolute and asterisk
-// request forms, folded and very many header fields. Over real sockets on 127.0.0.1.
+// request forms, folded and very many header fields; and the framings RFC 9112 refuses
+// (whitespace before a colon, a Content-Length that is not a number, two
+// Transfer-Encodings, Content-Length beside Transfer-Encoding), none of which may smuggle
+// a second request. Over real sockets on 127.0.0.1.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -208,6 +211,82 @@ TEST_F(HttpServerEdgesTest, AsManyHeaderFieldsAsKeptAreServed) {
   }
   const std::string raw = Exchange(fields + "\r\n");
   ASSERT_EQ(StatusOf(raw), 200) << raw;
+}
+
+// A second request hidden behind each framing below: never served.
+constexpr char kSmuggled[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+
+// "Content-Length : 5" was one field to civetweb (it dropped the space) and may be
+// none to a proxy in front of it (RFC 9112 5.1: a server must refuse it).
+TEST_F(HttpServerEdgesTest, WhitespaceBeforeAColonIs400AndCloses) {
+  for (const std::string& field :
+       {std::string("Content-Length : 0"), std::string("Transfer-Encoding : chunked")}) {
+    const std::string raw = Exchange("POST /-/reload HTTP/1.1\r\nHost: x\r\n" + field +
+                                     "\r\n\r\n0\r\n\r\n" + kSmuggled);
+    ASSERT_EQ(StatusOf(raw), 400) << field << ": " << raw;
+    EXPECT_EQ(CountResponses(raw), 1u) << field << ": " << raw;
+    EXPECT_TRUE(HasHeader(raw, "Connection: close")) << raw;
+    EXPECT_EQ(BodyOf(raw), ErrorBody(400, "Bad request")) << field;
+  }
+  // A tab there fails civetweb's request parsing before its version is known: its 400
+  // says HTTP/1.0.
+  const std::string tab = Exchange(
+      "POST /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length\t: 0\r\n\r\n" + std::string(kSmuggled));
+  EXPECT_EQ(tab.rfind("HTTP/1.0 400 ", 0), 0u) << tab;
+  EXPECT_EQ(tab.find("scx_up"), std::string::npos) << tab;
+  EXPECT_EQ(reloads_.load(), 0);
+}
+
+// RFC 9112 8.6: one or more digits. strtoll took a sign, and "5x" as 5.
+TEST_F(HttpServerEdgesTest, AContentLengthThatIsNotANumberIs400AndCloses) {
+  for (const char* value : {"+4", "-1", "4x", "0x4", "", "4 4", "1e2", "99999999999999999999999"}) {
+    const std::string raw =
+        Exchange(std::string("POST /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length: ") + value +
+                 "\r\n\r\nbody" + kSmuggled);
+    ASSERT_EQ(StatusOf(raw), 400) << "'" << value << "': " << raw;
+    EXPECT_EQ(CountResponses(raw), 1u) << "'" << value << "': " << raw;
+    EXPECT_EQ(BodyOf(raw), ErrorBody(400, "Bad request: invalid Content-Length")) << value;
+  }
+  EXPECT_EQ(reloads_.load(), 0);
+}
+
+// civetweb used the first; a proxy may use the last.
+TEST_F(HttpServerEdgesTest, TwoTransferEncodingsAre400AndClose) {
+  const std::string raw = Exchange(
+      "POST /-/reload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+      "Transfer-Encoding: identity\r\n\r\n0\r\n\r\n" +
+      std::string(kSmuggled));
+  ASSERT_EQ(StatusOf(raw), 400) << raw;
+  EXPECT_EQ(CountResponses(raw), 1u) << raw;
+  EXPECT_EQ(BodyOf(raw), ErrorBody(400, "Bad request: more than one Transfer-Encoding"));
+  EXPECT_EQ(reloads_.load(), 0);
+}
+
+// Read by its Transfer-Encoding (RFC 9112 6.3), then closed: what a Content-Length
+// reader would take for the body's end is never read as a request.
+TEST_F(HttpServerEdgesTest, ContentLengthBesideTransferEncodingIsServedThenClosed) {
+  const std::string raw = Exchange(
+      "POST /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 40\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" +
+      std::string(kSmuggled));
+  ASSERT_EQ(StatusOf(raw), 200) << raw;
+  EXPECT_EQ(CountResponses(raw), 1u) << raw;
+  EXPECT_TRUE(HasHeader(raw, "Connection: close")) << raw;
+  EXPECT_EQ(reloads_.load(), 1);
+}
+
+// The honest forms beside them: a chunked body, then a second request on the same
+// connection, both served; a Content-Length with trailing whitespace is a number.
+TEST_F(HttpServerEdgesTest, AChunkedBodyKeepsTheConnectionForTheNextRequest) {
+  const std::string raw = Exchange(
+      "POST /-/reload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "4\r\nbody\r\n0\r\n\r\n"
+      "POST /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 4 \r\n\r\nbody"
+      "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(CountResponses(raw), 3u) << raw;
+  EXPECT_EQ(StatusOf(raw), 200) << raw;
+  EXPECT_EQ(reloads_.load(), 2);
+  EXPECT_NE(raw.find("scx_up 1\n"), std::string::npos) << raw;
 }
 
 }  // namespace
