@@ -5,7 +5,6 @@
 
 #include <pthread.h>
 
-#include <chrono>
 #include <functional>
 #include <string>
 
@@ -175,19 +174,19 @@ TEST(YamlAliasTest, ACycleIsRefused) {
             "values or 16777216 bytes of text");
 }
 
-TEST(YamlAliasTest, BillionLaughsIsRefusedAtOnceByBothLoaders) {
+// Refused at the expansion limit (a million values), not after expanding a billion:
+// the error names the limit. No time bound here (it depended on the machine's load;
+// ctest's timeout catches a loader that expands it all).
+TEST(YamlAliasTest, BillionLaughsIsRefusedAtTheLimitByBothLoaders) {
   testing::TempDir dir;
   testing::WriteFile(dir.Join("config.yml"), BillionLaughs("runtime_globs"));
   testing::WriteFile(dir.Join("web.yml"), BillionLaughs("basic_auth_users"));
-  const auto start = std::chrono::steady_clock::now();
   Config config;
   WebConfig web_config;
   std::string config_error;
   std::string web_error;
   EXPECT_FALSE(LoadConfigFile(dir.Join("config.yml"), &config, &config_error));
   EXPECT_FALSE(LoadWebConfig(dir.Join("web.yml"), &web_config, &web_error));
-  EXPECT_LT(std::chrono::steady_clock::now() - start,
-            std::chrono::seconds(1) * testing::kCpuSlowdown);
   EXPECT_EQ(config_error, dir.Join("config.yml") +
                               ": too large once its aliases are expanded: more than 1000000 "
                               "values or 16777216 bytes of text");

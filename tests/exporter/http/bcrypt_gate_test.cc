@@ -124,29 +124,31 @@ TEST(BcryptGate, AQuietNewcomerPushesTheBusiestOutOfAFullQueue) {
   gate.Leave();
 }
 
-// The attack, scaled down: clients on 8 addresses flood wrong passwords
-// through 2 bcrypt slots (each check 40 ms, callers wait at most 300 ms); a user on
+// The attack, scaled down: 48 clients on 8 addresses flood wrong passwords
+// through 2 bcrypt slots (each check 200 ms, callers wait at most 2 s); a user on
 // another address, whose credentials are never cached, logs in 10 times meanwhile.
 // Refused when busy, it got 0 of 60 through in 30 s; served first come first served,
-// it would wait behind 22 flooders (440 ms) and be turned away too.
+// it would wait behind 46 flooders (4.6 s) and be turned away too. Served first, it
+// waits for one check to end (200 ms): the 1.8 s left are for a loaded machine (with
+// 300 ms and 40 ms checks, a sanitizer build under a CPU hog missed once in five).
 TEST(BcryptGate, AFloodFromManyAddressesDoesNotLockAQuietUserOut) {
   BasicAuth auth(
       {{"alice", "hash-of-wonderland"}},
       [](const std::string& password, const std::string& hash) {
-        std::this_thread::sleep_for(milliseconds(40));
+        std::this_thread::sleep_for(milliseconds(200));
         return hash == "hash-of-" + password;
       },
-      /*cache_capacity=*/0, /*bcrypt_slots=*/2, milliseconds(300));
+      /*cache_capacity=*/0, /*bcrypt_slots=*/2, milliseconds(2000));
   std::atomic<bool> stop{false};
   std::vector<std::thread> flood;
-  for (int i = 0; i < 24; ++i) {
+  for (int i = 0; i < 48; ++i) {
     flood.emplace_back([&auth, &stop, i] {
       const std::string header = testing::BasicAuthorization("alice", "guess");
       const std::string address = "10.0.0." + std::to_string(i % 8);
       while (!stop.load()) auth.Check(header.c_str(), address);
     });
   }
-  std::this_thread::sleep_for(milliseconds(300));  // the flood holds every slot
+  std::this_thread::sleep_for(milliseconds(500));  // the flood holds every slot
   int allowed = 0;
   const std::string header = testing::BasicAuthorization("alice", "wonderland");
   for (int attempt = 0; attempt < 10; ++attempt) {
