@@ -58,6 +58,7 @@ add_custom_target(scx_changelog ALL
           -P ${CMAKE_SOURCE_DIR}/cmake/write_revision_file.cmake
   BYPRODUCTS ${scx_changelog} ${scx_changelog}.gz
   VERBATIM)
+scx_require_built(${scx_changelog}.gz)
 install(FILES ${scx_changelog}.gz DESTINATION ${SCX_DOC_DIR})
 
 include(CPack)

@@ -44,6 +44,9 @@ packages=(
   zlib1g-dev libssl-dev libcrypt-dev
   # Fetching and unpacking civetweb's Debian source package.
   dpkg-dev xz-utils patch
+  # The Debian package's man page, from --help: `cpack -G DEB` in the quick start's
+  # build-example/ packs it (perl, which it runs on, comes with dpkg-dev).
+  help2man
 )
 if $with_tests; then
   packages+=(
@@ -63,8 +66,8 @@ if $with_tests; then
     prometheus prometheus-alertmanager
     # The landing page rendered by a real browser (headless) and a font for its screenshot.
     chromium fonts-dejavu-core
-    # The Debian package's man page (from --help); systemd-analyze for the unit's test.
-    help2man systemd
+    # systemd-analyze for the unit's test.
+    systemd
   )
 fi
 if $with_image; then

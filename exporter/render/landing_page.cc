@@ -19,25 +19,87 @@ constexpr char kTitle[] = "Skeleton Coherence Exporter";
 // Brains named in a red banner before "and N more".
 constexpr size_t kBannerNames = 10;
 
-// The page fits the window down to 1,280 px with no sideways scrolling, whatever the
-// labels and paths: the table is as wide as its content up to the page's width, cells
-// that hold values from disk (labels, slugs, reasons, paths) may break anywhere, the
-// others only between words.
+// The table's columns, in order; also the labels of the cells in the narrow layout.
+constexpr const char* kColumns[] = {"brain",          "state",   "expected slug", "found slug",
+                                    "mismatch since", "runbook", "reason",        "project_root",
+                                    "runtime_dir",    "source",  "named by"};
+
+// Below this width the table turns into one block per brain, each cell a line led by
+// its column's name: eleven columns do not fit a phone (390 px) side by side. Wider,
+// kFitScript does the same when a fleet's long names would still widen the table past
+// the window.
+constexpr char kNarrowWidth[] = "60em";
+
+// The page fits the window, from a phone's 390 px to 1,280 px and beyond, with no
+// sideways scrolling: the table is as wide as its content up to the page's width, and
+// values from disk (labels, slugs, reasons, paths) wrap after a `_`, `-` or `/`
+// (WrappableHtml), never inside a word while a separator is left to break at.
 constexpr char kStyle[] =
     "body{font-family:sans-serif;margin:1.5em}"
     ".banner{padding:.75em 1em;font-size:1.4em;font-weight:bold;color:#fff;border-radius:4px;"
-    "overflow-wrap:anywhere}"
+    "overflow-wrap:break-word}"
     ".banner a{color:#fff}.banner .detail{font-size:.6em;font-weight:normal}"
     ".banner.red{background:#c62828}.banner.green{background:#2e7d32}"
     ".banner.grey{background:#616161}"
     "table{border-collapse:collapse;margin-top:1em;font-size:.9em}"
     "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}"
-    "td.brain,td.slug,td.reason,td.path{overflow-wrap:anywhere}td.reason{min-width:10em}"
+    "td.brain,td.slug,td.reason,td.path{overflow-wrap:break-word}td.reason{min-width:10em}"
     "tr.mismatch{background:#fdd}tr.mismatch td.state{color:#b71c1c;font-weight:bold}"
-    "tr.unreadable{background:#ffd}td.since time,td.since .age{white-space:nowrap}"
+    "tr.unreadable{background:#ffd}time .day,.age{white-space:nowrap}"
     "tr.identity_unknown{background:#f3f3f3}tr.identity_unknown td.state{color:#8d6e00}"
     ".badge{background:#b71c1c;color:#fff;border-radius:3px;padding:0 .3em;font-size:.8em}"
-    "#orphans{overflow-wrap:anywhere}nav a{margin-right:1em}";
+    "#orphans{overflow-wrap:break-word}nav{display:flex;flex-wrap:wrap}nav a{margin-right:1em}";
+
+// The narrow layout of the table `table` (a selector): the header row hidden, each row
+// a bordered block, each non-empty cell a line labelled by CSS from kColumns (no label
+// bytes per row).
+std::string NarrowRules(const std::string& table) {
+  std::string css =
+      table + "," + table + " tbody," + table + " tr," + table + " td{display:block}" + table +
+      " thead{display:none}" + table + " tr{margin-bottom:.75em}" + table +
+      " td{border-width:0 1px}" + table + " tr td:first-child{border-top-width:1px}" + table +
+      " tr td:last-child{border-bottom-width:1px}" + table + " td:empty{display:none}" + table +
+      " td::before{font-weight:bold;margin-right:.5em}";
+  for (std::size_t i = 0; i < std::size(kColumns); ++i) {
+    css += table + " td:nth-child(" + std::to_string(i + 1) + ")::before{content:\"" + kColumns[i] +
+           "\"}";
+  }
+  return css;
+}
+
+// The narrow layout below kNarrowWidth, and wherever kFitScript marks the table.
+std::string NarrowStyle() {
+  return "@media (max-width:" + std::string(kNarrowWidth) + "){" + NarrowRules("#brains") + "}" +
+         NarrowRules("#brains.narrow");
+}
+
+// Marks the table `narrow` when, laid out as a table, it would make the page scroll
+// sideways; checked at load and on every resize.
+constexpr char kFitScript[] =
+    "function scxFit(){var t=document.getElementById('brains'),d=document.documentElement;"
+    "if(!t)return;t.classList.remove('narrow');"
+    "if(d.scrollWidth>d.clientWidth)t.classList.add('narrow');}"
+    "scxFit();window.addEventListener('resize',scxFit);";
+
+// Where a value from disk may wrap: after a separator between two other characters.
+bool IsSeparator(char c) { return c == '_' || c == '-' || c == '/'; }
+bool InWord(char c) { return !IsSeparator(c) && c != ' '; }
+
+// `text` escaped (HtmlEscape), with <wbr> after each `_`, `-` and `/` inside a word
+// (another character, not a space, on either side): "sk_keyvault" may wrap as "sk_" /
+// "keyvault", the leading "/" of a path stays with its first folder. Copied text has
+// no trace of it.
+std::string WrappableHtml(std::string_view text) {
+  std::string html;
+  std::size_t start = 0;
+  for (std::size_t i = 1; i + 1 < text.size(); ++i) {
+    if (IsSeparator(text[i]) && InWord(text[i - 1]) && InWord(text[i + 1])) {
+      html += HtmlEscape(text.substr(start, i + 1 - start)) + "<wbr>";
+      start = i + 1;
+    }
+  }
+  return html + HtmlEscape(text.substr(start));
+}
 
 // Keeps every element with data-unix showing its age, as FormatAge does.
 constexpr char kAgeScript[] =
@@ -55,6 +117,11 @@ std::string Cell(std::string_view text, const char* css_class = nullptr) {
   return open + HtmlEscape(text) + "</td>";
 }
 
+// A cell of a value from disk, which may wrap at its separators.
+std::string WrappableCell(std::string_view text, const char* css_class) {
+  return std::string("<td class=\"") + css_class + "\">" + WrappableHtml(text) + "</td>";
+}
+
 std::string Anchor(const std::string& href, std::string_view text) {
   return "<a href=\"" + HtmlEscape(href) + "\">" + HtmlEscape(text) + "</a>";
 }
@@ -66,9 +133,14 @@ std::string FormatUnix(double unix_seconds) {
 }
 
 // "<time>2026-11-30 02:00:00 UTC</time>, <age> ago", the age kept current by the script.
+// The date in one piece ("2026-11-30" never wraps at its hyphens), the time of day
+// after it may go to the next line.
 std::string TimeAndAge(double unix_seconds, double now) {
-  return "<time>" + FormatUtc(unix_seconds) + "</time>, <span class=\"age\" data-unix=\"" +
-         FormatUnix(unix_seconds) + "\">" + FormatAge(now - unix_seconds) + "</span> ago";
+  const std::string utc = FormatUtc(unix_seconds);
+  const std::size_t space = utc.find(' ');
+  return "<time><span class=\"day\">" + utc.substr(0, space) + "</span>" + utc.substr(space) +
+         "</time>, <span class=\"age\" data-unix=\"" + FormatUnix(unix_seconds) + "\">" +
+         FormatAge(now - unix_seconds) + "</span> ago";
 }
 
 std::string StateCell(const BrainReport& report) {
@@ -112,9 +184,9 @@ std::string RunbookCell(const BrainReport& report, std::string_view runbook) {
 std::string FoundCell(const BrainReport& report) {
   if (!InMismatch(report)) return Cell("", "slug");
   const std::string& owner = report.provenance().owner_brain;
-  if (owner.empty()) return Cell(report.coherence->found_slug, "slug");
-  return "<td class=\"slug\">" + HtmlEscape(report.coherence->found_slug) +
-         " <span class=\"owner\">(" + HtmlEscape(owner) + "'s skeleton)</span></td>";
+  if (owner.empty()) return WrappableCell(report.coherence->found_slug, "slug");
+  return "<td class=\"slug\">" + WrappableHtml(report.coherence->found_slug) +
+         " <span class=\"owner\">(" + WrappableHtml(owner) + "'s skeleton)</span></td>";
 }
 
 std::string RowClass(const BrainReport& report) {
@@ -125,12 +197,14 @@ std::string RowClass(const BrainReport& report) {
 std::string BrainRow(const BrainReport& report, double now, std::string_view runbook) {
   const bool mismatch = InMismatch(report);
   return "<tr class=\"" + RowClass(report) + "\" data-brain=\"" + HtmlEscape(report.brain().name) +
-         "\">" + Cell(report.brain().name, "brain") + StateCell(report) +
-         Cell(mismatch ? report.coherence->expected_slug : "", "slug") + FoundCell(report) +
-         SinceCell(report, now) + RunbookCell(report, runbook) + Cell(ReasonOf(report), "reason") +
-         Cell(report.brain().project_root, "path") + Cell(report.brain().runtime_dir, "path") +
-         Cell(BrainSourceName(report.brain().source)) +
-         Cell(IdentitySourceName(report.brain().identity_source)) + "</tr>\n";
+         "\">" + WrappableCell(report.brain().name, "brain") + StateCell(report) +
+         WrappableCell(mismatch ? report.coherence->expected_slug : "", "slug") +
+         FoundCell(report) + SinceCell(report, now) + RunbookCell(report, runbook) +
+         WrappableCell(ReasonOf(report), "reason") +
+         WrappableCell(report.brain().project_root, "path") +
+         WrappableCell(report.brain().runtime_dir, "path") +
+         WrappableCell(BrainSourceName(report.brain().source), "source") +
+         WrappableCell(IdentitySourceName(report.brain().identity_source), "named-by") + "</tr>\n";
 }
 
 // Per state (indexed by BrainState), the brains left out of the table.
@@ -153,11 +227,10 @@ std::string BrainTable(const std::vector<BrainReport>& brains, double now, std::
     rows += BrainRow(*report, now, runbook);
   }
   if (rows.empty()) return filter.empty() ? "" : "<p id=\"no-match\">No brain matches.</p>\n";
-  return "<table id=\"brains\">\n<thead><tr><th>brain</th><th>state</th><th>expected slug</th>"
-         "<th>found slug</th><th>mismatch since</th><th>runbook</th><th>reason</th>"
-         "<th>project_root</th><th>runtime_dir</th><th>source</th><th>named by</th></tr></thead>\n"
-         "<tbody>\n" +
-         rows + "</tbody>\n</table>\n";
+  std::string header;
+  for (const char* column : kColumns) header += std::string("<th>") + column + "</th>";
+  return "<table id=\"brains\">\n<thead><tr>" + header + "</tr></thead>\n<tbody>\n" + rows +
+         "</tbody>\n</table>\n";
 }
 
 // "N more S — show all" under the table, for each state with rows left out, linking to
@@ -197,11 +270,11 @@ std::string OrphanList(const std::vector<OrphanedFolder>& orphans) {
       "<p>Left behind by an older m1nd build: another folder serves their project root. They "
       "get no verdict and never page.</p>\n<ul id=\"orphans\">\n";
   for (const OrphanedFolder& orphan : orphans) {
-    html += "<li><code>" + HtmlEscape(orphan.runtime_dir) + "</code> (project root <code>" +
-            HtmlEscape(orphan.project_root) + "</code>, " +
+    html += "<li><code>" + WrappableHtml(orphan.runtime_dir) + "</code> (project root <code>" +
+            WrappableHtml(orphan.project_root) + "</code>, " +
             (orphan.served_runtime_dir.empty()
                  ? std::string("never served: m1nd's key for a root is never that text")
-                 : "served by <code>" + HtmlEscape(orphan.served_runtime_dir) + "</code>") +
+                 : "served by <code>" + WrappableHtml(orphan.served_runtime_dir) + "</code>") +
             ")</li>\n";
   }
   return html + "</ul>\n";
@@ -255,8 +328,8 @@ std::string RenderBanner(const std::vector<BrainReport>& brains, bool scanned,
                                                       : std::to_string(names.size()) +
                                                             " brains serve a foreign skeleton: ");
   for (size_t i = 0; i < names.size() && i < kBannerNames; ++i) {
-    headline +=
-        (i ? ", " : "") + std::string("<span class=\"name\">") + HtmlEscape(names[i]) + "</span>";
+    headline += (i ? ", " : "") + std::string("<span class=\"name\">") + WrappableHtml(names[i]) +
+                "</span>";
   }
   if (names.size() > kBannerNames) {
     headline += " and " + std::to_string(names.size() - kBannerNames) + " more";
@@ -333,8 +406,11 @@ std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<Bra
                               bool scanned, double scan_time,
                               const std::vector<OrphanedFolder>& orphans,
                               const BrainFilter& filter) {
-  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  html += std::string("<title>") + kTitle + "</title>\n<style>" + kStyle + "</style>\n";
+  std::string html =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  html +=
+      std::string("<title>") + kTitle + "</title>\n<style>" + kStyle + NarrowStyle() + "</style>\n";
   html += "</head>\n<body>\n";
   html += RenderBanner(brains, scanned, info.runbook_url);
   html += std::string("<h1>") + kTitle + "</h1>\n";
@@ -350,7 +426,7 @@ std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<Bra
   html += Nav(info);
   html += "<p>Version " + HtmlEscape(info.version) + ", revision " + HtmlEscape(info.revision) +
           "</p>\n";
-  html += std::string("<script>") + kAgeScript + "</script>\n";
+  html += std::string("<script>") + kAgeScript + kFitScript + "</script>\n";
   html += "</body>\n</html>\n";
   return html;
 }

@@ -9,8 +9,15 @@ exporter serves them; Debian's chromium, headless, at 1280 x 900, loads `/`:
   1. --dump-dom: from the DOM as rendered (scripts run), the banner is red and names
      both mismatches, their rows come first, zeta's shows both slugs, the verdict's
      reason, since when and a runbook link; the age script has run.
-  2. over the DevTools protocol (--remote-debugging-pipe): the document is no wider
-     than the 1280 px viewport (no sideways scrolling).
+  2. over the DevTools protocol (--remote-debugging-pipe), at 1280 px (a desktop), at
+     390 px (a phone, mobile emulation, where the table turns into a block per brain)
+     and at 1100 px (where the long names do not fit as a table: the page's script
+     turns it into blocks too):
+     the document is no wider than the viewport (no sideways scrolling), and every
+     line break inside a brain name, slug, reason or path falls at a space or after a
+     `_`, `-` or `/`, never inside a word; the long names must wrap at 390 px. A
+     screenshot of each width is saved under the output dir (landing-page-1280.png,
+     landing-page-390.png).
   3. --screenshot: saved under the output dir (landing-page.png); the pixel in the
      banner is red.
 
@@ -22,6 +29,7 @@ Python 3 standard library only.
 """
 
 import argparse
+import base64
 import fcntl
 import html.parser
 import json
@@ -52,6 +60,38 @@ INCIDENTS = [INCIDENT, LONG_INCIDENT]  # in the order of the page: by name
 BROWSER_TIMEOUT = 60  # seconds, per chromium run
 START_TIMEOUT = 20
 WINDOW = (1280, 900)
+# (width, height, mobile, the brains' display) of the layouts checked over DevTools: a
+# desktop (a table), a phone (a block per brain, by the page's CSS below 960 px), and a
+# width where this fleet's names do not fit as a table (a block, by the page's script).
+VIEWPORTS = [(1280, 900, False, "table"), (390, 844, True, "block"),
+             (1100, 900, False, "block")]
+# The cells and names of values from disk, which may wrap only at a space or a separator.
+WRAPPED = "td.brain, td.slug, td.reason, td.path, #banner .name"
+SEPARATORS = "_-/"
+# Times ("2026-12-04 23:08:47 UTC"), which may wrap only at a space.
+TIMES = "td.since time"
+# Every line break inside the WRAPPED elements, as "the character before|the one after":
+# a character whose box starts lower than the previous one's starts a new line.
+BREAKS_SCRIPT = r"""JSON.stringify(Array.from(document.querySelectorAll(SELECTOR)).map(function(e) {
+  var walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT), range = document.createRange();
+  var breaks = [], top = null, previous = '', node;
+  while ((node = walker.nextNode())) {
+    for (var i = 0; i < node.data.length; i++) {
+      var c = node.data[i];
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      var box = range.getClientRects()[0];
+      if (!box || (/\s/.test(c) && box.width === 0)) {
+        if (/\s/.test(c)) previous = c;
+        continue;
+      }
+      if (top !== null && box.top > top + box.height / 2) breaks.push(previous + '|' + c);
+      top = box.top;
+      previous = c;
+    }
+  }
+  return {text: e.textContent, breaks: breaks};
+}))"""
 
 
 def fail(message):
@@ -204,8 +244,66 @@ class DevTools:
         os.close(self._answers)
 
 
-def check_width(binary, profile, url):
-    """The page, loaded at WINDOW, is no wider than its viewport."""
+def wait_for(browser, session, expression, expected):
+    deadline = time.monotonic() + BROWSER_TIMEOUT
+    while browser.evaluate(session, expression) != expected:
+        if time.monotonic() > deadline:
+            fail("%s never became %r" % (expression, expected))
+        time.sleep(0.1)
+
+
+def mid_word(pair):
+    """True for a line break between two characters of a word."""
+    before, after = pair.split("|", 1)
+    return not (before.isspace() or before in SEPARATORS or after.isspace())
+
+
+def check_viewport(browser, session, width, height, mobile, layout, output_dir):
+    """At `width`: no sideways scrolling, names wrapped at word breaks only."""
+    browser.call("Emulation.setDeviceMetricsOverride", session, width=width, height=height,
+                 deviceScaleFactor=1, mobile=mobile)
+    wait_for(browser, session, "window.innerWidth", width)
+    sizes = json.loads(browser.evaluate(
+        session, "JSON.stringify({client: document.documentElement.clientWidth, "
+        "document: document.documentElement.scrollWidth, "
+        "table: document.getElementById('brains').scrollWidth, "
+        "layout: getComputedStyle(document.getElementById('brains')).display})"))
+    print("width at %d px: %s" % (width, sizes))
+    if sizes["client"] != width:
+        fail("the layout viewport is %d px wide, not %d" % (sizes["client"], width))
+    if sizes["document"] > width:
+        fail("the page scrolls sideways at %d px: the document is %d px wide"
+             % (width, sizes["document"]))
+    if sizes["layout"] != layout:
+        fail("at %d px the brains are a %s, not a %s" % (width, sizes["layout"], layout))
+    wrapped = json.loads(browser.evaluate(
+        session, BREAKS_SCRIPT.replace("SELECTOR", json.dumps(WRAPPED))))
+    broken = [(w["text"], pair) for w in wrapped for pair in w["breaks"] if mid_word(pair)]
+    lines = sum(len(w["breaks"]) for w in wrapped)
+    print("breaks at %d px: %d in %d of %d values, e.g. %s" % (
+        width, lines, sum(1 for w in wrapped if w["breaks"]), len(wrapped),
+        [w["breaks"] for w in wrapped if LONG_INCIDENT in w["text"]][:1]))
+    if broken:
+        fail("at %d px, %d breaks inside a word, first: %r" % (width, len(broken), broken[:3]))
+    times = json.loads(browser.evaluate(
+        session, BREAKS_SCRIPT.replace("SELECTOR", json.dumps(TIMES))))
+    broken = [(t["text"], pair) for t in times for pair in t["breaks"]
+              if not any(c.isspace() for c in pair.split("|", 1))]
+    print("times at %d px: %s" % (width, [t["breaks"] for t in times]))
+    if len(times) != len(INCIDENTS) or broken:
+        fail("at %d px, %d times, breaks outside a space: %r" % (width, len(times), broken[:3]))
+    long_name = [w for w in wrapped if w["text"] == LONG_INCIDENT]
+    if layout == "block" and not (long_name and long_name[0]["breaks"]):
+        fail("at %d px the long brain name did not wrap: the check saw no break" % width)
+    shot = browser.call("Page.captureScreenshot", session, format="png")["data"]
+    path = os.path.join(os.path.abspath(output_dir), "landing-page-%d.png" % width)
+    with open(path, "wb") as out:
+        out.write(base64.b64decode(shot))
+    print("screenshot: %s" % path)
+
+
+def check_layouts(binary, profile, url, output_dir):
+    """The page, loaded once, at each of VIEWPORTS."""
     browser = DevTools(binary, profile, url)
     try:
         pages = [t for t in browser.call("Target.getTargets")["targetInfos"]
@@ -214,23 +312,13 @@ def check_width(binary, profile, url):
             fail("chromium opened no page")
         session = browser.call("Target.attachToTarget", targetId=pages[0]["targetId"],
                                flatten=True)["sessionId"]
-        while browser.evaluate(session, "document.readyState + ' ' + "
-                               "document.querySelectorAll('tr[data-brain]').length") != (
-                                   "complete %d" % (OK_BRAINS + 1 + 3)):
-            time.sleep(0.1)
-        sizes = browser.evaluate(session, "JSON.stringify({viewport: window.innerWidth, "
-                                 "client: document.documentElement.clientWidth, "
-                                 "document: document.documentElement.scrollWidth, "
-                                 "table: document.getElementById('brains').scrollWidth})")
+        wait_for(browser, session, "document.readyState + ' ' + "
+                 "document.querySelectorAll('tr[data-brain]').length",
+                 "complete %d" % (OK_BRAINS + 1 + 3))
+        for width, height, mobile, layout in VIEWPORTS:
+            check_viewport(browser, session, width, height, mobile, layout, output_dir)
     finally:
         browser.close()
-    sizes = json.loads(sizes)
-    print("width at %d px: %s" % (WINDOW[0], sizes))
-    if sizes["viewport"] != WINDOW[0]:
-        fail("the viewport is %d px wide, not %d" % (sizes["viewport"], WINDOW[0]))
-    if sizes["document"] > sizes["client"]:
-        fail("the page scrolls sideways at %d px: the document is %d px wide"
-             % (WINDOW[0], sizes["document"]))
 
 
 class PageParser(html.parser.HTMLParser):
@@ -391,8 +479,9 @@ def main():
             print("dump-dom: %.1f s" % (time.monotonic() - started))
             check_dom(dom)
             started = time.monotonic()
-            check_width(browser, os.path.join(root, "profile-width"), base + "/")
-            print("width: %.1f s" % (time.monotonic() - started))
+            check_layouts(browser, os.path.join(root, "profile-width"), base + "/",
+                          args.output_dir)
+            print("layouts: %.1f s" % (time.monotonic() - started))
 
             screenshot = os.path.join(os.path.abspath(args.output_dir), "landing-page.png")
             if os.path.exists(screenshot):

@@ -142,6 +142,20 @@ TEST(OnceCliTest, TableForPeopleWorstFirstWithoutColourWhenPiped) {
   EXPECT_EQ(run.out.find('\x1b'), std::string::npos);  // stdout is a file here
 }
 
+// The README's quick start shows the table scripts/run-example.sh prints over examples/:
+// it must be what the binary prints.
+TEST(OnceCliTest, ReadmeQuickStartShowsTheTableItPrints) {
+  RunResult run = RunExporter("--config.file='" + std::string(SCX_SOURCE_DIR) +
+                              "/examples/config.yml' --once --output=table");
+  ASSERT_EQ(run.exit_code, 1) << run.err;
+  const std::string readme = ReadFile(std::string(SCX_SOURCE_DIR) + "/README.md");
+  const size_t quick_start = readme.find("## Quick start");
+  ASSERT_NE(quick_start, std::string::npos);
+  const size_t next = readme.find("\n## ", quick_start + 1);
+  const std::string section = readme.substr(quick_start, next - quick_start);
+  EXPECT_NE(section.find("```\n" + run.out + "```\n"), std::string::npos) << run.out;
+}
+
 TEST(OnceCliTest, OutputFlagIsCheckedAndGoesWithOnce) {
   EXPECT_EQ(RunExporter("--once --output=xml").exit_code, 2);
   RunResult run = RunExporter("--output=table");

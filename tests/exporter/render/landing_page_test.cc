@@ -264,14 +264,16 @@ TEST(LandingPageTest, MismatchRowHasBothSlugsSinceAndRunbook) {
       "<td class=\"state\">mismatch</td><td class=\"slug\">m1nd</td><td "
       "class=\"slug\">keyvault</td>"
       "<td class=\"since\">"
-      "<time>2025-11-26 21:59:01 UTC</time>, <span class=\"age\" data-unix=\"1764194341.000\">"
+      "<time><span class=\"day\">2025-11-26</span> 21:59:01 UTC</time>, <span class=\"age\" "
+      "data-unix=\"1764194341.000\">"
       "3d 4h</span> ago</td><td><a href=\"" +
           RunbookLink(kDefaultRunbookUrl, kRunbookMismatch) +
-          "\">mismatch</a></td><td class=\"reason\">skeleton_id &quot;sk_keyvault_candidate&quot; "
-          "does not carry this brain&#39;s slug</td><td class=\"path\">/home/dev/m1nd</td>"
-          "<td "
-          "class=\"path\">/home/dev/.m1nd/m1nd</td><td>registry_owner</td><td>first_ingest_root</"
-          "td></tr>"))
+          "\">mismatch</a></td><td class=\"reason\">skeleton_<wbr>id "
+          "&quot;sk_<wbr>keyvault_<wbr>candidate&quot; does not carry this brain&#39;s "
+          "slug</td><td class=\"path\">/home/<wbr>dev/<wbr>m1nd</td><td "
+          "class=\"path\">/home/<wbr>dev/<wbr>.m1nd/<wbr>m1nd</td><td "
+          "class=\"source\">registry_<wbr>owner</td><td "
+          "class=\"named-by\">first_<wbr>ingest_<wbr>root</td></tr>"))
       << html;
 }
 
@@ -296,10 +298,11 @@ TEST(LandingPageTest, StaleMismatchIsRedAndMarkedStale) {
                        "</td><td class=\"state\">mismatch <span class=\"badge\">stale</span>"))
       << html;
   // The reason of the last good verdict, then why there is no fresh one.
-  EXPECT_TRUE(Contains(html,
-                       "<td class=\"reason\">skeleton_id &quot;sk_keyvault_candidate&quot; does "
-                       "not carry this brain&#39;s slug (last good read; the store cannot be read "
-                       "now: parse: unexpected end at byte 12)</td>"))
+  EXPECT_TRUE(
+      Contains(html,
+               "<td class=\"reason\">skeleton_<wbr>id &quot;sk_<wbr>keyvault_<wbr>candidate&quot; "
+               "does not carry this brain&#39;s slug (last good read; the store cannot "
+               "be read now: parse: unexpected end at byte 12)</td>"))
       << html;
   EXPECT_TRUE(Contains(html, RunbookLink(kDefaultRunbookUrl, kRunbookStaleVerdicts)));
   EXPECT_TRUE(Contains(html, "banner red"));
@@ -325,10 +328,10 @@ TEST(LandingPageTest, IdentityUnknownRowIsNotRedAndSaysWhy) {
                        "<td class=\"slug\"></td><td class=\"slug\"></td><td></td><td><a href=\"" +
                            RunbookLink(kDefaultRunbookUrl, kRunbookIdentityUnknown) +
                            "\">identity unknown</a></td><td class=\"reason\">ingest root "
-                           "/home/dev/m1nd cannot be "
+                           "/home/<wbr>dev/<wbr>m1nd cannot be "
                            "seen</td><td class=\"path\"></td><td "
-                           "class=\"path\">/rt/medulla</td><td>static</td><td>unknown</td>"
-                           "</tr>"))
+                           "class=\"path\">/rt/<wbr>medulla</td><td class=\"source\">static</td>"
+                           "<td class=\"named-by\">unknown</td></tr>"))
       << html;
   // Not a mismatch: the banner stays green, and the counts name the state.
   EXPECT_TRUE(Contains(html, "banner green"));
@@ -347,10 +350,11 @@ TEST(LandingPageTest, OrphanedFoldersAreListedUnderTheTable) {
   const size_t heading = html.find("<h2>Orphaned brain folders (not served by m1nd)</h2>");
   ASSERT_NE(heading, std::string::npos) << html;
   EXPECT_GT(heading, html.find("</table>"));
-  EXPECT_TRUE(Contains(html,
-                       "<ul id=\"orphans\">\n<li><code>/rt/project-brains/old&lt;1&gt;</code> "
-                       "(project root <code>/home/dev/m1nd</code>, served by "
-                       "<code>/rt/project-brains/new</code>)</li>\n</ul>"))
+  EXPECT_TRUE(Contains(
+      html,
+      "<ul id=\"orphans\">\n<li><code>/rt/<wbr>project-<wbr>brains/<wbr>old&lt;1&gt;</code> "
+      "(project root <code>/home/<wbr>dev/<wbr>m1nd</code>, served by "
+      "<code>/rt/<wbr>project-<wbr>brains/<wbr>new</code>)</li>\n</ul>"))
       << html;
 }
 
@@ -370,15 +374,40 @@ TEST(LandingPageTest, AbsentAndUnreadableRowsSayWhy) {
   const std::string html =
       RenderLandingPage(Info(), {Report("notes", BrainState::kAbsent), torn}, true);
   EXPECT_TRUE(Contains(html, "<td class=\"reason\">no store yet</td>")) << html;
-  EXPECT_TRUE(Contains(html, "<td class=\"reason\">too_large: larger than 64 MiB</td>")) << html;
+  EXPECT_TRUE(Contains(html, "<td class=\"reason\">too_<wbr>large: larger than 64 MiB</td>"))
+      << html;
 }
 
 TEST(LandingPageTest, LastScanTimeAndAge) {
   const std::string html = RenderLandingPage(Info(), {Ok("a")}, true, 1764468000.25);
   EXPECT_TRUE(Contains(html,
-                       "<p id=\"last-scan\">Last scan: <time>2025-11-30 02:00:00 UTC</time>, "
+                       "<p id=\"last-scan\">Last scan: <time><span class=\"day\">2025-11-30</span> "
+                       "02:00:00 UTC</time>, "
                        "<span class=\"age\" data-unix=\"1764468000.250\">0s</span> ago</p>"))
       << html;
+}
+
+// Values from disk may wrap after a `_`, `-` or `/` inside a word (<wbr>, which copied
+// text does not keep), nowhere else; the data-brain attribute keeps the name as is.
+TEST(LandingPageTest, ValuesFromDiskWrapAtSeparatorsOnly) {
+  const std::string html = RenderLandingPage(Info(), {Ok("a_b-c/d __e- f")}, true);
+  EXPECT_TRUE(Contains(html,
+                       "data-brain=\"a_b-c/d __e- f\"><td class=\"brain\">"
+                       "a_<wbr>b-<wbr>c/<wbr>d __e- f</td>"))
+      << html;
+}
+
+// A phone gets the page at its own width (the viewport tag), where the table turns into
+// a block per brain whose lines are labelled with the column names.
+TEST(LandingPageTest, NarrowLayoutLabelsEachCell) {
+  const std::string html = RenderLandingPage(Info(), {Ok("a")}, true);
+  EXPECT_TRUE(Contains(html,
+                       "<meta name=\"viewport\" content=\"width=device-width, "
+                       "initial-scale=1\">"));
+  EXPECT_TRUE(Contains(html, "@media (max-width:60em){#brains,#brains tbody,"));
+  EXPECT_TRUE(Contains(html, "#brains td:nth-child(1)::before{content:\"brain\"}"));
+  EXPECT_TRUE(Contains(html, "#brains.narrow td:nth-child(11)::before{content:\"named by\"}"));
+  EXPECT_TRUE(Contains(html, "<th>brain</th><th>state</th>"));
 }
 
 TEST(LandingPageTest, EverythingFromDiskIsEscaped) {
@@ -393,7 +422,7 @@ TEST(LandingPageTest, EverythingFromDiskIsEscaped) {
   EXPECT_FALSE(Contains(html, "<script>alert"));
   EXPECT_TRUE(Contains(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
   EXPECT_TRUE(Contains(html, "data-brain=\"&lt;script&gt;"));
-  EXPECT_TRUE(Contains(html, "/tmp/a&amp;b"));
+  EXPECT_TRUE(Contains(html, "/tmp/<wbr>a&amp;b"));
   EXPECT_TRUE(Contains(html, "<td class=\"slug\">x&quot;y</td>"));
 }
 
