@@ -124,31 +124,34 @@ TEST(BcryptGate, AQuietNewcomerPushesTheBusiestOutOfAFullQueue) {
   gate.Leave();
 }
 
-// The attack, scaled down: 48 clients on 8 addresses flood wrong passwords
-// through 2 bcrypt slots (each check 200 ms, callers wait at most 2 s); a user on
-// another address, whose credentials are never cached, logs in 10 times meanwhile.
-// Refused when busy, it got 0 of 60 through in 30 s; served first come first served,
-// it would wait behind 46 flooders (4.6 s) and be turned away too. Served first, it
-// waits for one check to end (200 ms): the 1.8 s left are for a loaded machine (with
-// 300 ms and 40 ms checks, a sanitizer build under a CPU hog missed once in five).
+// The attack, scaled down: 24 clients on 8 addresses (fewer than the gate's
+// 32 waiters: refused ones would spin) flood wrong passwords through 2 bcrypt slots
+// (each check 100 ms, callers wait at most 800 ms); a user on another address, whose
+// credentials are never cached, logs in 10 times meanwhile. Refused when busy, it got
+// 0 of 60 through in 30 s; served first come first served, it would wait behind 22
+// flooders (1.1 s) and be turned away too. The flood runs 4 s first, so that every
+// flooding address has had more checks than the user will have had by its tenth: each
+// of its checks then waits for one check to end (100 ms), and the rest of the 800 ms is
+// for a loaded machine (with 40 ms checks, 300 ms and no head start, a sanitizer build
+// beside a CPU hog missed once in five).
 TEST(BcryptGate, AFloodFromManyAddressesDoesNotLockAQuietUserOut) {
   BasicAuth auth(
       {{"alice", "hash-of-wonderland"}},
       [](const std::string& password, const std::string& hash) {
-        std::this_thread::sleep_for(milliseconds(200));
+        std::this_thread::sleep_for(milliseconds(100));
         return hash == "hash-of-" + password;
       },
-      /*cache_capacity=*/0, /*bcrypt_slots=*/2, milliseconds(2000));
+      /*cache_capacity=*/0, /*bcrypt_slots=*/2, milliseconds(800));
   std::atomic<bool> stop{false};
   std::vector<std::thread> flood;
-  for (int i = 0; i < 48; ++i) {
+  for (int i = 0; i < 24; ++i) {
     flood.emplace_back([&auth, &stop, i] {
       const std::string header = testing::BasicAuthorization("alice", "guess");
       const std::string address = "10.0.0." + std::to_string(i % 8);
       while (!stop.load()) auth.Check(header.c_str(), address);
     });
   }
-  std::this_thread::sleep_for(milliseconds(500));  // the flood holds every slot
+  std::this_thread::sleep_for(milliseconds(4000));  // the flood holds every slot
   int allowed = 0;
   const std::string header = testing::BasicAuthorization("alice", "wonderland");
   for (int attempt = 0; attempt < 10; ++attempt) {
