@@ -53,8 +53,8 @@ TEST(BoundedGlobTest, ASymlinkLoopEndsAtTheBound) {
   GlobResult result = BoundedGlob(Stars(loop, 6), GLOB_ONLYDIR, 10000, nullptr);
   EXPECT_EQ(result.status, GlobStatus::kTooMany);
   EXPECT_TRUE(result.paths.empty());
-  EXPECT_LE(result.entries_read, 10000 + 1);
-  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(500));
+  EXPECT_LE(result.entries_read, 10000 + 1);  // what proves the bound; time is a hang guard
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(30));
   // Within the bound the same loop expands: 10^3 matches.
   result = BoundedGlob(Stars(loop, 3), GLOB_ONLYDIR, 10000, nullptr);
   ASSERT_EQ(result.status, GlobStatus::kOk);

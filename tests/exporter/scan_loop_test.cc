@@ -127,7 +127,8 @@ TEST_F(ScanLoopTest, StopIsFastEvenWithALongInterval) {
   ASSERT_EQ(loop.WaitForSnapshotAfter(0, kLongWait)->scan_number(), 1u);
   const auto started = std::chrono::steady_clock::now();
   loop.Stop();
-  EXPECT_LT(std::chrono::steady_clock::now() - started, milliseconds(1000));
+  // Far below the hour it would wait if it waited for the interval, whatever the load.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, milliseconds(10000));
   loop.Stop();  // idempotent
 }
 

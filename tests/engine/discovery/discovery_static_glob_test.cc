@@ -57,7 +57,9 @@ TEST_F(DiscoveryTest, GlobExpandsTilde) {
 
 // A pattern looping through symlinks: rts/* holds one brain, loop/ 10 links to
 // itself, so loop/*/*/*/*/*/* is a million paths. It ends at kMaxGlobEntries with a
-// problem, and the other pattern's brain is still found.
+// problem (whose message names the bound: no time bound here, it depended on the
+// machine's load; 0.1-0.9 s idle, 51 s under ASan beside a CPU hog and two builds),
+// and the other pattern's brain is still found.
 TEST_F(DiscoveryTest, AGlobPastTheEntryBoundIsAProblem) {
   WriteFile(tmp_.Join("rts/alpha/project_brain.json"), ManifestJson("/home/u/alpha"));
   MakeDirs(tmp_.Join("loop"));
@@ -72,7 +74,6 @@ TEST_F(DiscoveryTest, AGlobPastTheEntryBoundIsAProblem) {
   const auto took = std::chrono::steady_clock::now() - start;
   std::cout << "a looping glob ended at the bound after "
             << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms\n";
-  EXPECT_LT(took, std::chrono::seconds(5) * testing::kCpuSlowdown);  // a hang guard: 0.1-0.9 s
   EXPECT_EQ((std::vector<std::string>{"alpha"}), Names(discovery));
   ASSERT_EQ(1u, discovery.problems.size()) << Describe(discovery.problems);
   EXPECT_STREQ("glob", DiscoveryProblemSourceName(discovery.problems[0].source));

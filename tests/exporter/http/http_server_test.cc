@@ -434,7 +434,7 @@ TEST_F(HttpServerTest, SilentClientDoesNotBlockOthersAndIsDropped) {
   HttpResult result = HttpGet(server_.port(), "/metrics");
   ASSERT_TRUE(result.ok) << result.error;
   EXPECT_EQ(result.status, 200);
-  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(1500));
+  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(4000));  // not the 5 s client wait
 
   EXPECT_GE(MillisUntilClosed(silent, 3000), 0) << "silent client still connected";
   EXPECT_GE(MillisUntilClosed(partial, 3000), 0) << "half-sent request still connected";
@@ -452,7 +452,8 @@ TEST_F(HttpServerTest, OneSilentClientLeavesOtherWorkersFree) {
   const auto start = Clock::now();
   HttpResult result = HttpGet(server_.port(), "/metrics");
   EXPECT_EQ(result.status, 200) << result.error;
-  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(1000));
+  // Below the 5 s the silent client may hold its worker: it did not wait for that one.
+  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(4000));
   close(silent);
 }
 
