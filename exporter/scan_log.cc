@@ -68,7 +68,14 @@ void ScanLog::LogScan(const ScanResult& result, double duration_seconds) {
   if (mode_ == Mode::kOnce) {
     for (const BrainReport& brain : result.brains) LogOnceBrain(brain);
   } else {
-    for (const StateChange& change : result.changes) LogChange(change);
+    for (const StateChange& change : result.changes) {
+      if (restored_) {
+        LogRestoredChange(change);
+      } else {
+        LogChange(change);
+      }
+    }
+    restored_ = false;
   }
   LogProblems(result.problems);
   LogNotices(result.notices);
@@ -136,9 +143,27 @@ void ScanLog::LogOnceBrain(const BrainReport& brain) {
   }
 }
 
-void ScanLog::LogChange(const StateChange& change) {
+void ScanLog::LogRestoredChange(const StateChange& change) {
+  if (!change.from) {  // not in the restored state: new either way
+    LogChange(change);
+    return;
+  }
+  const std::string_view restored = BrainStateName(*change.from);
+  if (!change.to) {
+    LogBrainLine(LogLevel::kInfo, "restored brain not found",
+                 {{"brain", change.brain}, {"restored", std::string(restored)}});
+    return;
+  }
+  // This process's first verdict: "discovered", the restored state beside it.
+  StateChange first = change;
+  first.from.reset();
+  LogChange(first, restored);
+}
+
+void ScanLog::LogChange(const StateChange& change, std::string_view restored) {
   LogFields fields = {{"brain", change.brain}};
   if (change.from) fields.emplace_back("from", BrainStateName(*change.from));
+  if (!restored.empty()) fields.emplace_back("restored", std::string(restored));
   if (change.to) fields.emplace_back("to", BrainStateName(*change.to));
   if (change.coherence) {
     fields.emplace_back("expected_slug", change.coherence->expected_slug);
@@ -159,7 +184,7 @@ void ScanLog::LogChange(const StateChange& change) {
   const char* message = !change.from ? "brain discovered"
                         : !change.to ? "brain gone"
                                      : "brain state changed";
-  if (IsMismatchTransition(change)) {
+  if (IsMismatchTransition(change) || restored == BrainStateName(BrainState::kMismatch)) {
     logger_->Warn(message, fields);  // never suppressed, and not counted in the budget
     return;
   }

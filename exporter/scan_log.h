@@ -18,6 +18,13 @@
 // always written, and does not count against the budget: over 1,001 brains the
 // budget once went on info lines and dropped 77 of 90 "turned mismatch" lines.
 //
+// The first scan after a state was restored (ExpectRestoredState) compares with that
+// state, not with a scan of this process: a brain whose state differs from the
+// restored one is "brain discovered" with `restored=STATE`, and one the state named
+// but discovery did not find is "restored brain not found". Never "brain state
+// changed from=...": a foreign or shared state file once logged "from=mismatch to=ok"
+// for brains this exporter had never judged.
+//
 // --once logs through it too (Mode::kOnce): one scan, nothing to compare with, so no
 // line per brain but the ones a person must act on ("store unreadable", a brain whose
 // identity is unknown), and a transient problem warns at once.
@@ -66,8 +73,13 @@ class ScanLog {
   // into the debug summary.
   void LogScan(const ScanResult& result, double duration_seconds);
 
+  // The next scan's changes are against a restored state (see above).
+  void ExpectRestoredState() { restored_ = true; }
+
  private:
-  void LogChange(const StateChange& change);
+  // `restored`: the state a restored state gave the brain (LogRestoredChange).
+  void LogChange(const StateChange& change, std::string_view restored = {});
+  void LogRestoredChange(const StateChange& change);
   void LogOnceBrain(const BrainReport& brain);
   void LogProblems(const std::vector<DiscoveryProblem>& problems);
   void LogNotices(const std::vector<DiscoveryNotice>& notices);
@@ -82,6 +94,7 @@ class ScanLog {
   Logger* const logger_;
   const Mode mode_;
   const Clock clock_;
+  bool restored_ = false;  // the next scan's `from` states are restored ones
   std::chrono::steady_clock::time_point window_start_{};  // of the current second
   std::int64_t window_lines_ = 0;                         // brain lines written in it
   std::int64_t suppressed_ = 0;                           // in the current scan

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <exception>
 #include <utility>
+#include <vector>
 
 #include "exporter/heap.h"
 
@@ -172,7 +173,11 @@ void ScanLoop::SetChangeWatcher(ChangeWatcher* watcher) { watcher_ = watcher; }
 
 void ScanLoop::SetStateFile(StateFile* state) {
   state_file_ = state;
-  if (state_file_ != nullptr) scanner_->Restore(state_file_->Load());
+  if (state_file_ == nullptr) return;
+  std::vector<RememberedBrain> restored = state_file_->Load();
+  // The first scan compares with this state, not with a verdict of this process.
+  if (!restored.empty()) scan_log_.ExpectRestoredState();
+  scanner_->Restore(std::move(restored));
 }
 
 void ScanLoop::UpdateWatches(const ScanResult& result) {

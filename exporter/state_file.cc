@@ -107,23 +107,41 @@ std::string EncodeState(const Scanner& scanner) {
   return out;
 }
 
-bool DecodeState(std::string_view text, std::vector<RememberedBrain>* brains, int* skipped,
-                 std::string* error) {
+int StateSchemaVersion(std::string_view schema) {
+  const std::string_view prefix = kStateSchemaPrefix;
+  if (schema.substr(0, prefix.size()) != prefix) return 0;
+  const std::string_view digits = schema.substr(prefix.size());
+  if (digits.empty() || digits.size() > 6 || digits[0] == '0') return 0;
+  int version = 0;
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return 0;
+    version = version * 10 + (c - '0');
+  }
+  return version;
+}
+
+StateDecode DecodeState(std::string_view text, std::vector<RememberedBrain>* brains, int* skipped,
+                        std::string* error) {
   *skipped = 0;
   const nlohmann::json state = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (state.is_discarded()) {
     *error = "not JSON (a torn write?)";
-    return false;
+    return StateDecode::kNotAState;
   }
   std::string schema;
-  if (!state.is_object() || !StringAt(state, "schema", &schema) || schema != kStateSchema) {
+  if (state.is_object() && StringAt(state, "schema", &schema) &&
+      StateSchemaVersion(schema) > kStateSchemaVersion) {
+    *error = schema;
+    return StateDecode::kNewerSchema;
+  }
+  if (!state.is_object() || schema != kStateSchema) {
     *error = std::string("not a state of schema ") + kStateSchema;
-    return false;
+    return StateDecode::kNotAState;
   }
   const auto list = state.find("brains");
   if (list == state.end() || !list->is_array()) {
     *error = "no \"brains\" list";
-    return false;
+    return StateDecode::kNotAState;
   }
   for (const nlohmann::json& entry : *list) {
     RememberedBrain brain;
@@ -133,7 +151,7 @@ bool DecodeState(std::string_view text, std::vector<RememberedBrain>* brains, in
       ++*skipped;
     }
   }
-  return true;
+  return StateDecode::kDecoded;
 }
 
 StateFile::StateFile(const std::string& folder, Logger* logger)
@@ -154,7 +172,15 @@ std::vector<RememberedBrain> StateFile::Load() {
   }
   int skipped = 0;
   std::string error;
-  if (!DecodeState(text, &brains, &skipped, &error)) {
+  const StateDecode decoded = DecodeState(text, &brains, &skipped, &error);
+  if (decoded == StateDecode::kNewerSchema) {
+    // A downgrade, not a torn file: say which release wrote it. The first save
+    // writes this release's schema over it.
+    logger_->Warn("the state was written by a newer release: starting without it",
+                  {{"path", path_}, {"schema", error}, {"supported_schema", kStateSchema}});
+    return {};
+  }
+  if (decoded != StateDecode::kDecoded) {
     logger_->Warn("the state is corrupt: starting without it", {{"path", path_}, {"err", error}});
     return {};
   }

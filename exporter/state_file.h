@@ -4,7 +4,8 @@
 // through a restart while the exporter cannot judge the brain (a torn store, a runtime
 // dir out of view), and keeps the labels the last run gave. Written atomically
 // (base/atomic_file.h) after a scan that changed a state or a label; never in or
-// beside a brain. A missing, unreadable or corrupt state is a warning, never a stop.
+// beside a brain. A missing, unreadable or corrupt state is a warning, never a stop;
+// so is a state of a newer schema (a downgrade), named as such with both versions.
 //
 // Format (JSON, one brain a line): {"schema": kStateSchema, "brains": [{"name",
 // "runtime_dir", "source", "state", and with a mismatch "project_root", "display_name",
@@ -26,16 +27,30 @@
 
 namespace scx {
 
+inline constexpr char kStateSchemaPrefix[] = "skeleton-coherence-exporter-state-v";
+inline constexpr int kStateSchemaVersion = 1;
 inline constexpr char kStateSchema[] = "skeleton-coherence-exporter-state-v1";
 inline constexpr char kStateFileName[] = "state.json";
 
 // The state of every brain `scanner` remembers (Scanner::ForEachRemembered).
 std::string EncodeState(const Scanner& scanner);
 
-// Parses a state. False with a reason when it is not a state at all (torn, another
-// schema); entries that are not whole are skipped and counted in *skipped.
-bool DecodeState(std::string_view text, std::vector<RememberedBrain>* brains, int* skipped,
-                 std::string* error);
+// The N of a schema "skeleton-coherence-exporter-state-vN" (N > 0), or 0 when
+// `schema` is not of that form.
+int StateSchemaVersion(std::string_view schema);
+
+// What DecodeState made of a text.
+enum class StateDecode {
+  kDecoded,      // a state of kStateSchema
+  kNotAState,    // torn, not JSON, not this exporter's, or an older schema
+  kNewerSchema,  // a state a newer release wrote (a downgrade): not read
+};
+
+// Parses a state. Anything but kDecoded comes with a reason in *error (for
+// kNewerSchema, the schema found); entries that are not whole are skipped and
+// counted in *skipped.
+StateDecode DecodeState(std::string_view text, std::vector<RememberedBrain>* brains, int* skipped,
+                        std::string* error);
 
 class StateFile {
  public:

@@ -173,6 +173,7 @@ RULE_SITE_PATTERNS = (
 ALERTMANAGER_SITE_PATTERNS = (
     (r"\[alertname, cluster, job", lambda m, ls: "[alertname, %s, job" % ", ".join(ls)),
     (r"equal: \[cluster, job", lambda m, ls: "equal: [%s, job" % ", ".join(ls)),
+    (r"equal: \[cluster, namespace", lambda m, ls: "equal: [%s, namespace" % ", ".join(ls)),
 )
 
 

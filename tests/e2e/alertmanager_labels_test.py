@@ -16,7 +16,9 @@ inhibitedBy) and how they are grouped (/api/v2/alerts/groups):
     two groups; ExporterDown of two eu nodes is one group, us's another;
   - severities: a ScanStale warning, or a TargetMissing ticket, does not hold back a
     mismatch page of its exporter but does hold back its StoreUnreadable warning; a
-    ScanStale critical holds back the mismatch.
+    ScanStale critical holds back the mismatch;
+  - one failure, one page: ExporterDown holds back DaemonSetIncomplete of the same
+    cluster and namespace, not another's.
 
 Then renders alerts/skeleton-coherence.tmpl's group title with `amtool template
 render` for five groups (exporters down across instances, brains of one exporter,
@@ -203,6 +205,20 @@ def main(source_dir):
     cases += [(alert(T, "warning", instance="node-6"), False),
               mismatch(False, instance="node-6"),
               (alert(U, "warning", instance="node-6", brain="notes"), True)]
+    # One crash-looping pod, one page: its ExporterDown holds back the DaemonSet's
+    # page of the same cluster and namespace (kube-state-metrics' job, no instance of
+    # the exporter), not another cluster's.
+    ds = "SkeletonCoherenceDaemonSetIncomplete"
+
+    def daemonset(inhibited, **labels):
+        return ({"labels": dict(alertname=ds, severity="critical", job="kube-state-metrics",
+                                instance="10.0.0.5:8080", daemonset="skeleton-coherence-exporter",
+                                **labels),
+                 "annotations": {"summary": ds}}, inhibited)
+    cases += [(alert(D, "critical", cluster="ap", instance="node-11", namespace="scx"), False),
+              daemonset(True, cluster="ap", namespace="scx"),
+              daemonset(False, cluster="us", namespace="scx"),
+              daemonset(False, cluster="ap", namespace="elsewhere")]
     # A critical ScanStale also fires its warning band: held back by it (rule 4).
     cases.append((alert(S, "warning", instance="node-4"), True))
     with tempfile.TemporaryDirectory(prefix="scx-am-labels-") as tmp:

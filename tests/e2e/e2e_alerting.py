@@ -56,7 +56,7 @@ receiver of its own standing in for the pager. Two exporters in one scrape job:
 
 To run in seconds, it starts from temporary copies of the checked-in configs with:
   - SkeletonCoherenceMismatch `for:` shortened to FOR_SECONDS (1m in the rule file)
-    and its 10m windows to WINDOW_SECONDS; SkeletonCoherenceExporterDown's `for:` and
+    and its 20m windows to WINDOW_SECONDS; SkeletonCoherenceExporterDown's `for:` and
     keep_firing_for (5m each) to DOWN_FOR_SECONDS and KEEP_FIRING_SECONDS,
   - Alertmanager group_wait/group_interval 1s and repeat_interval 1h, webhook URLs
     pointed at the in-test receiver,
@@ -99,7 +99,7 @@ SCAN_SECONDS = 1
 SCRAPE_SECONDS = 1
 EVAL_SECONDS = 1
 FOR_SECONDS = 2
-# The mismatch rule's 10m windows, and SkeletonCoherenceExporterDown's 5m `for:` and
+# The mismatch rule's 20m windows, and SkeletonCoherenceExporterDown's 5m `for:` and
 # 5m keep_firing_for, scaled down in the same order: restart < down `for` < window <
 # outage.
 WINDOW_SECONDS = 30
@@ -147,7 +147,7 @@ DOWN_PAGE_TIMEOUT = DOWN_FOR_SECONDS + 30
 # After the first notification of a group, how long to watch for more of them.
 SETTLE_SECONDS = 3
 # A fix must resolve within this (scan + scrape + evaluation + group_interval = 4 s,
-# plus room for a loaded machine); a page that holds the fix for its 10m window fails.
+# plus room for a loaded machine); a page that holds the fix for its 20m window fails.
 FIX_RESOLVE_BOUND = 15
 HTTP_TIMEOUT = 5
 STOP_GRACE = 5
@@ -504,7 +504,7 @@ def metric_labels(result):
 
 def rewrite_rules(text, alertname, fields, window=None):
     """Sets fields (`for`, `keep_firing_for`) of one alert in a rule file's text, and
-    replaces its `[10m]` range windows (expression and annotations) with `window`.
+    replaces its `[20m]` range windows (expression and annotations) with `window`.
     Returns the text and how many fields and windows changed."""
     lines = text.split("\n")
     inside = False
@@ -522,7 +522,7 @@ def rewrite_rules(text, alertname, fields, window=None):
                             + fields[match.group(2)] + match.group(4))
             changed += 1
         if window:
-            lines[index], count = re.subn(r"\[10m\]", "[%s]" % window, lines[index])
+            lines[index], count = re.subn(r"\[20m\]", "[%s]" % window, lines[index])
             windows += count
     return "\n".join(lines), changed, windows
 
@@ -737,11 +737,11 @@ def start_prometheus(args, tmp, processes, env, targets=None, window_seconds=WIN
             f.write(text)
         copied_rules.append(copy)
     if changes[MISMATCH][0] != 1 or changes[MISMATCH][1] < 2 or changes[DOWN][0] != 2:
-        raise Failure("alerts/*.rules.yml changed shape: rewrote %d `for:` and %d [10m] "
+        raise Failure("alerts/*.rules.yml changed shape: rewrote %d `for:` and %d [20m] "
                       "windows of %s (want 1 and at least 2), %d fields of %s (want `for:` "
                       "and `keep_firing_for:`)" % (changes[MISMATCH][0], changes[MISMATCH][1],
                                                    MISMATCH, changes[DOWN][0], DOWN))
-    log("rule copies for this test: %s `for:` %ds and windows %ds (1m and 10m in alerts/), "
+    log("rule copies for this test: %s `for:` %ds and windows %ds (1m and 20m in alerts/), "
         "%s `for:` %ds and keep_firing_for %ds (5m and 5m)"
         % (MISMATCH, FOR_SECONDS, window_seconds, DOWN, DOWN_FOR_SECONDS, KEEP_FIRING_SECONDS))
     prometheus_config = os.path.join(tmp, "prometheus.yml")

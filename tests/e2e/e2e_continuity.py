@@ -45,7 +45,7 @@ watches one registry owner brain, m1nd, in a temporary m1nd layout of this test'
   back the mismatch alert's resolved notification in Alertmanager.
 
 To run in seconds it shortens, in temporary copies of the checked-in configs, the
-mismatch rule's `for:` to FOR_SECONDS and its 10m windows to WINDOW_SECONDS, as
+mismatch rule's `for:` to FOR_SECONDS and its 20m windows to WINDOW_SECONDS, as
 e2e_alerting.py does (and its other changes: Alertmanager group_wait/group_interval 1s,
 scans, scrapes and evaluations every second).
 

@@ -74,6 +74,52 @@ TEST(ScanLogTest, EnteringIdentityUnknownWarnsOnceWithRuntimeDirAndNote) {
       << log.text();
 }
 
+// The first scan after a restored state compares with that state, not with a
+// verdict of this process: no "brain state changed from=..." line (a foreign or
+// shared state file once logged "from=mismatch to=ok" for brains never judged here).
+// The scans after it log changes as before.
+TEST(ScanLogTest, ChangesAgainstARestoredStateAreNotLoggedAsChanges) {
+  CapturedLog log(LogLevel::kInfo);
+  ScanLog scan_log(log.logger());
+  scan_log.ExpectRestoredState();
+  ScanResult first;
+  first.brains = {Report("fixed", BrainState::kOk), Report("new", BrainState::kOk),
+                  Report("torn", BrainState::kUnreadable)};
+  first.changes = {Change("fixed", BrainState::kMismatch, BrainState::kOk),
+                   Change("new", std::nullopt, BrainState::kOk),
+                   Change("torn", BrainState::kOk, BrainState::kUnreadable),
+                   Change("left", BrainState::kOk, std::nullopt)};
+  scan_log.LogScan(first, 0.1);
+  std::string text = log.text();
+  EXPECT_EQ(CountOf(text, "brain state changed"), 0u) << text;
+  EXPECT_EQ(CountOf(text, "from="), 0u) << text;
+  EXPECT_EQ(CountOf(text,
+                    "level=warn msg=\"brain discovered\" brain=fixed restored=mismatch "
+                    "to=ok\n"),
+            1u)
+      << text;
+  EXPECT_EQ(CountOf(text, "level=info msg=\"brain discovered\" brain=new to=ok\n"), 1u) << text;
+  EXPECT_EQ(CountOf(text, "msg=\"brain discovered\" brain=torn restored=ok to=unreadable"), 1u)
+      << text;
+  EXPECT_EQ(CountOf(text,
+                    "level=info msg=\"restored brain not found\" brain=left "
+                    "restored=ok\n"),
+            1u)
+      << text;
+
+  ScanResult second;
+  second.brains = {Report("fixed", BrainState::kMismatch)};
+  second.changes = {Change("fixed", BrainState::kOk, BrainState::kMismatch)};
+  scan_log.LogScan(second, 0.1);
+  text = log.text();
+  EXPECT_EQ(CountOf(text,
+                    "level=warn msg=\"brain state changed\" brain=fixed from=ok "
+                    "to=mismatch\n"),
+            1u)
+      << text;
+  EXPECT_EQ(CountOf(text, "restored="), 3u) << text;
+}
+
 // Churn of watched folders: every scan discovers and loses thousands of brains. At
 // most kBrainLinesPerSecond lines about brains a second, then one line per scan with
 // how many were dropped; without the budget this wrote one line per brain per scan.

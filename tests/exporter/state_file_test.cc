@@ -50,7 +50,8 @@ TEST_F(StateFileTest, KeepsLabelsAndTheMismatchesWithTheirIdentity) {
   std::vector<RememberedBrain> brains;
   int skipped = -1;
   std::string error;
-  ASSERT_TRUE(DecodeState(EncodeState(scanner_), &brains, &skipped, &error)) << error;
+  ASSERT_EQ(StateDecode::kDecoded, DecodeState(EncodeState(scanner_), &brains, &skipped, &error))
+      << error;
   EXPECT_EQ(0, skipped);
   ASSERT_EQ(2u, brains.size());
   const RememberedBrain& m1nd = brains[0];
@@ -99,6 +100,34 @@ TEST_F(StateFileTest, CorruptOrForeignStateIsAWarningAndIgnored) {
     EXPECT_TRUE(state.Load().empty()) << text;
   }
   EXPECT_EQ(4u, testing::CountOf(log_.text(), "level=warn")) << log_.text();
+  EXPECT_EQ(4u, testing::CountOf(log_.text(), "the state is corrupt")) << log_.text();
+}
+
+// A downgrade is not a torn file: the line says a newer release wrote the state and
+// names both schemas (it once said "corrupt").
+TEST_F(StateFileTest, StateOfANewerSchemaIsNamedAsSuch) {
+  StateFile state(state_dir_.path(), log_.logger());
+  testing::WriteFile(state.path(),
+                     "{\"schema\": \"skeleton-coherence-exporter-state-v2\", \"brains\": []}");
+  EXPECT_TRUE(state.Load().empty());
+  const std::string text = log_.text();
+  EXPECT_EQ(1u, testing::CountOf(text, "level=warn")) << text;
+  EXPECT_TRUE(Contains(text,
+                       "msg=\"the state was written by a newer release: starting without "
+                       "it\""))
+      << text;
+  EXPECT_TRUE(Contains(text, "schema=skeleton-coherence-exporter-state-v2")) << text;
+  EXPECT_TRUE(Contains(text, "supported_schema=skeleton-coherence-exporter-state-v1")) << text;
+  EXPECT_FALSE(Contains(text, "corrupt")) << text;
+}
+
+TEST(StateSchemaVersionTest, ReadsTheVersionOfThisExportersSchemasOnly) {
+  EXPECT_EQ(kStateSchemaVersion, StateSchemaVersion(kStateSchema));
+  EXPECT_EQ(12, StateSchemaVersion("skeleton-coherence-exporter-state-v12"));
+  EXPECT_EQ(0, StateSchemaVersion("skeleton-coherence-exporter-state-v"));
+  EXPECT_EQ(0, StateSchemaVersion("skeleton-coherence-exporter-state-v2x"));
+  EXPECT_EQ(0, StateSchemaVersion("skeleton-coherence-exporter-state-v02"));
+  EXPECT_EQ(0, StateSchemaVersion("something-else-v3"));
 }
 
 TEST_F(StateFileTest, EntriesThatAreNotWholeAreSkipped) {
@@ -113,7 +142,7 @@ TEST_F(StateFileTest, EntriesThatAreNotWholeAreSkipped) {
       "\"expected_slug\":\"c\"},\n"
       "{\"name\":\"\",\"runtime_dir\":\"/rt/d\",\"source\":\"static\",\"state\":\"ok\"},\n"
       "17]}";
-  ASSERT_TRUE(DecodeState(text, &brains, &skipped, &error)) << error;
+  ASSERT_EQ(StateDecode::kDecoded, DecodeState(text, &brains, &skipped, &error)) << error;
   ASSERT_EQ(1u, brains.size());
   EXPECT_EQ("a", brains[0].brain.name);
   EXPECT_EQ(4, skipped);

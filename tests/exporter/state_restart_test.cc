@@ -133,5 +133,50 @@ TEST_F(StateRestartTest, CorruptStateIsAWarningNotAStop) {
   EXPECT_NE(std::string::npos, testing::ReadFile(dir_.Join("log")).find("the state is corrupt"));
 }
 
+// A state file this exporter did not write (another exporter's, a shared folder)
+// names a mismatch for a brain whose store is coherent, and a brain not here: the
+// first scan logs what this process found beside what the state said, never "brain
+// state changed from=mismatch to=ok" for a brain it had not judged.
+TEST_F(StateRestartTest, AForeignStateLogsNoChangeForBrainsNotJudgedHere) {
+  testing::MakeDirs(dir_.Join("state"));
+  testing::WriteFile(
+      dir_.Join("state/state.json"),
+      "{\"schema\":\"skeleton-coherence-exporter-state-v1\",\"brains\":[\n"
+      "{\"name\":\"elsewhere\",\"runtime_dir\":\"/nowhere/rt\",\"source\":\"static\","
+      "\"state\":\"ok\"},\n"
+      "{\"name\":\"m1nd\",\"runtime_dir\":\"" +
+          runtime_ +
+          "\",\"source\":\"static\",\"state\":\"mismatch\","
+          "\"project_root\":\"/home/u/m1nd\",\"display_name\":\"m1nd\","
+          "\"identity_source\":\"project_root\",\"identity_note\":\"\",\"m1nd_name\":\"\","
+          "\"origin\":\"\",\"expected_slug\":\"m1nd\",\"found_slug\":\"keyvault\","
+          "\"reason\":\"\",\"mismatch_since_ns\":1}\n]}\n");
+  ReplaceFileAtomically(runtime_ + "/system_blocks.json",
+                        StoreJson("sk_m1nd_candidate", {"sb_m1nd_core_1a2b3c4d"}));
+  TestProcess exporter;
+  const std::string metrics = Start(&exporter, {"--storage.path=" + dir_.Join("state")});
+  EXPECT_FALSE(testing::HasLine(metrics, kMismatch)) << metrics;
+  const std::string log = testing::ReadFile(dir_.Join("log"));
+  EXPECT_NE(std::string::npos, log.find("mismatches=1")) << log;  // the state was read
+  EXPECT_EQ(std::string::npos, log.find("brain state changed")) << log;
+  EXPECT_NE(std::string::npos, log.find("brain=m1nd restored=mismatch to=ok")) << log;
+  EXPECT_NE(std::string::npos, log.find("brain=elsewhere restored=ok")) << log;
+}
+
+// A downgrade: the state of a newer release is named as such, not "corrupt".
+TEST_F(StateRestartTest, AStateOfANewerReleaseIsNamedAsSuch) {
+  testing::MakeDirs(dir_.Join("state"));
+  testing::WriteFile(dir_.Join("state/state.json"),
+                     "{\"schema\":\"skeleton-coherence-exporter-state-v2\",\"brains\":[]}\n");
+  TestProcess exporter;
+  Start(&exporter, {"--storage.path=" + dir_.Join("state")});
+  const std::string log = testing::ReadFile(dir_.Join("log"));
+  EXPECT_NE(std::string::npos, log.find("the state was written by a newer release")) << log;
+  EXPECT_NE(std::string::npos, log.find("schema=skeleton-coherence-exporter-state-v2")) << log;
+  EXPECT_NE(std::string::npos, log.find("supported_schema=skeleton-coherence-exporter-state-v1"))
+      << log;
+  EXPECT_EQ(std::string::npos, log.find("corrupt")) << log;
+}
+
 }  // namespace
 }  // namespace scx
