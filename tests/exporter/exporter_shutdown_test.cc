@@ -241,17 +241,23 @@ std::string ReadableConfig(const TempDir& dir) {
   return dir.Join("config.yml");
 }
 
+// Starts the exporter on ReadableConfig(dir) as an unprivileged user allowed
+// `threads` threads, logging to dir/exporter.log.
+bool StartWithThreadLimit(const TempDir& dir, int threads, TestProcess* exporter, int* port,
+                          std::string* error) {
+  const std::string config = ReadableConfig(dir);
+  return exporter->StartOnFreePort(
+      "/usr/bin/prlimit", AsUnprivilegedWithThreadLimit(threads, {"--config.file=" + config}),
+      dir.Join("exporter.log"), port, error);
+}
+
 TEST(ExporterThreadsTest, UnderAThreadLimitOf256ItServesWithAtMost128Threads) {
   if (!CanDropRoot()) GTEST_SKIP() << "needs root, prlimit and setpriv to drop to a limited user";
   TempDir dir;
-  const std::string config = ReadableConfig(dir);
   TestProcess exporter;
   int port = 0;
   std::string error;
-  ASSERT_TRUE(exporter.StartOnFreePort(
-      "/usr/bin/prlimit", AsUnprivilegedWithThreadLimit(256, {"--config.file=" + config}),
-      dir.Join("exporter.log"), &port, &error))
-      << error;
+  ASSERT_TRUE(StartWithThreadLimit(dir, 256, &exporter, &port, &error)) << error;
   ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/-/ready").status == 200; }, kStartupTimeout))
       << ReadFile(dir.Join("exporter.log"));
   const testing::HttpResult metrics = HttpGet(port, "/metrics");
@@ -267,14 +273,10 @@ TEST(ExporterThreadsTest, UnderAThreadLimitOf256ItServesWithAtMost128Threads) {
 TEST(ExporterThreadsTest, TooFewThreadsForTheWorkersExitsOneWithOneErrorLine) {
   if (!CanDropRoot()) GTEST_SKIP() << "needs root, prlimit and setpriv to drop to a limited user";
   TempDir dir;
-  const std::string config = ReadableConfig(dir);
   TestProcess exporter;
   int port = 0;
   std::string error;
-  ASSERT_TRUE(exporter.StartOnFreePort(
-      "/usr/bin/prlimit", AsUnprivilegedWithThreadLimit(40, {"--config.file=" + config}),
-      dir.Join("exporter.log"), &port, &error))
-      << error;
+  ASSERT_TRUE(StartWithThreadLimit(dir, 40, &exporter, &port, &error)) << error;
   const std::optional<int> status = exporter.WaitForExit(kStartupTimeout);
   const std::string log = ReadFile(dir.Join("exporter.log"));
   ASSERT_TRUE(status.has_value()) << "still running under a limit of 40 threads\n" << log;

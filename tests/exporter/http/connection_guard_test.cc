@@ -48,7 +48,7 @@ struct Connection {
   bool admitted = false;
 };
 
-Connection Connect(int listener, int port, ConnectionGuard* guard) {
+Connection Accept(int listener, int port, ConnectionGuard* guard) {
   Connection connection;
   connection.client = testing::ConnectLocal(port);
   sockaddr_in peer{};
@@ -59,6 +59,19 @@ Connection Connect(int listener, int port, ConnectionGuard* guard) {
   }
   return connection;
 }
+
+// Each test listens on 127.0.0.1 at a free port, accepting for the guard it makes.
+class ConnectionGuardTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_GE(listener_, 0); }
+  void TearDown() override {
+    if (listener_ >= 0) close(listener_);
+  }
+  Connection Connect(ConnectionGuard* guard) { return Accept(listener_, port_, guard); }
+
+  int port_ = 0;
+  int listener_ = Listen(&port_);
+};
 
 // True when the server shut the connection down (the client reads end of file).
 bool ShutDown(int client) {
@@ -71,12 +84,9 @@ void CloseBoth(const Connection& connection) {
   if (connection.client >= 0) close(connection.client);
 }
 
-TEST(ConnectionGuardTest, AConnectionIsTrackedFromItsAdmissionToItsReportedClose) {
-  int port = 0;
-  const int listener = Listen(&port);
-  ASSERT_GE(listener, 0);
+TEST_F(ConnectionGuardTest, AConnectionIsTrackedFromItsAdmissionToItsReportedClose) {
   ConnectionGuard guard(CapsFor(100, 100, 0));
-  Connection connection = Connect(listener, port, &guard);
+  Connection connection = Connect(&guard);
   ASSERT_GE(connection.server, 0);
   EXPECT_TRUE(connection.admitted);
   EXPECT_TRUE(guard.Tracks(connection.server));
@@ -89,54 +99,42 @@ TEST(ConnectionGuardTest, AConnectionIsTrackedFromItsAdmissionToItsReportedClose
   guard.Closed(-1);
   EXPECT_EQ(guard.stats().accepted, 1);
   CloseBoth(connection);
-  close(listener);
 }
 
-TEST(ConnectionGuardTest, ATrackedConnectionIsAbortedWithShutdown) {
-  int port = 0;
-  const int listener = Listen(&port);
-  ASSERT_GE(listener, 0);
+TEST_F(ConnectionGuardTest, ATrackedConnectionIsAbortedWithShutdown) {
   ConnectionGuard guard(CapsFor(100, 100, 0));
-  Connection connection = Connect(listener, port, &guard);
+  Connection connection = Connect(&guard);
   ASSERT_TRUE(connection.admitted);
   guard.Abort(connection.server);
   EXPECT_TRUE(testing::WaitFor([&] { return ShutDown(connection.client); }, milliseconds(2000)));
   EXPECT_TRUE(guard.Tracks(connection.server));  // until civetweb reports the close
   guard.Closed(connection.server);
   CloseBoth(connection);
-  close(listener);
 }
 
-TEST(ConnectionGuardTest, ARefusedConnectionIsNeverTracked) {
-  int port = 0;
-  const int listener = Listen(&port);
-  ASSERT_GE(listener, 0);
+TEST_F(ConnectionGuardTest, ARefusedConnectionIsNeverTracked) {
   ConnectionGuard guard(CapsFor(100, 100, /*max_per_address=*/1));
-  Connection first = Connect(listener, port, &guard);
-  Connection second = Connect(listener, port, &guard);  // the same address: over its cap
+  Connection first = Connect(&guard);
+  Connection second = Connect(&guard);  // the same address: over its cap
   EXPECT_TRUE(first.admitted);
   EXPECT_FALSE(second.admitted);
   EXPECT_FALSE(guard.Tracks(second.server));
   EXPECT_EQ(guard.stats().refused_address_full, 1);
   guard.Closed(first.server);
-  Connection third = Connect(listener, port, &guard);  // room again
+  Connection third = Connect(&guard);  // room again
   EXPECT_TRUE(third.admitted);
   guard.Closed(third.server);
   for (const Connection& connection : {first, second, third}) CloseBoth(connection);
-  close(listener);
 }
 
-TEST(ConnectionGuardTest, ADeadlinePassedAbortsTheResponse) {
-  int port = 0;
-  const int listener = Listen(&port);
-  ASSERT_GE(listener, 0);
+TEST_F(ConnectionGuardTest, ADeadlinePassedAbortsTheResponse) {
   ConnectionGuard guard(CapsFor(100, 100, 0));
-  Connection connection = Connect(listener, port, &guard);
+  Connection connection = Connect(&guard);
   ASSERT_TRUE(connection.admitted);
   guard.RequestStarted(connection.server, ConnectionGuard::Clock::now() + milliseconds(50));
   EXPECT_TRUE(testing::WaitFor([&] { return ShutDown(connection.client); }, milliseconds(2000)));
   EXPECT_EQ(guard.stats().deadline_aborts, 1);
-  Connection answered = Connect(listener, port, &guard);
+  Connection answered = Connect(&guard);
   guard.RequestStarted(answered.server, ConnectionGuard::Clock::now() + milliseconds(50));
   guard.RequestEnded(answered.server);  // written in time: not aborted
   std::this_thread::sleep_for(milliseconds(200));
@@ -145,13 +143,9 @@ TEST(ConnectionGuardTest, ADeadlinePassedAbortsTheResponse) {
   guard.Closed(answered.server);
   CloseBoth(connection);
   CloseBoth(answered);
-  close(listener);
 }
 
-TEST(ConnectionGuardTest, AClientWaitingForAWorkerIsNotReclaimedAsIdle) {
-  int port = 0;
-  const int listener = Listen(&port);
-  ASSERT_GE(listener, 0);
+TEST_F(ConnectionGuardTest, AClientWaitingForAWorkerIsNotReclaimedAsIdle) {
   ConnectionCaps caps;
   caps.max_connections = 100;
   caps.reclaim_from = 1;  // reclaim waiting connections beyond one
@@ -159,13 +153,13 @@ TEST(ConnectionGuardTest, AClientWaitingForAWorkerIsNotReclaimedAsIdle) {
   ConnectionGuard guard(caps);
   std::vector<Connection> asking;
   for (int i = 0; i < 2; ++i) {
-    asking.push_back(Connect(listener, port, &guard));
+    asking.push_back(Connect(&guard));
     const std::string request = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n";
     ASSERT_EQ(send(asking.back().client, request.data(), request.size(), MSG_NOSIGNAL),
               static_cast<ssize_t>(request.size()));
   }
-  Connection idle = Connect(listener, port, &guard);
-  Connection partial = Connect(listener, port, &guard);  // half a header, as slowloris sends
+  Connection idle = Connect(&guard);
+  Connection partial = Connect(&guard);  // half a header, as slowloris sends
   const std::string half = "GET /metrics HTTP/1.1\r\nHost: local";
   ASSERT_EQ(send(partial.client, half.data(), half.size(), MSG_NOSIGNAL),
             static_cast<ssize_t>(half.size()));
@@ -177,7 +171,6 @@ TEST(ConnectionGuardTest, AClientWaitingForAWorkerIsNotReclaimedAsIdle) {
     guard.Closed(connection->server);
     CloseBoth(*connection);
   }
-  close(listener);
 }
 
 }  // namespace
