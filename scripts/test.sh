@@ -16,21 +16,25 @@ cd "$(dirname "$0")/.."
 # Every tool the tests use is installed below, so a test that cannot find its tool
 # fails instead of skipping (CI=true: tests/missing_tool.py, tests/test_process.h).
 export CI="${CI:-true}"
+# Each stage's heading says when it starts, in seconds since this script began, so that
+# a run's log gives the time of every stage (CI's budget is 20 minutes).
+stage() { echo "== $* == (at ${SECONDS} s)"; }
+stage "install what is missing"
 ./scripts/install-deps.sh --test  # --test: also GoogleTest, clang, Prometheus, Chromium, ...
 
-echo "== clang-format =="
+stage "clang-format"
 mapfile -t sources < <(git ls-files '*.h' '*.cc' 2>/dev/null || find base engine exporter tests bench fuzz -name '*.h' -o -name '*.cc')
 clang-format --dry-run -Werror "${sources[@]}"
 
-echo "== build (RelWithDebInfo) =="
+stage "build (RelWithDebInfo)"
 ./scripts/build.sh build -DSCX_WERROR=ON
-echo "== clang-tidy (.clang-tidy, the exporter's own code) =="
+stage "clang-tidy (.clang-tidy, the exporter's own code)"
 ./scripts/tidy.sh build '^(base|engine|exporter)/'
 sanitizer_build=(-DSCX_WERROR=ON -DSCX_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=None)
-echo "== build (clang: ASan + UBSan, -Wthread-safety, libFuzzer targets) =="
+stage "build (clang: ASan + UBSan, -Wthread-safety, libFuzzer targets)"
 ./scripts/build.sh build-asan "${sanitizer_build[@]}" -DSCX_SANITIZE=ON -DSCX_FUZZ=ON \
   -DCMAKE_CXX_COMPILER=clang++ "-DCMAKE_CXX_FLAGS=-O1 -g1 -DNDEBUG -Wthread-safety"
-echo "== build (ThreadSanitizer) =="
+stage "build (ThreadSanitizer)"
 ./scripts/build.sh build-tsan "${sanitizer_build[@]}" -DSCX_TSAN=ON "-DCMAKE_CXX_FLAGS=-O2 -g1 -DNDEBUG"
 
 # The sanitizer builds run the compiled code's tests. Not again there: the end-to-end
@@ -38,17 +42,18 @@ echo "== build (ThreadSanitizer) =="
 # differently), lint, deploy and the benchmarks; nor the flood attacks under ASan
 # (ThreadSanitizer runs them, for the races between civetweb and the connection guard).
 sanitizer_skip='e2e|alerting|lint|deploy|bench'
-echo "== tests under ASan + UBSan (end-to-end runs once, below) =="
+stage "tests under ASan + UBSan (end-to-end runs once, below)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j2 --label-exclude "$sanitizer_skip" \
     -E exporter_flood_attack_test
 
-echo "== tests under ThreadSanitizer (end-to-end runs once, below) =="
+stage "tests under ThreadSanitizer (end-to-end runs once, below)"
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp" \
   ctest --test-dir build-tsan --output-on-failure -j2 --label-exclude "$sanitizer_skip"
 
-echo "== all tests =="
+stage "all tests"
 ctest --test-dir build --output-on-failure -j2
 
-echo "== fuzz (libFuzzer, 20 s per target) =="
+stage "fuzz (libFuzzer, 20 s per target)"
 ./scripts/fuzz.sh --build-dir build-asan 20
+stage "done"
