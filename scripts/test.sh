@@ -27,7 +27,9 @@ mapfile -t sources < <(git ls-files '*.h' '*.cc' 2>/dev/null || find base engine
 clang-format --dry-run -Werror "${sources[@]}"
 
 stage "build (RelWithDebInfo)"
-./scripts/build.sh build -DSCX_WERROR=ON
+# Line tables only (-g1), as in the sanitizer builds: a third less compile time than -g,
+# and reports and backtraces still name files and lines.
+./scripts/build.sh build -DSCX_WERROR=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 stage "clang-tidy (.clang-tidy, the exporter's own code)"
 ./scripts/tidy.sh build '^(base|engine|exporter)/'
 sanitizer_build=(-DSCX_WERROR=ON -DSCX_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=None)
