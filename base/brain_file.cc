@@ -12,6 +12,9 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <string>
+#include <string_view>
+#include <utility>
 
 namespace scx {
 
@@ -214,8 +217,15 @@ bool LinkStaysWithOwner(const std::string& path, uid_t owner) {
     char target[4096];
     const ssize_t length = readlink(current.c_str(), target, sizeof(target));
     if (length <= 0 || static_cast<std::size_t>(length) >= sizeof(target)) return false;
-    std::string next(target, static_cast<std::size_t>(length));
-    current = next.front() == '/' ? next : FolderOf(current) + "/" + next;
+    const std::string_view next(target, static_cast<std::size_t>(length));
+    if (next.front() == '/') {
+      current.assign(next);
+    } else {
+      std::string folder = FolderOf(current);
+      folder += '/';
+      folder += next;
+      current = std::move(folder);
+    }
   }
   return true;
 }

@@ -259,7 +259,7 @@ class StoreLinkTest : public ReadStoreTest {
   }
   // A store of another project, readable only by its owner (root's, like the attack's).
   std::string SecretStore() {
-    const std::string path = dir_.Join("other/private/system_blocks.json");
+    std::string path = dir_.Join("other/private/system_blocks.json");
     WriteFile(path, StoreJson("sk_secret_candidate", {"sb_secret_core_0123abcd"}, 9));
     EXPECT_EQ(0, chmod(dir_.Join("other/private").c_str(), 0700));
     EXPECT_EQ(0, chmod(path.c_str(), 0600));

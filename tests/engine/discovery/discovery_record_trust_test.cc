@@ -61,9 +61,9 @@ class RecordTrustTest : public ::testing::Test {
   std::string VictimRuntime() const { return tmp_.Join("victim/.m1nd-rt"); }
 
   // Writes `entry` as `file` in `registry`'s instances/, owned by `owner`.
-  std::string WriteRecord(const std::string& registry, const std::string& file, const Entry& entry,
-                          uid_t owner) {
-    const std::string path = registry + "/instances/" + file;
+  static std::string WriteRecord(const std::string& registry, const std::string& file,
+                                 const Entry& entry, uid_t owner) {
+    std::string path = registry + "/instances/" + file;
     WriteFile(path, entry.Json());
     Chown(path, owner);
     return path;
