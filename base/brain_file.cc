@@ -12,6 +12,9 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <string>
+#include <string_view>
+#include <utility>
 
 namespace scx {
 
@@ -55,8 +58,9 @@ BrainFileError CheckRegular(const struct stat& info, BrainFileResult* result) {
   return BrainFileError::kNone;
 }
 
-int OpenReadOnly(const std::string& path) {
-  constexpr int kFlags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+// `extra_flags`: O_NOFOLLOW, or 0.
+int OpenReadOnly(const std::string& path, int extra_flags = 0) {
+  const int kFlags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | extra_flags;
   int fd;
   do {
     fd = open(path.c_str(), kFlags | O_NOATIME);
@@ -170,6 +174,76 @@ std::int64_t Nanoseconds(const struct timespec& time) {
   return static_cast<std::int64_t>(time.tv_sec) * 1000 * 1000 * 1000 + time.tv_nsec;
 }
 
+// ---- LinkRule::kOwnerOfFolder
+
+// One message for every link that leaves the owner's files: what it leads to (another
+// owner's file, nothing in another's folder, a folder that cannot be searched) is not
+// told apart, so that the exporter's answer reveals nothing of files it may read as
+// root and the owner may not.
+constexpr char kForeignLinkMessage[] =
+    "a link that leaves the files of its folder's owner (the runtime dir's): not followed, "
+    "not read";
+
+// Symbolic links followed at most, as the kernel does (MAXSYMLINKS).
+constexpr int kMaxLinkHops = 40;
+
+std::string FolderOf(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// The owner of the folder holding `path`; false when it cannot be stat'ed.
+bool FolderOwner(const std::string& path, uid_t* owner) {
+  struct stat info;
+  if (stat(FolderOf(path).c_str(), &info) != 0) return false;
+  *owner = info.st_uid;
+  return true;
+}
+
+// True when the symbolic link at `path`, which could not be opened, stays in folders of
+// `owner`: each link of the chain is read (lstat, readlink), and the folder of each
+// name on it, up to the last (a name that does not exist, or is no link), is `owner`'s.
+// A chain longer than the kernel follows (a loop) that never left them stays too. A
+// name that cannot be looked up for another reason than ENOENT is false.
+bool LinkStaysWithOwner(const std::string& path, uid_t owner) {
+  std::string current = path;
+  for (int hop = 0; hop <= kMaxLinkHops; ++hop) {
+    uid_t folder_owner = 0;
+    if (!FolderOwner(current, &folder_owner) || folder_owner != owner) return false;
+    struct stat info;
+    if (lstat(current.c_str(), &info) != 0) return errno == ENOENT;
+    if (!S_ISLNK(info.st_mode)) return true;
+    char target[4096];
+    const ssize_t length = readlink(current.c_str(), target, sizeof(target));
+    if (length <= 0 || static_cast<std::size_t>(length) >= sizeof(target)) return false;
+    const std::string_view next(target, static_cast<std::size_t>(length));
+    if (next.front() == '/') {
+      current.assign(next);
+    } else {
+      std::string folder = FolderOf(current);
+      folder += '/';
+      folder += next;
+      current = std::move(folder);
+    }
+  }
+  return true;
+}
+
+BrainFileError ForeignLink(BrainFileResult* result) {
+  result->has_info = false;  // nothing of the target is kept, not even its stamp
+  result->message = kForeignLinkMessage;
+  return BrainFileError::kForeignLink;
+}
+
+// A file with several hard links that its folder's owner does not own: one of them may
+// be another owner's file, linked here.
+bool IsForeignHardLink(const std::string& path, const struct stat& info) {
+  if (info.st_nlink <= 1) return false;
+  uid_t owner = 0;
+  return !FolderOwner(path, &owner) || info.st_uid != owner;
+}
+
 }  // namespace
 
 FileStamp StampOfStat(const struct stat& info) {
@@ -193,17 +267,61 @@ BrainFileResult StatBrainFile(const std::string& path) {
   return result;
 }
 
-BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
-                              BrainFileBuffer* buffer) {
-  BrainFileResult result;
-  max_bytes = std::max<std::int64_t>(max_bytes, 0);
+namespace {
+
+// Opens the symbolic link `path` (LinkRule::kOwnerOfFolder) when it leads to a file of
+// its folder's owner: the descriptor, or -1 with result->error set.
+int OpenLinkOfOwner(const std::string& path, BrainFileResult* result) {
+  uid_t owner = 0;
+  if (!FolderOwner(path, &owner)) {
+    result->error = ForeignLink(result);
+    return -1;
+  }
   const int fd = OpenReadOnly(path);
   if (fd < 0) {
-    result.error = ClassifyErrno(path, "open", errno, &result.message);
-    return result;
+    const int error = errno;
+    result->error = LinkStaysWithOwner(path, owner)
+                        ? ClassifyErrno(path, "open", error, &result->message)
+                        : ForeignLink(result);
+    return -1;
+  }
+  struct stat info;
+  if (fstat(fd, &info) != 0 || info.st_uid != owner) {
+    close(fd);
+    result->error = ForeignLink(result);
+    return -1;
+  }
+  return fd;
+}
+
+bool IsSymlink(const std::string& path) {
+  struct stat info;
+  return lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode);
+}
+
+}  // namespace
+
+BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
+                              BrainFileBuffer* buffer, LinkRule links) {
+  BrainFileResult result;
+  max_bytes = std::max<std::int64_t>(max_bytes, 0);
+  const bool owner_only = links == LinkRule::kOwnerOfFolder;
+  int fd = OpenReadOnly(path, owner_only ? O_NOFOLLOW : 0);
+  if (fd < 0) {
+    const int error = errno;
+    // O_NOFOLLOW refuses a symbolic link with ELOOP.
+    if (!owner_only || error != ELOOP || !IsSymlink(path)) {
+      result.error = ClassifyErrno(path, "open", error, &result.message);
+      return result;
+    }
+    fd = OpenLinkOfOwner(path, &result);
+    if (fd < 0) return result;
   }
   FdCloser closer(fd);
   result.error = CheckOpened(fd, max_bytes, &result);
+  if (owner_only && result.has_info && IsForeignHardLink(path, result.info)) {
+    result.error = ForeignLink(&result);
+  }
   if (result.error == BrainFileError::kNone) result.error = ReadAll(fd, max_bytes, buffer, &result);
   return result;
 }

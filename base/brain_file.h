@@ -20,6 +20,24 @@ enum class BrainFileError {
   kIo,          // stat/open/read failed for another reason, or out of memory
   kTooLarge,    // larger than the cap, on disk or while being read
   kNotRegular,  // a directory, FIFO, socket, device, dangling or looping symlink
+  // A link (symbolic, or a hard link of another owner's file) that leaves the files of
+  // the owner of the folder holding it: not read (LinkRule::kOwnerOfFolder only).
+  kForeignLink,
+};
+
+// How ReadBrainFile treats a path that is a link.
+enum class LinkRule {
+  kFollow,  // opened wherever it leads
+  // Read only what stays with the owner of the folder holding the path (the brain's
+  // runtime dir): a symbolic link is followed only to a file of that owner (uid), and a
+  // file with more than one hard link is read only when that owner owns it. Anything
+  // else is kForeignLink, whatever the link leads to (a file of another owner, a missing
+  // file in another's folder, a folder that cannot be searched), with one message, so
+  // that the answer tells nothing of the other owner's files. A symbolic link that
+  // cannot be opened and never leaves the owner's folders (to nothing there, a loop) is
+  // classified as without this rule. A file with a single link is read whoever owns it
+  // (m1nd replaces its files by rename: they have one).
+  kOwnerOfFolder,
 };
 
 // Memory a file is read into, owned by the caller. ReadBrainFile reads straight into
@@ -73,8 +91,11 @@ BrainFileResult StatBrainFile(const std::string& path);
 // (a file that grew is read on). Never reads more than `max_bytes` + 1 bytes: a file
 // over `max_bytes` (at the fstat or by growing while being read) is kTooLarge. On
 // success the data is buffer->data()[0, size).
+//
+// With LinkRule::kOwnerOfFolder, a path that is no link costs nothing more (it is
+// opened with O_NOFOLLOW); a symbolic link costs a stat of the folder and an fstat.
 BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
-                              BrainFileBuffer* buffer);
+                              BrainFileBuffer* buffer, LinkRule links = LinkRule::kFollow);
 
 // The same into a string, which holds exactly the file on success and is empty on
 // any error.

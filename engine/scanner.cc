@@ -447,6 +447,7 @@ ScanResult Scanner::Scan(const DiscoveryConfig& config, const std::atomic<bool>*
   result.notices = std::move(discovery.notices);
   result.debug_notes = std::move(discovery.debug_notes);
   result.orphans = std::move(discovery.orphans);
+  result.conflicts = std::move(discovery.conflicts);
   result.name_collisions = std::move(discovery.name_collisions);
   result.folders_read = std::move(discovery.folders_read);
   parsed_ = 0;

@@ -143,6 +143,7 @@ struct ScanResult {
   std::vector<DiscoveryNotice> notices;
   std::vector<DiscoveryNotice> debug_notes;  // see Discovery::debug_notes
   std::vector<OrphanedFolder> orphans;       // see OrphanedFolder
+  std::vector<RegistryConflict> conflicts;   // see RegistryConflict
   std::vector<std::string> name_collisions;
   std::vector<ReadFolder> folders_read;  // see Discovery::folders_read
   std::vector<StateChange> changes;

@@ -610,6 +610,8 @@ StoreError FromBrainFile(BrainFileError error) {
       return StoreError::kTooLarge;
     case BrainFileError::kNotRegular:
       return StoreError::kNotRegular;
+    case BrainFileError::kForeignLink:
+      return StoreError::kForeignLink;
   }
   return StoreError::kIo;
 }
@@ -642,7 +644,8 @@ StoreReadResult ReadStore(const std::string& path, const StoreReaderOptions& opt
   StoreReadResult result;
   try {
     PaddedBuffer& buffer = ThisThreadReader().buffer;
-    const BrainFileResult file = ReadBrainFile(path, options.max_bytes, &buffer);
+    const BrainFileResult file =
+        ReadBrainFile(path, options.max_bytes, &buffer, LinkRule::kOwnerOfFolder);
     result.error = TakeFileResult(path, file, &result.stamp, &result.message);
     if (result.error == StoreError::kNone) {
       const std::size_t size = file.size;

@@ -30,6 +30,9 @@ enum class StoreError {
   kParse,       // not valid JSON (torn write, garbage, too deep)
   kSchema,      // valid JSON of the wrong shape or schema
   kUnseen,      // no file, in a runtime dir this process cannot see (runtime_dir_view.h)
+  // A link that leaves the files of the runtime dir's owner (LinkRule::kOwnerOfFolder):
+  // not followed, nothing of it read or published.
+  kForeignLink,
 };
 
 inline constexpr Term<StoreError> kStoreErrors[] = {
@@ -41,6 +44,7 @@ inline constexpr Term<StoreError> kStoreErrors[] = {
     {StoreError::kParse, "parse"},
     {StoreError::kSchema, "schema"},
     {StoreError::kUnseen, "unseen"},
+    {StoreError::kForeignLink, "foreign_link"},
 };
 
 inline const char* StoreErrorName(StoreError error) { return NameOf(kStoreErrors, error); }
@@ -86,7 +90,9 @@ struct StoreReadResult {
 // `stamp` for a regular file; kAbsent, kNotRegular or kIo otherwise.
 StoreError StatStore(const std::string& path, FileStamp* stamp, std::string* message);
 
-// Stats, opens (O_RDONLY | O_NONBLOCK), reads and parses the store at `path`.
+// Stats, opens (O_RDONLY | O_NONBLOCK), reads and parses the store at `path`, which
+// is `<runtime dir>/system_blocks.json`: only what stays with the runtime dir's owner
+// (LinkRule::kOwnerOfFolder) is read; a link that leaves it is kForeignLink.
 StoreReadResult ReadStore(const std::string& path, const StoreReaderOptions& options);
 
 // Gives back what the calling thread keeps for its next read beyond what a store of

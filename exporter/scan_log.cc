@@ -57,6 +57,11 @@ std::string OrphanKey(const OrphanedFolder& orphan) {
   return orphan.runtime_dir + '\n' + orphan.project_root + '\n' + orphan.served_runtime_dir;
 }
 
+std::string ConflictKey(const RegistryConflict& conflict) {
+  return std::string(RegistryConflictReasonName(conflict.reason)) + '\n' + conflict.record_path +
+         '\n' + conflict.runtime_dir;
+}
+
 std::string ProblemKey(const DiscoveryProblem& problem) {
   return std::string(DiscoveryProblemSourceName(problem.source)) + '\n' + problem.path + '\n' +
          problem.message;
@@ -81,6 +86,7 @@ void ScanLog::LogScan(const ScanResult& result, double duration_seconds) {
   LogNotices(result.notices);
   LogDebugNotes(result.debug_notes);
   LogOrphans(result.orphans);
+  LogConflicts(result.conflicts);
   LogCollisions(result.name_collisions);
   if (suppressed_ > 0) {
     logger_->Warn("brain log lines suppressed",
@@ -263,6 +269,19 @@ void ScanLog::LogOrphans(const std::vector<OrphanedFolder>& orphans) {
                        "from served_runtime_dir; not watched"}});
       },
       &logged_orphans_);
+}
+
+void ScanLog::LogConflicts(const std::vector<RegistryConflict>& conflicts) {
+  LogWhenFirstSeen(
+      conflicts, ConflictKey,
+      [this](const RegistryConflict& conflict) {
+        LogBrainLine(LogLevel::kWarn, "registry conflict",
+                     {{"reason", RegistryConflictReasonName(conflict.reason)},
+                      {"record", conflict.record_path},
+                      {"runtime_dir", conflict.runtime_dir},
+                      {"detail", conflict.detail}});
+      },
+      &logged_conflicts_);
 }
 
 void ScanLog::LogCollisions(const std::vector<std::string>& collisions) {

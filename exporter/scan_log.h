@@ -6,7 +6,9 @@
 // transient problem is logged at debug until it is still there on the next scan, then at warn), one
 // warn line per discovery notice while it persists (debug after the first), one debug line per
 // discovery debug note and one info line per orphaned folder when first seen (nothing while they
-// persist; again if they come back), a warn line on every scan that finds no brain at all, and a
+// persist; again if they come back), one warn line per registry conflict (a record refused or
+// demoted, record_trust.h) when first seen (nothing while it persists; again if it comes back), a
+// warn line on every scan that finds no brain at all, and a
 // debug summary per scan.
 //
 // Lines about one brain or folder (state changes, problems, notices, orphans, name
@@ -85,6 +87,7 @@ class ScanLog {
   void LogNotices(const std::vector<DiscoveryNotice>& notices);
   void LogDebugNotes(const std::vector<DiscoveryNotice>& notes);
   void LogOrphans(const std::vector<OrphanedFolder>& orphans);
+  void LogConflicts(const std::vector<RegistryConflict>& conflicts);
   void LogCollisions(const std::vector<std::string>& collisions);
   void LogSummary(const ScanResult& result, double duration_seconds);
   // Writes a line about one brain or folder, unless this second's budget is spent
@@ -103,6 +106,7 @@ class ScanLog {
   std::set<std::string> warned_notices_;
   std::set<std::string> logged_debug_notes_;  // of the last scan (only at debug level)
   std::set<std::string> logged_orphans_;      // of the last scan
+  std::set<std::string> logged_conflicts_;    // of the last scan
   std::set<std::string> warned_collisions_;
 };
 

@@ -191,6 +191,15 @@ struct SelfMetrics::Impl {
                                  "build (their project root is served by another folder) in "
                                  "the last scan.")
                             .Add({});
+    Family<Gauge>& conflicts =
+        Register(prometheus::BuildGauge(), "registry_conflicts",
+                 "Registry records the last scan refused or demoted, by reason: foreign_owner "
+                 "(the record's file owner could not have written the runtime dir it names as "
+                 "m1nd; ignored), future_heartbeat (a heartbeat in the future, never the "
+                 "freshest, on a runtime dir another record claims too).");
+    for (const Term<RegistryConflictReason>& reason : kRegistryConflictReasons) {
+      registry_conflicts[reason.value] = &conflicts.Add({{"reason", reason.name}});
+    }
     stores_parsed = &Register(prometheus::BuildCounter(), "stores_parsed_total",
                               "Stores read and parsed because their file stamp changed.")
                          .Add({});
@@ -290,6 +299,7 @@ struct SelfMetrics::Impl {
   std::map<StoreError, Counter*> store_read_errors;  // the read errors (IsReadError)
   std::map<BrainState, Gauge*> brains_by_state;
   Gauge* orphaned_folders = nullptr;
+  std::map<RegistryConflictReason, Gauge*> registry_conflicts;
   Counter* stores_parsed = nullptr;
   Counter* stores_unchanged = nullptr;
   Gauge* config_last_reload_successful = nullptr;
@@ -354,6 +364,9 @@ void SelfMetrics::RecordScan(const ScanResult& result, double seconds, double fi
   }
   for (const auto& [state, gauge] : impl_->brains_by_state) gauge->Set(states[state]);
   impl_->orphaned_folders->Set(static_cast<double>(result.orphans.size()));
+  std::map<RegistryConflictReason, int> conflicts;
+  for (const RegistryConflict& conflict : result.conflicts) ++conflicts[conflict.reason];
+  for (const auto& [reason, gauge] : impl_->registry_conflicts) gauge->Set(conflicts[reason]);
   impl_->stores_parsed->Increment(NonNegative(result.stores_parsed));
   impl_->stores_unchanged->Increment(NonNegative(result.stores_unchanged));
 }

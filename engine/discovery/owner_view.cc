@@ -113,6 +113,12 @@ bool StartedAfterRecord(const OwnerViewFacts& facts) {
   return started > latest;
 }
 
+// m1nd writes its own pid into its entry: the process must be the entry owner's, unless
+// root wrote the entry.
+bool ProcessMayBeTheRecords(const OwnerViewFacts& facts) {
+  return facts.record_owner == 0 || facts.process_owner == facts.record_owner;
+}
+
 // openat2(RESOLVE_IN_ROOT) of `path` (absolute) under `root_fd`; -1 with errno.
 int OpenInRoot(int root_fd, const std::string& path) {
   struct open_how how = {};
@@ -155,6 +161,11 @@ OwnerView JudgeOwnerView(DiscoveryView declared, const OwnerViewFacts& facts) {
     return none(process +
                 " is not in /proc (it exited, runs in another pid namespace, or /proc hides it)");
   }
+  if (!ProcessMayBeTheRecords(facts)) {
+    return none(process + " runs as uid " + std::to_string(facts.process_owner) +
+                ", not as the owner of its registry entry (uid " +
+                std::to_string(facts.record_owner) + "): m1nd writes its own pid");
+  }
   if (!facts.start_known)
     return none("the start time of " + process + " is unknown: " + facts.process_error);
   if (StartedAfterRecord(facts)) {
@@ -172,10 +183,12 @@ OwnerView JudgeOwnerView(DiscoveryView declared, const OwnerViewFacts& facts) {
               (facts.namespace_error.empty() ? facts.root_error : facts.namespace_error));
 }
 
-OwnerViewFacts GatherOwnerViewFacts(std::uint32_t pid, std::uint64_t started_at_ms) {
+OwnerViewFacts GatherOwnerViewFacts(std::uint32_t pid, std::uint64_t started_at_ms,
+                                    std::uint32_t record_owner) {
   OwnerViewFacts facts;
   facts.pid = pid;
   facts.record_started_ms = started_at_ms;
+  facts.record_owner = record_owner;
   if (pid == 0) return facts;
   const std::string process = ProcPath(pid, "");
   struct stat info;
@@ -184,6 +197,9 @@ OwnerViewFacts GatherOwnerViewFacts(std::uint32_t pid, std::uint64_t started_at_
     return facts;
   }
   facts.process_exists = true;
+  facts.process_owner = info.st_uid;
+  // Nothing more is asked of another user's process.
+  if (!ProcessMayBeTheRecords(facts)) return facts;
   facts.start_known = ReadStartMs(pid, &facts.process_started_ms, &facts.process_error);
   if (!facts.start_known) return facts;
   ReadNamespaces(pid, &facts);
@@ -191,9 +207,10 @@ OwnerViewFacts GatherOwnerViewFacts(std::uint32_t pid, std::uint64_t started_at_
   return facts;
 }
 
-OwnerView ViewOfOwner(DiscoveryView declared, std::uint32_t pid, std::uint64_t started_at_ms) {
+OwnerView ViewOfOwner(DiscoveryView declared, std::uint32_t pid, std::uint64_t started_at_ms,
+                      std::uint32_t record_owner) {
   if (declared == DiscoveryView::kHost) return JudgeOwnerView(declared, OwnerViewFacts());
-  return JudgeOwnerView(declared, GatherOwnerViewFacts(pid, started_at_ms));
+  return JudgeOwnerView(declared, GatherOwnerViewFacts(pid, started_at_ms, record_owner));
 }
 
 RootProbe ProbeRootThroughProcess(std::uint32_t pid, const std::string& root) {

@@ -6,7 +6,11 @@
 // m1nd's own user), the root is looked up in m1nd's own view. When nothing can be read
 // (the pid gone or reused, /proc/<pid> hidden, EACCES, another pid namespace), the
 // deployment's declared view decides: the shape rule for kAuto, "never absent" for
-// kSandbox. A declared kHost needs no evidence. Facts are gathered by
+// kSandbox. A declared kHost needs no evidence. The pid is asked only on behalf of a
+// record whose file's owner could have written it as m1nd: m1nd writes its own pid, so
+// the process must be that owner's (or the record root's); another user's pid in a
+// record is no evidence, never a question asked of that process' view (it would make
+// the exporter, as root, an oracle of paths in another mount namespace). Facts are gathered by
 // GatherOwnerViewFacts and judged, purely, by JudgeOwnerView.
 #ifndef SCX_ENGINE_DISCOVERY_OWNER_VIEW_H_
 #define SCX_ENGINE_DISCOVERY_OWNER_VIEW_H_
@@ -28,7 +32,9 @@ inline constexpr std::int64_t kStartTimeSlackMs = 2000;
 struct OwnerViewFacts {
   std::uint32_t pid = 0;                // 0: no process is known (a static or glob brain)
   std::uint64_t record_started_ms = 0;  // the entry's started_at_ms
+  std::uint32_t record_owner = 0;       // the uid owning the entry's file
   bool process_exists = false;          // /proc/<pid> exists
+  std::uint32_t process_owner = 0;      // the uid owning /proc/<pid>: the process' user
   std::string process_error;            // why /proc/<pid> or its start time is unknown
   bool start_known = false;
   std::int64_t process_started_ms = 0;  // wall clock, from /proc/<pid>/stat and btime
@@ -60,12 +66,15 @@ struct OwnerView {
 // Pure: the view `declared` and the facts give.
 OwnerView JudgeOwnerView(DiscoveryView declared, const OwnerViewFacts& facts);
 
-// Reads /proc for the process `pid` (0: none) whose registry entry says it started at
-// `started_at_ms`: a few readlinks, two stats and two small reads.
-OwnerViewFacts GatherOwnerViewFacts(std::uint32_t pid, std::uint64_t started_at_ms);
+// Reads /proc for the process `pid` (0: none) whose registry entry, a file owned by
+// `record_owner`, says it started at `started_at_ms`: a stat; then, for a process of
+// that owner (any, for root's entry), a few readlinks, a stat and two small reads.
+OwnerViewFacts GatherOwnerViewFacts(std::uint32_t pid, std::uint64_t started_at_ms,
+                                    std::uint32_t record_owner);
 
 // The view of an owner, gathering facts only when `declared` needs them.
-OwnerView ViewOfOwner(DiscoveryView declared, std::uint32_t pid, std::uint64_t started_at_ms);
+OwnerView ViewOfOwner(DiscoveryView declared, std::uint32_t pid, std::uint64_t started_at_ms,
+                      std::uint32_t record_owner);
 
 // Is `root` an existing directory as `view` can tell? kUnseen answers say, in why,
 // which evidence was used or why none could be.

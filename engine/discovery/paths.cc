@@ -64,8 +64,17 @@ std::string InodeKey(const struct stat& info) {
 }
 
 std::string RuntimeKey(const std::string& path) {
+  std::optional<std::uint32_t> owner;
+  return RuntimeKey(path, &owner);
+}
+
+std::string RuntimeKey(const std::string& path, std::optional<std::uint32_t>* owner) {
   struct stat info;
-  if (stat(path.c_str(), &info) == 0) return InodeKey(info);
+  if (stat(path.c_str(), &info) == 0) {
+    *owner = info.st_uid;
+    return InodeKey(info);
+  }
+  owner->reset();
   return "path " + DirKey(path);
 }
 

@@ -7,7 +7,9 @@
 
 #include <sys/stat.h>
 
+#include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -55,6 +57,10 @@ std::string RealDir(const std::string& path);
 // paths and bind mounts of one folder agree: InodeKey), else the lexically normal
 // path ("path " + the path).
 std::string RuntimeKey(const std::string& path);
+
+// RuntimeKey, and the folder's owner (uid) in *owner when it could be stat'ed (else
+// nullopt): one stat.
+std::string RuntimeKey(const std::string& path, std::optional<std::uint32_t>* owner);
 
 }  // namespace scx
 

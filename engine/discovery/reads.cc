@@ -44,11 +44,13 @@ ReadStatus ListDir(const std::string& dir, std::vector<std::string>* names, std:
 }
 
 ReadStatus ReadSmallFile(const std::string& path, const ReadFileFunction& read_file,
-                         std::string* contents, FileStamp* stamp, std::string* error) {
+                         std::string* contents, FileStamp* stamp, std::uint32_t* owner,
+                         std::string* error) {
   const BrainFileResult result = read_file ? read_file(path, kMaxSmallFileBytes, contents)
                                            : ReadBrainFile(path, kMaxSmallFileBytes, contents);
   if (result.error == BrainFileError::kNone) {
     *stamp = StampOfStat(result.info);
+    *owner = result.info.st_uid;
     return ReadStatus::kOk;
   }
   if (result.error == BrainFileError::kAbsent) return ReadStatus::kMissing;

@@ -59,9 +59,10 @@ using ReadFileFunction =
 
 // Reads a small file of a brain whole through `read_file` (ReadBrainFile when empty:
 // read-only, non-blocking, regular files only, closed before returning), and gives
-// the stamp of what was read. kMissing only when nothing is there.
+// the stamp and owner (uid) of what was read. kMissing only when nothing is there.
 ReadStatus ReadSmallFile(const std::string& path, const ReadFileFunction& read_file,
-                         std::string* contents, FileStamp* stamp, std::string* error);
+                         std::string* contents, FileStamp* stamp, std::uint32_t* owner,
+                         std::string* error);
 
 // A parse kept for a file by the DiscoveryCache, with the stamp it was read at.
 template <typename Parsed>
@@ -76,6 +77,9 @@ struct Loaded {
   const KeptParse<Parsed>* kept = nullptr;
   Parsed read;      // the parse of the read, when read now with status kOk
   FileStamp stamp;  // of the read, when read now with status kOk
+  // The file's owner (uid) as the read's fstat or the stat that found it unchanged
+  // saw it, with status kOk: who wrote it (record_trust.h).
+  std::uint32_t owner = 0;
 
   // The parse, when status is kOk.
   const Parsed& parsed() const { return kept != nullptr ? kept->parsed : read; }
@@ -98,11 +102,13 @@ Loaded<Parsed> LoadSmallFile(const std::string& path, const KeptParse<Parsed>* e
     if (fstatat(dir_fd, at, &info, 0) == 0 && S_ISREG(info.st_mode) &&
         CanReuseParse(entry->stamp, StampOfStat(info))) {
       loaded.kept = entry;
+      loaded.owner = info.st_uid;
       return loaded;
     }
   }
   std::string text;
-  loaded.status = ReadSmallFile(path, read_file, &text, &loaded.stamp, &loaded.error);
+  loaded.status =
+      ReadSmallFile(path, read_file, &text, &loaded.stamp, &loaded.owner, &loaded.error);
   if (loaded.status == ReadStatus::kOk) loaded.read = parse(text);
   return loaded;
 }

@@ -13,6 +13,7 @@
 #include "base/rare_string.h"
 #include "engine/discovery/owner_identity.h"
 #include "engine/discovery/read_folders.h"
+#include "engine/discovery/record_trust.h"
 #include "engine/discovery/root_visibility.h"
 #include "engine/vocabulary.h"
 
@@ -122,6 +123,16 @@ struct DiscoveryNotice {
   std::string message;
 };
 
+// A registry record refused or demoted (record_trust.h): one log line when first seen,
+// and skeleton_coherence_exporter_registry_conflicts{reason}. The brain it claimed is
+// decided as if the record were not there (refused) or had no heartbeat (demoted).
+struct RegistryConflict {
+  RegistryConflictReason reason = RegistryConflictReason::kForeignOwner;
+  std::string record_path;  // the instance file
+  std::string runtime_dir;  // the runtime dir (or project brain folder) it names
+  std::string detail;       // for people
+};
+
 struct Discovery {
   std::vector<Brain> brains;  // names unique, sorted by name
   std::vector<DiscoveryProblem> problems;
@@ -131,6 +142,7 @@ struct Discovery {
   // a project_brain.json without a string project_root.
   std::vector<DiscoveryNotice> debug_notes;
   std::vector<OrphanedFolder> orphans;       // sorted by runtime_dir
+  std::vector<RegistryConflict> conflicts;   // in registry and file order
   std::vector<std::string> name_collisions;  // one log-ready line per renamed brain
   // The folders the walk listed or read a small file in, beside every brain's
   // runtime_dir (which holds the brain's files, a FolderRole::kBrainFolder, and is

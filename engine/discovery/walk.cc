@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -30,6 +31,7 @@
 #include "engine/discovery/cache.h"
 #include "engine/discovery/paths.h"
 #include "engine/discovery/reads.h"
+#include "engine/discovery/record_trust.h"
 #include "engine/discovery/runtime_dir_view.h"
 #include "engine/m1nd_files.h"
 
@@ -58,11 +60,15 @@ bool IsUnknownKind(const InstanceRecord& record) {
          record.brain_kind != kMedullaKind;
 }
 
-// The order in which entries on one runtime root may name its brain: owners before
-// read_only attachers, then the freshest heartbeat, then the smallest file name.
-bool NamesBrainFirst(const OwnerCandidate& a, const OwnerCandidate& b) {
-  return std::tie(a.key, a.read_only, b.last_heartbeat_ms, a.instance_file) <
-         std::tie(b.key, b.read_only, a.last_heartbeat_ms, b.instance_file);
+std::string UidText(std::optional<std::uint32_t> uid) {
+  return uid ? std::to_string(*uid) : std::string("unknown");
+}
+
+std::string ForeignOwnerDetail(std::uint32_t record_owner, std::optional<std::uint32_t> dir_owner) {
+  return "the record's file belongs to uid " + std::to_string(record_owner) +
+         ", the folder it names to uid " + UidText(dir_owner) +
+         ": m1nd writes records only for the runtime root its own process opened, so this is "
+         "not m1nd's word about that folder; ignored";
 }
 
 // The brain of a brain folder `dir` whose identity is `identity`, named `m1nd_name` in
@@ -92,6 +98,12 @@ bool FolderIsVisible(const std::string& folder, std::string* why) {
 }
 
 }  // namespace
+
+void DiscoveryWalk::Conflict(RegistryConflictReason reason, std::string record_path,
+                             std::string runtime_dir, std::string detail) {
+  conflicts_.push_back(
+      RegistryConflict{reason, std::move(record_path), std::move(runtime_dir), std::move(detail)});
+}
 
 void DiscoveryWalk::Problem(DiscoveryProblemSource source, const std::string& path,
                             const std::string& message, bool transient) {
@@ -242,9 +254,16 @@ void DiscoveryWalk::ReadInstance(const std::string& registry, const std::string&
   const InstanceRecord& record = parse.record;
   if (KindOf(record) == InstanceKind::kProject) {
     // The workspace root of a project entry is its project-brains/<hex> folder.
-    project_entries_.push_back(
-        ProjectEntry{listed_registry_, RealDir(ResolveInRegistry(registry, record.workspace_root)),
-                     record.last_heartbeat_ms, record.pid, record.started_at_ms});
+    std::string dir = RealDir(ResolveInRegistry(registry, record.workspace_root));
+    std::optional<std::uint32_t> dir_owner;
+    RuntimeKey(dir, &dir_owner);
+    if (!RecordMaySpeakFor(file.owner, dir_owner)) {
+      return Conflict(RegistryConflictReason::kForeignOwner, path, dir,
+                      ForeignOwnerDetail(file.owner, dir_owner));
+    }
+    project_entries_.push_back(ProjectEntry{listed_registry_, std::move(dir),
+                                            record.last_heartbeat_ms, record.pid,
+                                            record.started_at_ms, file.owner});
     return;
   }
   if (IsUnknownKind(record)) {
@@ -257,7 +276,8 @@ void DiscoveryWalk::ReadInstance(const std::string& registry, const std::string&
   OwnerCandidate owner;
   owner.registry = listed_registry_;
   owner.runtime_dir = RealDir(ResolveInRegistry(registry, record.runtime_root));
-  owner.key = RuntimeKey(owner.runtime_dir);
+  owner.key = RuntimeKey(owner.runtime_dir, &owner.dir_owner);
+  owner.record_owner = file.owner;
   owner.workspace_root = ResolveInRegistry(registry, record.workspace_root);
   // ingest_roots.json sits beside the graph snapshot (by default in the runtime root).
   owner.ingest_dir = record.graph_source.empty()
@@ -319,21 +339,56 @@ void DiscoveryWalk::AddOwner(const OwnerCandidate& owner) {
   AddBrain(std::move(brain), key);
 }
 
-const OwnerView& DiscoveryWalk::ViewOf(std::uint32_t pid, std::uint64_t started_at_ms) {
-  const auto key = std::make_pair(pid, started_at_ms);
+const OwnerView& DiscoveryWalk::ViewOf(std::uint32_t pid, std::uint64_t started_at_ms,
+                                       std::uint32_t record_owner) {
+  const auto key = std::make_tuple(pid, started_at_ms, record_owner);
   auto known = views_.find(key);
   if (known != views_.end()) return known->second;
-  return views_.emplace(key, ViewOfOwner(view_, pid, started_at_ms)).first->second;
+  return views_.emplace(key, ViewOfOwner(view_, pid, started_at_ms, record_owner)).first->second;
 }
 
 void DiscoveryWalk::AddOwners() {
-  std::vector<OwnerCandidate> sorted = owners_;
-  std::stable_sort(sorted.begin(), sorted.end(), NamesBrainFirst);
+  // Whose records count, and in which order they name brains (record_trust.h); the
+  // clock is read after every record was.
+  const std::int64_t now_ms = NowNs() / 1000000;
+  std::vector<RecordClaim> claims;
+  claims.reserve(owners_.size());
+  for (const OwnerCandidate& owner : owners_) {
+    claims.push_back(RecordClaim{owner.key, owner.read_only, owner.last_heartbeat_ms,
+                                 owner.instance_file, owner.record_owner, owner.dir_owner});
+  }
+  const ClaimDecision decision = DecideClaims(claims, now_ms);
+  for (const ClaimConflict& conflict : decision.conflicts) {
+    const OwnerCandidate& owner = owners_[conflict.claim];
+    std::string record_path =
+        JoinPath(JoinPath(*owner.registry, kInstancesDir), owner.instance_file);
+    if (conflict.reason == RegistryConflictReason::kForeignOwner) {
+      Conflict(conflict.reason, std::move(record_path), owner.runtime_dir,
+               ForeignOwnerDetail(owner.record_owner, owner.dir_owner));
+    } else {
+      Conflict(conflict.reason, std::move(record_path), owner.runtime_dir,
+               "last_heartbeat_ms " + std::to_string(owner.last_heartbeat_ms) +
+                   " is in the future (now " + std::to_string(now_ms) +
+                   "): never the freshest; another record on this runtime dir ranks first");
+    }
+  }
+  std::vector<OwnerCandidate> sorted;
+  sorted.reserve(decision.order.size());
+  for (std::size_t i : decision.order) sorted.push_back(owners_[i]);
+  // A refused record names nothing: not even the project brains under its runtime dir.
+  std::vector<bool> counts(owners_.size(), false);
+  for (std::size_t i : decision.order) counts[i] = true;
+  std::vector<OwnerCandidate> kept;
+  kept.reserve(decision.order.size());
+  for (std::size_t i = 0; i < owners_.size(); ++i) {
+    if (counts[i]) kept.push_back(std::move(owners_[i]));
+  }
+  owners_ = std::move(kept);
   // The entry that names a runtime root's brain is the m1nd process whose view counts,
   // for it and for the project brains under it.
   for (const OwnerCandidate& owner : sorted) {
     if (root_views_.count(owner.key) == 0) {
-      root_views_[owner.key] = &ViewOf(owner.pid, owner.started_at_ms);
+      root_views_[owner.key] = &ViewOf(owner.pid, owner.started_at_ms, owner.record_owner);
     }
   }
   for (const OwnerCandidate& owner : sorted) {
@@ -357,7 +412,7 @@ void DiscoveryWalk::AddProjectBrains() {
     folder.dir = entry.dir;
     folder.key = RuntimeKey(entry.dir);
     if (claimed_.count(folder.key)) continue;  // found (or tried) by a stronger source
-    LookIntoFolder(cache_, ViewOf(entry.pid, entry.started_at_ms), &folder);
+    LookIntoFolder(cache_, ViewOf(entry.pid, entry.started_at_ms, entry.record_owner), &folder);
     if (cache_) RememberFolder(folder, cache_);
     AddFolderBrain(folder, BrainSource::kRegistryProject, MissingManifest::kQuiet, entry.registry);
   }
@@ -528,9 +583,11 @@ void DiscoveryWalk::MarkOrphans(const std::vector<ListedFolder>& listed,
 
 void DiscoveryWalk::IndexServedByEntry() {
   if (served_by_entry_indexed_) return;
+  // A heartbeat in the future is never the freshest (record_trust.h).
+  const std::int64_t now_ms = NowNs() / 1000000;
   for (const ProjectEntry& entry : project_entries_) {
     std::uint64_t& heartbeat = served_by_entry_[RuntimeKey(entry.dir)];
-    heartbeat = std::max(heartbeat, entry.last_heartbeat_ms);
+    heartbeat = std::max(heartbeat, RankedHeartbeat(entry.last_heartbeat_ms, now_ms));
   }
   served_by_entry_indexed_ = true;
 }
@@ -594,8 +651,8 @@ void DiscoveryWalk::ScanGlob(const std::string& pattern) {
     struct stat info;
     if (stat(folder.dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
       folder.key = InodeKey(info);
-      if (claimed_.count(folder.key)) continue;       // found (or tried) by a stronger source
-      LookIntoFolder(cache_, ViewOf(0, 0), &folder);  // no m1nd process is known
+      if (claimed_.count(folder.key)) continue;          // found (or tried) by a stronger source
+      LookIntoFolder(cache_, ViewOf(0, 0, 0), &folder);  // no m1nd process is known
       if (cache_) RememberFolder(folder, cache_);
       AddFolderBrain(folder, BrainSource::kGlob, MissingManifest::kProblem, nullptr);
     }
@@ -662,6 +719,7 @@ Discovery DiscoveryWalk::Finish(const std::vector<Brain>& previous) {
   discovery.notices = std::move(notices_);
   discovery.debug_notes = std::move(debug_notes_);
   discovery.orphans = std::move(orphans_);
+  discovery.conflicts = std::move(conflicts_);
   discovery.folders_read = std::move(folders_read_);
   std::sort(discovery.orphans.begin(), discovery.orphans.end(),
             [](const OrphanedFolder& a, const OrphanedFolder& b) {

@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -40,6 +42,8 @@ struct OwnerCandidate {
   std::string instance_file;  // file name, for a deterministic tie break
   std::uint32_t pid = 0;      // m1nd's process, whose view names the brain
   std::uint64_t started_at_ms = 0;
+  std::uint32_t record_owner = 0;          // the uid owning the instance file
+  std::optional<std::uint32_t> dir_owner;  // the runtime dir's, when it could be stat'ed
 };
 
 // A "project" registry entry: a live hosted project brain, serving its folder.
@@ -49,6 +53,7 @@ struct ProjectEntry {
   std::uint64_t last_heartbeat_ms = 0;
   std::uint32_t pid = 0;  // the m1nd process serving it
   std::uint64_t started_at_ms = 0;
+  std::uint32_t record_owner = 0;  // the uid owning the instance file
 };
 
 // What to do when a project-brains/ folder (or a glob match) is not a brain's.
@@ -128,8 +133,12 @@ class DiscoveryWalk {
                            const std::vector<std::size_t>& folders);
   void AddOwner(const OwnerCandidate& owner);
   // The view of the m1nd process `pid` started at `started_at_ms` (0: none known),
-  // judged once per walk.
-  const OwnerView& ViewOf(std::uint32_t pid, std::uint64_t started_at_ms);
+  // named in an entry whose file `record_owner` owns, judged once per walk.
+  const OwnerView& ViewOf(std::uint32_t pid, std::uint64_t started_at_ms,
+                          std::uint32_t record_owner);
+  // Reports a record refused or demoted (record_trust.h).
+  void Conflict(RegistryConflictReason reason, std::string record_path, std::string runtime_dir,
+                std::string detail);
   void ReadInstance(const std::string& registry, const std::string& name);
   void Problem(DiscoveryProblemSource source, const std::string& path, const std::string& message,
                bool transient = false);
@@ -158,6 +167,7 @@ class DiscoveryWalk {
   std::vector<DiscoveryNotice> notices_;
   std::vector<DiscoveryNotice> debug_notes_;
   std::vector<OrphanedFolder> orphans_;
+  std::vector<RegistryConflict> conflicts_;
   std::vector<ReadFolder> folders_read_;
   std::vector<OwnerCandidate> owners_;
   std::vector<ProjectEntry> project_entries_;
@@ -166,9 +176,10 @@ class DiscoveryWalk {
   // first use, after every registry was read.
   std::unordered_map<std::string, std::uint64_t> served_by_entry_;
   bool served_by_entry_indexed_ = false;
-  // ViewOf's answers, by pid and start time; and, by RuntimeKey, the view of the owner
-  // that names each runtime root's brain (AddOwners), for the project brains it hosts.
-  std::map<std::pair<std::uint32_t, std::uint64_t>, OwnerView> views_;
+  // ViewOf's answers, by pid, start time and record owner; and, by RuntimeKey, the view
+  // of the owner that names each runtime root's brain (AddOwners), for the project
+  // brains it hosts.
+  std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint32_t>, OwnerView> views_;
   std::unordered_map<std::string, const OwnerView*> root_views_;
 };
 

@@ -134,7 +134,7 @@ TEST_F(ScannerTest, NewcomerWithTheSameNameNeverRenamesTheIncumbent) {
   config_.static_brains.push_back(StaticBrain{"", "/home/u/m1nd", "", incumbent_dir});
   const ScanResult before = scanner_.Scan(config_);
   const std::vector<std::string> incumbent_series = SeriesWith(before, "brain=\"m1nd\"");
-  ASSERT_EQ(incumbent_series.size(), 16u);  // verdict, since, 5 states, info, 2 facts, 6 errors
+  ASSERT_EQ(incumbent_series.size(), 17u);  // verdict, since, 5 states, info, 2 facts, 7 errors
 
   config_.static_brains.push_back(StaticBrain{"", "/srv/m1nd", "", newcomer_dir});
   for (int scan = 0; scan < 3; ++scan) {

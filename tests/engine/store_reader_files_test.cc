@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -235,6 +236,129 @@ TEST_F(ReadStoreTest, OverlongPathIsAnIoError) {
   FileStamp stamp;
   std::string message;
   EXPECT_EQ(StoreError::kIo, StatStore(path, &stamp, &message));
+}
+
+// ---- Whose bytes count (issue 43): a link is read only while it stays with the owner
+// of the runtime dir. Owners are simulated with chown (the tests run as root in CI).
+
+constexpr uid_t kOwner = 200000;  // the runtime dir's owner
+constexpr uid_t kOther = 200001;  // someone else
+
+class StoreLinkTest : public ReadStoreTest {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "not root: owners are simulated with chown";
+    testing::MakeDirs(Runtime());
+    Chown(Runtime(), kOwner);
+    testing::MakeDirs(dir_.Join("other"));
+  }
+  std::string Runtime() const { return dir_.Join("rt"); }
+  std::string Store() const { return Runtime() + "/system_blocks.json"; }
+  static void Chown(const std::string& path, uid_t uid) {
+    ASSERT_EQ(0, lchown(path.c_str(), uid, uid)) << path << ": " << strerror(errno);
+  }
+  // A store of another project, readable only by its owner (root's, like the attack's).
+  std::string SecretStore() {
+    std::string path = dir_.Join("other/private/system_blocks.json");
+    WriteFile(path, StoreJson("sk_secret_candidate", {"sb_secret_core_0123abcd"}, 9));
+    EXPECT_EQ(0, chmod(dir_.Join("other/private").c_str(), 0700));
+    EXPECT_EQ(0, chmod(path.c_str(), 0600));
+    return path;
+  }
+};
+
+// The attack: a store link to a root-only file of another project. Nothing of it is
+// read: not its skeleton id, not its stamp.
+TEST_F(StoreLinkTest, ALinkToAnotherOwnersFileIsNotRead) {
+  ASSERT_EQ(0, symlink(SecretStore().c_str(), Store().c_str()));
+  Chown(Store(), kOwner);
+  const StoreReadResult result = ReadBounded(Store());
+  EXPECT_EQ(StoreError::kForeignLink, result.error) << result.message;
+  EXPECT_STREQ("foreign_link", StoreErrorName(result.error));
+  EXPECT_EQ(std::string::npos, result.message.find("secret")) << result.message;
+  EXPECT_EQ(std::string::npos, result.message.find("private")) << result.message;
+  EXPECT_TRUE(result.contents.digest.skeleton_id.empty());
+  EXPECT_EQ(0u, result.stamp.inode);
+  // Through a chain of the owner's own links, too.
+  ASSERT_EQ(0, unlink(Store().c_str()));
+  ASSERT_EQ(0, symlink(SecretStore().c_str(), (Runtime() + "/hop").c_str()));
+  ASSERT_EQ(0, symlink("hop", Store().c_str()));
+  EXPECT_EQ(StoreError::kForeignLink, ReadBounded(Store()).error);
+}
+
+// No oracle: a link into another owner's folder says the same whether the file there
+// exists or not.
+TEST_F(StoreLinkTest, ALinkIntoAnotherOwnersFolderTellsNothingOfIt) {
+  const std::string secret = SecretStore();
+  ASSERT_EQ(0, symlink(secret.c_str(), Store().c_str()));
+  const StoreReadResult there = ReadBounded(Store());
+  ASSERT_EQ(0, unlink(Store().c_str()));
+  ASSERT_EQ(0, symlink((secret + ".missing").c_str(), Store().c_str()));
+  const StoreReadResult missing = ReadBounded(Store());
+  EXPECT_EQ(StoreError::kForeignLink, there.error);
+  EXPECT_EQ(there.error, missing.error);
+  EXPECT_EQ(there.message, missing.message);
+  ASSERT_EQ(0, unlink(Store().c_str()));
+  ASSERT_EQ(0, symlink(dir_.Join("nowhere/at/all.json").c_str(), Store().c_str()));
+  EXPECT_EQ(there.message, ReadBounded(Store()).message);
+}
+
+// The honest case: a link inside the owner's own files is read as the file it leads to.
+TEST_F(StoreLinkTest, ALinkToTheOwnersOwnFileIsRead) {
+  const std::string own = dir_.Join("other/mine/system_blocks.json");
+  WriteFile(own, StoreJson("sk_m1nd_candidate", {"sb_m1nd_core_0123abcd"}, 4));
+  Chown(own, kOwner);
+  ASSERT_EQ(0, symlink(own.c_str(), Store().c_str()));
+  Chown(Store(), kOwner);
+  const StoreReadResult result = ReadBounded(Store());
+  ASSERT_EQ(StoreError::kNone, result.error) << result.message;
+  EXPECT_EQ("sk_m1nd_candidate", result.contents.digest.skeleton_id);
+  EXPECT_EQ(4u, result.contents.store_version);
+  // A file of the owner's is read through a link of anyone's: the target decides.
+  Chown(Store(), kOther);
+  EXPECT_EQ(StoreError::kNone, ReadBounded(Store()).error);
+  // ...and a file of another's is not, whoever owns the link.
+  Chown(own, kOther);
+  EXPECT_EQ(StoreError::kForeignLink, ReadBounded(Store()).error);
+}
+
+// A link to nothing that stays in the owner's folder is what it was without the rule.
+TEST_F(StoreLinkTest, ADanglingLinkInTheOwnersFolderIsJudgedAsBefore) {
+  ASSERT_EQ(0, symlink((Runtime() + "/nowhere.json").c_str(), Store().c_str()));
+  const StoreReadResult result = ReadBounded(Store());
+  EXPECT_NE(StoreError::kForeignLink, result.error) << result.message;
+  EXPECT_NE(StoreError::kNone, result.error);
+}
+
+// A hard link needs no symlink: another owner's file linked into the runtime dir.
+TEST_F(StoreLinkTest, AHardLinkOfAnotherOwnersFileIsNotRead) {
+  const std::string secret = SecretStore();
+  ASSERT_EQ(0, link(secret.c_str(), Store().c_str()));
+  const StoreReadResult result = ReadBounded(Store());
+  EXPECT_EQ(StoreError::kForeignLink, result.error) << result.message;
+  EXPECT_TRUE(result.contents.digest.skeleton_id.empty());
+  // The owner's own file with a second link (a backup made with cp -l) is read.
+  ASSERT_EQ(0, unlink(Store().c_str()));
+  WriteFile(Store(), StoreJson("sk_m1nd_candidate", {}, 2));
+  Chown(Store(), kOwner);
+  ASSERT_EQ(0, link(Store().c_str(), (Runtime() + "/backup.json").c_str()));
+  EXPECT_EQ(StoreError::kNone, ReadBounded(Store()).error);
+  // A single-link file is read whoever owns it (root copied it in, say).
+  ASSERT_EQ(0, unlink((Runtime() + "/backup.json").c_str()));
+  Chown(Store(), kOther);
+  EXPECT_EQ(StoreError::kNone, ReadBounded(Store()).error);
+}
+
+// Root's m1nd in a root-owned runtime dir, with a link to root's own file: read.
+TEST_F(StoreLinkTest, ARootOwnedRuntimeDirReadsRootsLinks) {
+  Chown(Runtime(), 0);
+  const std::string own = dir_.Join("other/root/system_blocks.json");
+  WriteFile(own, StoreJson("sk_m1nd_candidate", {}, 3));
+  ASSERT_EQ(0, symlink(own.c_str(), Store().c_str()));
+  EXPECT_EQ(StoreError::kNone, ReadBounded(Store()).error);
+  // A user's file is not root's: not read.
+  Chown(own, kOwner);
+  EXPECT_EQ(StoreError::kForeignLink, ReadBounded(Store()).error);
 }
 
 }  // namespace

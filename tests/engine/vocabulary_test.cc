@@ -61,6 +61,7 @@ bool IsEnumerator(StoreError value) {
     case StoreError::kParse:
     case StoreError::kSchema:
     case StoreError::kUnseen:
+    case StoreError::kForeignLink:
       return true;
   }
   return false;
@@ -84,6 +85,15 @@ bool IsEnumerator(DiscoveryProblemSource value) {
     case DiscoveryProblemSource::kIngestRoots:
     case DiscoveryProblemSource::kManifest:
     case DiscoveryProblemSource::kGlob:
+      return true;
+  }
+  return false;
+}
+
+bool IsEnumerator(RegistryConflictReason value) {
+  switch (value) {
+    case RegistryConflictReason::kForeignOwner:
+    case RegistryConflictReason::kFutureHeartbeat:
       return true;
   }
   return false;
@@ -154,6 +164,7 @@ TEST(VocabularyTest, EveryTableListsEveryValueOnceInOrder) {
   ExpectComplete(kStoreErrors);
   ExpectComplete(kBrainSources);
   ExpectComplete(kDiscoveryProblemSources);
+  ExpectComplete(kRegistryConflictReasons);
   ExpectComplete(kIdentitySources);
   ExpectComplete(kDiscoveryViews);
   ExpectComplete(kAuthFailures);
@@ -219,6 +230,11 @@ TEST(VocabularyTest, EveryValueAppearsInTheRenderedMetrics) {
         << source.name;
   }
   // Every reason is there from the start, at 0.
+  for (const Term<RegistryConflictReason>& reason : kRegistryConflictReasons) {
+    EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_registry_conflicts{reason=\"" +
+                                  std::string(reason.name) + "\"} 0\n"))
+        << reason.name;
+  }
   for (const Term<AuthFailure>& reason : kAuthFailures) {
     EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_http_auth_failures_total{reason=\"" +
                                   std::string(reason.name) + "\"} 0\n"))
@@ -268,6 +284,8 @@ TEST(VocabularyTest, MetricsDocListsEveryValueInTableOrder) {
   ExpectDocumentedInOrder(docs, "`source` is", kBrainSources);
   ExpectDocumentedInOrder(docs, "`identity_source` the rule", kIdentitySources);
   ExpectDocumentedInOrder(docs, "Discovery problems by source:", kDiscoveryProblemSources);
+  ExpectDocumentedInOrder(docs, "Registry records the last scan refused or demoted, by `reason`:",
+                          kRegistryConflictReasons);
   ExpectDocumentedInOrder(docs, "Requests basic auth did not allow, by `reason`:", kAuthFailures);
 }
 

@@ -256,6 +256,29 @@ TEST(ScanLogTest, OrphanedFoldersAreOneInfoLineWhenFirstSeen) {
   EXPECT_EQ(CountOf(text, "\n"), 1u) << text;
 }
 
+// A registry record refused or demoted: one warn line when first seen, none while it
+// persists, one again when it comes back after it was gone.
+TEST(ScanLogTest, RegistryConflictsAreOneWarnLineWhenFirstSeen) {
+  CapturedLog log(LogLevel::kInfo);
+  ScanLog scan_log(log.logger());
+  ScanResult scan;
+  scan.brains = {Report("a", BrainState::kOk)};
+  scan.conflicts = {
+      {RegistryConflictReason::kForeignOwner, "/r2/instances/evil.json", "/rt", "not m1nd's word"}};
+  scan_log.LogScan(scan, 0.1);
+  scan_log.LogScan(scan, 0.1);
+  const std::string line =
+      "level=warn msg=\"registry conflict\" reason=foreign_owner "
+      "record=/r2/instances/evil.json runtime_dir=/rt detail=\"not m1nd's word\"";
+  EXPECT_EQ(CountOf(log.text(), line), 1u) << log.text();
+  EXPECT_EQ(CountOf(log.text(), "\n"), 1u) << log.text();
+  ScanResult gone = scan;
+  gone.conflicts.clear();
+  scan_log.LogScan(gone, 0.1);
+  scan_log.LogScan(scan, 0.1);
+  EXPECT_EQ(CountOf(log.text(), line), 2u) << log.text();
+}
+
 // --once: no line per brain but an unreadable store and an unknown identity; a
 // transient problem warns at once (there is no next scan).
 TEST(ScanLogTest, OnceModeLogsWhatAPersonMustActOn) {

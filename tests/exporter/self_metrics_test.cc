@@ -134,6 +134,27 @@ TEST_F(SelfMetricsTest, BrainsByStateAndOrphansAreTheLastScans) {
                       "served by another folder) in the last scan."));
 }
 
+// A gauge of the last scan's conflicts, so that a rule pages while a record is refused
+// and stops when it is gone; every reason from the start, at 0.
+TEST_F(SelfMetricsTest, RegistryConflictsAreTheLastScans) {
+  ScanResult scan;
+  scan.conflicts.push_back(
+      RegistryConflict{RegistryConflictReason::kForeignOwner, "/r/instances/a.json", "/rt", ""});
+  scan.conflicts.push_back(
+      RegistryConflict{RegistryConflictReason::kForeignOwner, "/r/instances/b.json", "/rt", ""});
+  metrics_.RecordScan(scan, 0.1, 1767225600);
+  std::string text = metrics_.Text();
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_registry_conflicts{reason=\"foreign_owner\"} 2"))
+      << text;
+  EXPECT_TRUE(HasLine(
+      text, "skeleton_coherence_exporter_registry_conflicts{reason=\"future_heartbeat\"} 0"));
+  metrics_.RecordScan(ScanResult(), 0.1, 1767225601);
+  text = metrics_.Text();
+  EXPECT_TRUE(
+      HasLine(text, "skeleton_coherence_exporter_registry_conflicts{reason=\"foreign_owner\"} 0"));
+}
+
 TEST_F(SelfMetricsTest, ReloadsWatchesAndTheInterval) {
   metrics_.SetScanInterval(15);
   metrics_.RecordConfigReload(true);
@@ -232,6 +253,7 @@ TEST_F(SelfMetricsTest, FamiliesComeInDocumentOrder) {
       "skeleton_coherence_exporter_discovery_errors_total",
       "skeleton_coherence_exporter_brains",
       "skeleton_coherence_exporter_orphaned_folders",
+      "skeleton_coherence_exporter_registry_conflicts",
       "skeleton_coherence_exporter_stores_parsed_total",
       "skeleton_coherence_exporter_stores_unchanged_total",
       "skeleton_coherence_exporter_store_read_errors_total",

@@ -36,6 +36,9 @@ std::uint64_t NowMs() {
   return static_cast<std::uint64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
 }
 
+// The uid this test runs as: the owner of the records it writes.
+std::uint32_t Me() { return static_cast<std::uint32_t>(geteuid()); }
+
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -72,6 +75,26 @@ TEST(JudgeOwnerViewTest, AProcessGoneFromProcTellsNothing) {
   EXPECT_EQ(ViewRule::kShape, view.rule);
   EXPECT_TRUE(Contains(view.evidence, "4242 is not in /proc")) << view.evidence;
   EXPECT_EQ(ViewRule::kNever, JudgeOwnerView(DiscoveryView::kSandbox, facts).rule);
+}
+
+// m1nd writes its own pid: a record naming another user's process is no evidence, and
+// nothing is asked of that process's view (the oracle of issue 43).
+TEST(JudgeOwnerViewTest, AnotherUsersProcessTellsNothing) {
+  OwnerViewFacts facts = LiveOwner();
+  facts.record_owner = 200000;
+  facts.process_owner = 0;
+  facts.namespaces_read = true;
+  facts.root_readable = true;
+  OwnerView view = JudgeOwnerView(DiscoveryView::kAuto, facts);
+  EXPECT_EQ(ViewRule::kShape, view.rule);
+  EXPECT_TRUE(Contains(view.evidence, "not as the owner of its registry entry")) << view.evidence;
+  EXPECT_EQ(ViewRule::kNever, JudgeOwnerView(DiscoveryView::kSandbox, facts).rule);
+  // The honest cases beside it: the record owner's own process, and a record of root's.
+  facts.process_owner = 200000;
+  EXPECT_EQ(ViewRule::kOwnerRoot, JudgeOwnerView(DiscoveryView::kAuto, facts).rule);
+  facts.record_owner = 0;
+  facts.process_owner = 200001;
+  EXPECT_EQ(ViewRule::kOwnerRoot, JudgeOwnerView(DiscoveryView::kAuto, facts).rule);
 }
 
 TEST(JudgeOwnerViewTest, AnUnknownStartTimeTellsNothing) {
@@ -150,7 +173,8 @@ TEST(JudgeOwnerViewTest, UnreadableNamespacesTellNothing) {
 }
 
 TEST(GatherOwnerViewFactsTest, ThisProcessSharesItsOwnView) {
-  const OwnerViewFacts facts = GatherOwnerViewFacts(static_cast<std::uint32_t>(getpid()), NowMs());
+  const OwnerViewFacts facts =
+      GatherOwnerViewFacts(static_cast<std::uint32_t>(getpid()), NowMs(), Me());
   EXPECT_TRUE(facts.process_exists) << facts.process_error;
   ASSERT_TRUE(facts.start_known) << facts.process_error;
   EXPECT_LE(facts.process_started_ms, static_cast<std::int64_t>(NowMs()));
@@ -159,11 +183,13 @@ TEST(GatherOwnerViewFactsTest, ThisProcessSharesItsOwnView) {
   EXPECT_TRUE(facts.same_namespace);
   EXPECT_TRUE(facts.root_readable) << facts.root_error;
   EXPECT_TRUE(facts.same_root);
-  EXPECT_EQ(ViewRule::kHost,
-            ViewOfOwner(DiscoveryView::kAuto, static_cast<std::uint32_t>(getpid()), NowMs()).rule);
+  EXPECT_EQ(
+      ViewRule::kHost,
+      ViewOfOwner(DiscoveryView::kAuto, static_cast<std::uint32_t>(getpid()), NowMs(), Me()).rule);
   // An entry written before this process started names another process.
-  EXPECT_EQ(ViewRule::kShape,
-            ViewOfOwner(DiscoveryView::kAuto, static_cast<std::uint32_t>(getpid()), 1000).rule);
+  EXPECT_EQ(
+      ViewRule::kShape,
+      ViewOfOwner(DiscoveryView::kAuto, static_cast<std::uint32_t>(getpid()), 1000, Me()).rule);
 }
 
 TEST(GatherOwnerViewFactsTest, ADeadProcessIsNotInProc) {
@@ -171,7 +197,8 @@ TEST(GatherOwnerViewFactsTest, ADeadProcessIsNotInProc) {
   ASSERT_GE(child, 0);
   if (child == 0) _exit(0);
   ASSERT_EQ(child, waitpid(child, nullptr, 0));
-  const OwnerViewFacts facts = GatherOwnerViewFacts(static_cast<std::uint32_t>(child), NowMs());
+  const OwnerViewFacts facts =
+      GatherOwnerViewFacts(static_cast<std::uint32_t>(child), NowMs(), Me());
   EXPECT_FALSE(facts.process_exists);
   EXPECT_EQ(ViewRule::kShape, JudgeOwnerView(DiscoveryView::kAuto, facts).rule);
 }
@@ -267,7 +294,7 @@ TEST(NamespacedOwnerTest, RootsAreLookedUpInM1ndsOwnView) {
     GTEST_SKIP() << "unshare(CLONE_NEWNS) and a tmpfs mount are not permitted here: "
                  << child.error();
   }
-  const OwnerViewFacts facts = GatherOwnerViewFacts(child.pid(), NowMs());
+  const OwnerViewFacts facts = GatherOwnerViewFacts(child.pid(), NowMs(), Me());
   ASSERT_TRUE(facts.process_exists);
   ASSERT_TRUE(facts.namespaces_read) << facts.namespace_error;
   EXPECT_FALSE(facts.same_namespace);
@@ -298,6 +325,52 @@ TEST(NamespacedOwnerTest, RootsAreLookedUpInM1ndsOwnView) {
   ASSERT_EQ(1u, discovery.brains.size());
   EXPECT_EQ(only_there, discovery.brains[0].project_root);
   EXPECT_EQ(IdentitySource::kIngestRoot, discovery.brains[0].identity_source);
+}
+
+// The oracle of issue 43: another user writes a record of their own runtime dir that
+// names the pid of root's process in a private mount namespace. Asking that process's
+// view would tell them whether a path exists there (here: which ingest root names the
+// brain). The process is not theirs: no evidence, the shape rule in this process's view.
+TEST(NamespacedOwnerTest, AnotherUsersRecordNeverAsksAProcessView) {
+  if (geteuid() != 0) GTEST_SKIP() << "not root: a mount namespace needs CAP_SYS_ADMIN";
+  TempDir tmp;
+  MakeDirs(tmp.Join("home/u/m1nd"));
+  MakeDirs(tmp.Join("rt"));
+  const std::string only_there = tmp.Join("home/u/only-in-m1nd");
+  NamespacedChild child(tmp.Join("home/u"), only_there);
+  if (!child.started()) {
+    GTEST_SKIP() << "unshare(CLONE_NEWNS) and a tmpfs mount are not permitted here: "
+                 << child.error();
+  }
+  const std::string registry = tmp.Join("registry");
+  const std::string runtime = tmp.Join("rt");
+  // Asks whether only_there exists in the child's view: rule 1 would pick it there.
+  WriteFile(runtime + "/ingest_roots.json",
+            "[\"" + only_there + "\", \"" + tmp.Join("home/u/m1nd") + "\"]");
+  const std::string record = registry + "/instances/owner.json";
+  WriteFile(record, "{\"instance_id\": \"x\", \"workspace_root\": \"" + runtime +
+                        "\", \"runtime_root\": \"" + runtime + "\", \"graph_source\": \"" +
+                        runtime + "/graph_snapshot.json\", \"plasticity_state\": \"" + runtime +
+                        "/plasticity_state.json\", \"pid\": " + std::to_string(child.pid()) +
+                        ", \"started_at_ms\": " + std::to_string(NowMs()) +
+                        ", \"last_heartbeat_ms\": 1, \"mode\": \"read_write\", "
+                        "\"status\": \"running\"}");
+  constexpr uid_t kUser = 200000;
+  ASSERT_EQ(0, chown(record.c_str(), kUser, kUser));
+  ASSERT_EQ(0, chown(runtime.c_str(), kUser, kUser));
+  DiscoveryConfig config;
+  config.registries = {registry};
+  const Discovery discovery = DiscoverBrains(config, {});
+  ASSERT_EQ(1u, discovery.brains.size());
+  // Named as this process sees the roots, never as the child does.
+  EXPECT_EQ(tmp.Join("home/u/m1nd"), discovery.brains[0].project_root);
+  EXPECT_TRUE(discovery.conflicts.empty());  // the record is the runtime dir owner's own
+
+  // The honest case beside it: the child is root's, and so is the record; its view counts.
+  ASSERT_EQ(0, chown(record.c_str(), 0, 0));
+  const Discovery honest = DiscoverBrains(config, {});
+  ASSERT_EQ(1u, honest.brains.size());
+  EXPECT_EQ(only_there, honest.brains[0].project_root);
 }
 
 }  // namespace

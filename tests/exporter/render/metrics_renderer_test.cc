@@ -225,10 +225,10 @@ TEST(MetricsRendererTest, SeriesPerBrainAsDocumented) {
     return samples;
   };
   EXPECT_EQ(series(healthy, {}), 8u);
-  EXPECT_EQ(series(healthy, WithStoreDetails()), 15u);
+  EXPECT_EQ(series(healthy, WithStoreDetails()), 16u);
   const BrainReport absent = Report("empty", BrainState::kAbsent);
   EXPECT_EQ(series(absent, {}), 6u);
-  EXPECT_EQ(series(absent, WithStoreDetails()), 12u);
+  EXPECT_EQ(series(absent, WithStoreDetails()), 13u);
   BrainReport stale = healthy;
   stale.state = BrainState::kUnreadable;
   stale.verdict_stale = true;
@@ -572,7 +572,8 @@ TEST(MetricsRendererTest, SmallScanRendersExactly) {
       "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"not_regular\"} 0\n"
       "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"parse\"} 0\n"
       "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"schema\"} 0\n"
-      "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"unseen\"} 0\n";
+      "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"unseen\"} 0\n"
+      "skeleton_coherence_store_read_errors_total{brain=\"m1nd\",reason=\"foreign_link\"} 0\n";
   EXPECT_EQ(Render(scan, WithStoreDetails()), expected);
 }
 
