@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A cold scan's time while the HTTP server is flooded with connections.
 
-Every close() in the exporter goes through the connection guard's wrapper
-(exporter/http/connection_guard.h), the scan threads' closes of brain files
-included. This measures what the flood costs a scan: for each binary given, in
+The HTTP server's master thread accepts, and the connection guard
+(exporter/http/connection_guard.h) admits or refuses, every connection while the
+scan threads read brain files. This measures what the flood costs a scan: for each
+binary given, in
 turn (ABAB...), the exporter is started on a fleet of bench/run.py's shape and its
 first scan (cold: every manifest and store read and closed) is timed
 (skeleton_coherence_exporter_scan_duration_seconds), once with nobody connected,
