@@ -36,6 +36,7 @@
 #include "exporter/scan_settings.h"
 #include "exporter/self_metrics.h"
 #include "exporter/state_file.h"
+#include "exporter/version.h"
 #include "exporter/watched_sources.h"
 
 namespace scx {
@@ -104,7 +105,7 @@ class Service {
   Service(const Flags& flags, const Config& config, Logger* logger)
       : flags_(flags),
         logger_(logger),
-        metrics_({kVersion, kRevision, !flags.disable_exporter_metrics}, logger),
+        metrics_({ThisBuild(), !flags.disable_exporter_metrics}, logger),
         loop_(ScanSettingsOf(flags, config),
               {kVersion, kRevision, flags.telemetry_path, flags.runbook_url}, logger, &metrics_),
         watcher_(ChangeWatcher::Options(), [this] { loop_.RequestScan(); }),

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "exporter/version.h"
 #include "tests/http_client.h"
 #include "tests/test_process.h"
 #include "tests/test_support.h"
@@ -367,6 +368,13 @@ TEST(OnceCliTest, HelpAndVersion) {
   RunResult version = RunExporter("--version");
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("skeleton-coherence-exporter, version ", 0), 0u);
+  // prometheus/common/version.Print's lines, "toolchain" for its "go version".
+  EXPECT_EQ(version.out, VersionText("skeleton-coherence-exporter", ThisBuild()));
+  for (const char* line :
+       {" (branch: ", ", revision: ", "\n  build user:       ", "\n  build date:       ",
+        "\n  toolchain:        ", "\n  platform:         linux/"}) {
+    EXPECT_NE(version.out.find(line), std::string::npos) << line << " in " << version.out;
+  }
 }
 
 // A socket listening on a free port of 127.0.0.1 for the test's life: the port is
