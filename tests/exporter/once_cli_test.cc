@@ -524,6 +524,22 @@ TEST(ConfigCheckTest, TlsFilesAreLoadedAndMustMatch) {
       << run.err;
 }
 
+// exporter-toolkit's rate_limit passes the check (it once exited 2); a burst of 0,
+// which would refuse every request, does not.
+TEST(ConfigCheckTest, RateLimitIsTaken) {
+  TempDir dir;
+  WriteFile(dir.Join("limit.yml"), "rate_limit:\n  interval: 1s\n  burst: 20\n");
+  WriteFile(dir.Join("zero.yml"), "rate_limit:\n  interval: 1s\n  burst: 0\n");
+  RunResult run = RunExporter("--config.check --web.config.file='" + dir.Join("limit.yml") + "'");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "web config file " + dir.Join("limit.yml") + ": ok\n");
+  run = RunExporter("--config.check --web.config.file='" + dir.Join("zero.yml") + "'");
+  EXPECT_EQ(run.exit_code, 2) << run.out;
+  EXPECT_NE(run.err.find(dir.Join("zero.yml") + ":2: key 'rate_limit': burst must be at least 1"),
+            std::string::npos)
+      << run.err;
+}
+
 TEST(ConfigCheckTest, EachBadFileExitsTwoWithItsErrorLine) {
   TempDir dir;
   WriteFile(dir.Join("config.yml"), "m1nd_registries: []\n");
