@@ -173,8 +173,10 @@ const std::map<std::string, ValueSetter>& ValueFlags() {
   return kFlags;
 }
 
-const std::map<std::string, bool Flags::*>& BoolFlags() {
-  static const std::map<std::string, bool Flags::*> kFlags = {
+using BoolMember = bool Flags::*;
+
+const std::map<std::string, BoolMember>& BoolFlags() {
+  static const std::map<std::string, BoolMember> kFlags = {
       {"once", &Flags::once},
       {"config.check", &Flags::config_check},
       {"scan.watch", &Flags::scan_watch},
@@ -184,6 +186,25 @@ const std::map<std::string, bool Flags::*>& BoolFlags() {
       {"web.disable-exporter-metrics", &Flags::disable_exporter_metrics},
       {"web.enable-lifecycle", &Flags::enable_lifecycle}};
   return kFlags;
+}
+
+// Kingpin's negation, as Prometheus' exporters take it: "--no-scan.watch" is
+// "--scan.watch=false". Null when `name` is no "no-" form of a boolean flag.
+BoolMember NegatedBoolFlag(const std::string& name) {
+  if (!StartsWith(name, "no-")) return nullptr;
+  auto flag = BoolFlags().find(name.substr(3));
+  return flag == BoolFlags().end() ? nullptr : flag->second;
+}
+
+// "--name" sets the flag, "--name=true" / "--name=false" say which.
+bool SetBool(const std::string& name, const std::optional<std::string>& value, bool* flag,
+             std::string* error) {
+  if (value && *value != "true" && *value != "false") {
+    *error = "--" + name + " takes no value (or =true / =false)";
+    return false;
+  }
+  *flag = !value || *value == "true";
+  return true;
 }
 
 }  // namespace
@@ -206,11 +227,15 @@ bool ParseFlags(const std::vector<std::string>& args, Flags* flags, std::string*
       name = name.substr(0, equals);
     }
     if (auto flag = BoolFlags().find(name); flag != BoolFlags().end()) {
-      if (value && *value != "true" && *value != "false") {
-        *error = "--" + name + " takes no value (or =true / =false)";
+      if (!SetBool(name, value, &(flags->*(flag->second)), error)) return false;
+      continue;
+    }
+    if (auto flag = NegatedBoolFlag(name); flag != nullptr) {
+      if (value) {
+        *error = "--" + name + " takes no value";
         return false;
       }
-      flags->*(flag->second) = !value || *value == "true";
+      flags->*flag = false;
       continue;
     }
     auto flag = ValueFlags().find(name);
@@ -235,6 +260,9 @@ std::string UsageText() {
              "usage: skeleton-coherence-exporter [flags]\n"
              "\n"
              "Watches m1nd brains and exports whether each serves its own skeleton.\n"
+             "\n"
+             "A boolean flag FLAG is unset by --no-FLAG, as in Prometheus' exporters,\n"
+             "or by --FLAG=false.\n"
              "\n"
              "Flags:\n"
              "  --config.file=FILE          YAML config (static brains, registries, globs).\n"
@@ -278,8 +306,9 @@ std::string UsageText() {
          "  --scan.interval=DURATION    Time between scans, at least 100ms; wins over the\n"
          "                              config file (default 15s). Durations as in\n"
          "                              Prometheus: 1h30m, 1w, 1y (not 1.5h).\n"
-         "  --scan.watch=BOOL           Rescan at once when a watched brain file changes\n"
-         "                              (inotify; default true). The timer still scans.\n"
+         "  --scan.watch                Rescan at once when a watched brain file changes\n"
+         "                              (inotify; default true). The timer still scans;\n"
+         "                              --no-scan.watch: the timer alone.\n"
          "  --storage.path=DIR          Folder of the exporter's own state (labels, and\n"
          "                              the last verdict of each mismatch), so that a page\n"
          "                              stands through a restart (default none: nothing\n"

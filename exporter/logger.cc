@@ -20,6 +20,12 @@ bool NeedsLogfmtQuoting(std::string_view value) {
   return false;
 }
 
+// A field's value in a JSON line: a number or a boolean as it is, text as a string.
+std::string JsonValue(const LogValue& value) {
+  if (value.kind() != LogValue::Kind::kText) return value.text();
+  return "\"" + EscapeJsonString(CapText(value.text(), kMaxLogValueBytes)) + "\"";
+}
+
 }  // namespace
 
 const char* LogLevelName(LogLevel level) {
@@ -79,8 +85,7 @@ std::string FormatLogLine(LogFormat format, std::string_view timestamp, LogLevel
     line += "{\"ts\":\"" + EscapeJsonString(timestamp) + "\",\"level\":\"" + LogLevelName(level) +
             "\",\"msg\":\"" + EscapeJsonString(message) + "\"";
     for (const auto& [key, value] : fields) {
-      line += ",\"" + EscapeJsonString(key) + "\":\"" +
-              EscapeJsonString(CapText(value, kMaxLogValueBytes)) + "\"";
+      line += ",\"" + EscapeJsonString(key) + "\":" + JsonValue(value);
     }
     line += "}\n";
     return line;
@@ -88,7 +93,7 @@ std::string FormatLogLine(LogFormat format, std::string_view timestamp, LogLevel
   line += "ts=" + QuoteLogfmtValue(timestamp) + " level=" + LogLevelName(level) +
           " msg=" + QuoteLogfmtValue(message);
   for (const auto& [key, value] : fields) {
-    line += " " + key + "=" + QuoteLogfmtValue(CapText(value, kMaxLogValueBytes));
+    line += " " + key + "=" + QuoteLogfmtValue(CapText(value.text(), kMaxLogValueBytes));
   }
   line += '\n';
   return line;

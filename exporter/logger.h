@@ -1,6 +1,7 @@
 // Structured logging to stderr: one line per event, logfmt (default) or JSON, with
-// a UTC timestamp, a level, a message and key/value fields. Lines below the
-// configured level are dropped.
+// a UTC timestamp, a level, a message and key/value fields (in JSON, a count a
+// number and a flag true or false: exporter/log_value.h). Lines below the configured
+// level are dropped.
 //
 // Thread-safety: the functions are pure; a Logger may be used from several threads
 // at once (each line is written and flushed whole under its mutex).
@@ -16,11 +17,12 @@
 
 #include "base/mutex.h"
 #include "exporter/log_options.h"
+#include "exporter/log_value.h"
 
 namespace scx {
 
-// Key/value pairs in the order they are written. Values are always text.
-using LogFields = std::vector<std::pair<std::string, std::string>>;
+// Key/value pairs in the order they are written: {"brain", name}, {"brains", count}.
+using LogFields = std::vector<std::pair<std::string, LogValue>>;
 
 // "debug", "info", "warn", "error".
 const char* LogLevelName(LogLevel level);
@@ -37,7 +39,9 @@ std::string QuoteLogfmtValue(std::string_view value);
 // file (a skeleton id, a path) never turns into a megabyte log line.
 inline constexpr std::size_t kMaxLogValueBytes = 4096;
 
-// One complete line, ending in '\n'; field values capped at kMaxLogValueBytes. Pure.
+// One complete line, ending in '\n'; text values capped at kMaxLogValueBytes. In
+// JSON, numbers are JSON numbers and booleans true or false; all else is a string.
+// Pure.
 std::string FormatLogLine(LogFormat format, std::string_view timestamp, LogLevel level,
                           std::string_view message, const LogFields& fields);
 

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "engine/scanner.h"
-#include "exporter/build_info.h"
 #include "exporter/config.h"
 #include "exporter/flags.h"
 #include "exporter/heap.h"
@@ -21,6 +20,7 @@
 #include "exporter/scan_log.h"
 #include "exporter/scan_settings.h"
 #include "exporter/service.h"
+#include "exporter/version.h"
 #include "exporter/watched_sources.h"
 
 namespace scx {
@@ -101,7 +101,7 @@ int Main(int argc, char** argv) {
     return kExitOk;
   }
   if (flags.version) {
-    std::printf("skeleton-coherence-exporter, version %s (revision %s)\n", kVersion, kRevision);
+    std::fputs(VersionText("skeleton-coherence-exporter", ThisBuild()).c_str(), stdout);
     return kExitOk;
   }
   if (flags.output_given && !flags.once) {

@@ -1,8 +1,8 @@
 // De-duplicated logging of scan results.
 #include "exporter/scan_log.h"
 
+#include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <optional>
 #include <utility>
@@ -11,11 +11,8 @@ namespace scx {
 
 namespace {
 
-std::string FormatSeconds(double seconds) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.6f", seconds);
-  return buffer;
-}
+// Seconds to the microsecond, as the scan's duration is logged: 0.000137.
+double RoundedToMicroseconds(double seconds) { return std::round(seconds * 1e6) / 1e6; }
 
 // States a person must look at: logged at warn when a brain enters them.
 bool IsAlarming(const std::optional<BrainState>& state) {
@@ -90,7 +87,7 @@ void ScanLog::LogScan(const ScanResult& result, double duration_seconds) {
   LogCollisions(result.name_collisions);
   if (suppressed_ > 0) {
     logger_->Warn("brain log lines suppressed",
-                  {{"suppressed", std::to_string(suppressed_)},
+                  {{"suppressed", suppressed_},
                    {"detail", "at most " + std::to_string(kBrainLinesPerSecond) +
                                   " lines about brains are logged a second (a brain entering "
                                   "or leaving mismatch always is); the metrics and "
@@ -99,8 +96,7 @@ void ScanLog::LogScan(const ScanResult& result, double duration_seconds) {
   }
   if (result.brains.empty()) {
     // Watching nothing looks healthy from outside; say it on every scan.
-    logger_->Warn("no brains found: nothing is watched",
-                  {{"problems", std::to_string(result.problems.size())}});
+    logger_->Warn("no brains found: nothing is watched", {{"problems", result.problems.size()}});
   }
   if (logger_->Enabled(LogLevel::kDebug)) LogSummary(result, duration_seconds);
 }
@@ -121,16 +117,16 @@ void ScanLog::LogBrainLine(LogLevel level, std::string_view message, const LogFi
 }
 
 void ScanLog::LogSummary(const ScanResult& result, double duration_seconds) {
-  LogFields fields = {{"brains", std::to_string(result.brains.size())}};
+  LogFields fields = {{"brains", result.brains.size()}};
   for (const Term<BrainState>& state : kBrainStates) {
     std::int64_t count = 0;
     for (const BrainReport& report : result.brains) count += report.state == state.value ? 1 : 0;
-    fields.emplace_back(state.name, std::to_string(count));
+    fields.emplace_back(state.name, count);
   }
-  fields.emplace_back("problems", std::to_string(result.problems.size()));
-  fields.emplace_back("stores_parsed", std::to_string(result.stores_parsed));
-  fields.emplace_back("stores_unchanged", std::to_string(result.stores_unchanged));
-  fields.emplace_back("duration_seconds", FormatSeconds(duration_seconds));
+  fields.emplace_back("problems", result.problems.size());
+  fields.emplace_back("stores_parsed", result.stores_parsed);
+  fields.emplace_back("stores_unchanged", result.stores_unchanged);
+  fields.emplace_back("duration_seconds", RoundedToMicroseconds(duration_seconds));
   logger_->Debug("scan completed", fields);
 }
 
@@ -218,13 +214,13 @@ void ScanLog::LogProblems(const std::vector<DiscoveryProblem>& problems) {
                  {{"source", DiscoveryProblemSourceName(problem.source)},
                   {"path", problem.path},
                   {"err", problem.message},
-                  {"transient", problem.transient ? "true" : "false"}});
+                  {"transient", problem.transient}});
   }
   for (const auto& [source, count] : warned_by_source) {
     if (count <= kWarnedProblemsPerSource) continue;
     logger_->Warn("more discovery problems of one kind",
                   {{"source", source},
-                   {"more", std::to_string(count - kWarnedProblemsPerSource)},
+                   {"more", count - kWarnedProblemsPerSource},
                    {"detail", "only the first " + std::to_string(kWarnedProblemsPerSource) +
                                   " are logged at warn; the rest at debug"}});
   }

@@ -115,7 +115,7 @@ void ScanLoop::ApplyPendingSettings() {
   pending_settings_.reset();
   if (ApplyScanSettings(settings_, settings, scanner_.get())) {
     logger_->Info("store options changed; every store is read again",
-                  {{"max_store_bytes", std::to_string(settings.store_options.max_bytes)}});
+                  {{"max_store_bytes", settings.store_options.max_bytes}});
   }
   settings_ = std::move(settings);
   metrics_->SetScanInterval(Seconds(settings_.interval));
@@ -133,8 +133,7 @@ void ScanLoop::ScanOnce(const ScanSettings& settings) {
     return;
   }
   if (result.stopped) {
-    logger_->Debug("scan stopped before it finished",
-                   {{"brains", std::to_string(result.brains.size())}});
+    logger_->Debug("scan stopped before it finished", {{"brains", result.brains.size()}});
     return;
   }
   const double seconds = Seconds(Clock::now() - started);
@@ -186,7 +185,7 @@ void ScanLoop::UpdateWatches(const ScanResult& result) {
   const bool limited = watcher_->limited();
   if (limited && !warned_watch_limit_) {
     logger_->Warn("not every brain folder can be watched; the rest waits for the timer scan",
-                  {{"watched", std::to_string(watcher_->watched())}});
+                  {{"watched", watcher_->watched()}});
   }
   warned_watch_limit_ = limited;
   metrics_->SetWatches(watcher_->watched(), limited);

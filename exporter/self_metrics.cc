@@ -153,9 +153,10 @@ constexpr int kInitialCodes[] = {200, 500, 503};
 
 struct SelfMetrics::Impl {
   Impl(const Options& options, Logger* logger) : options(options), logger(logger) {
+    const auto labels = BuildInfoLabels(options.build);
     Register(prometheus::BuildGauge(), "build_info",
-             "Version and revision of the exporter. Always 1.")
-        .Add({{"version", options.version}, {"revision", options.revision}})
+             "Version, revision, branch, compiler and platform of the exporter. Always 1.")
+        .Add(prometheus::Labels(labels.begin(), labels.end()))
         .Set(1);
     scan_duration = &Register(prometheus::BuildGauge(), "scan_duration_seconds",
                               "Wall time of the last completed scan.")

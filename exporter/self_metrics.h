@@ -34,6 +34,7 @@
 #include "exporter/http/http_events.h"
 #include "exporter/logger.h"
 #include "exporter/render/prometheus_text.h"
+#include "exporter/version.h"
 
 namespace scx {
 
@@ -47,8 +48,7 @@ inline constexpr double kScanSecondsBuckets[] = {0.001, 0.0025, 0.005, 0.01, 0.0
 class SelfMetrics : public HttpEvents {
  public:
   struct Options {
-    std::string version;  // the labels of skeleton_coherence_exporter_build_info
-    std::string revision;
+    BuildInfo build;  // the labels of skeleton_coherence_exporter_build_info
     // False with --web.disable-exporter-metrics: Text() is empty (counting goes on).
     bool enabled = true;
     // Whether the process_* families are read (at each text; never when not

@@ -36,6 +36,7 @@
 #include "exporter/scan_settings.h"
 #include "exporter/self_metrics.h"
 #include "exporter/state_file.h"
+#include "exporter/version.h"
 #include "exporter/watched_sources.h"
 
 namespace scx {
@@ -104,7 +105,7 @@ class Service {
   Service(const Flags& flags, const Config& config, Logger* logger)
       : flags_(flags),
         logger_(logger),
-        metrics_({kVersion, kRevision, !flags.disable_exporter_metrics}, logger),
+        metrics_({ThisBuild(), !flags.disable_exporter_metrics}, logger),
         loop_(ScanSettingsOf(flags, config),
               {kVersion, kRevision, flags.telemetry_path, flags.runbook_url}, logger, &metrics_),
         watcher_(ChangeWatcher::Options(), [this] { loop_.RequestScan(); }),
@@ -130,16 +131,15 @@ class Service {
     options.events = &metrics_;
     const long long descriptors = EnsureDescriptorsFor(options.num_threads);
     options.max_connections = MaxConnectionsFor(descriptors, kDescriptorReserve);
-    logger_->Info(
-        "connection limits",
-        {{"descriptors", std::to_string(descriptors)},
-         {"descriptor_reserve", std::to_string(kDescriptorReserve)},
-         {"max_connections", std::to_string(options.max_connections)},
-         {"workers", std::to_string(options.num_threads)},
-         {"max_connections_per_address", std::to_string(flags_.max_connections_per_address)},
-         {"max_requests", std::to_string(flags_.max_requests)},
-         {"max_other_requests", std::to_string(options.max_other_requests)},
-         {"write_timeout", FormatDuration(flags_.write_timeout)}});
+    logger_->Info("connection limits",
+                  {{"descriptors", descriptors},
+                   {"descriptor_reserve", kDescriptorReserve},
+                   {"max_connections", options.max_connections},
+                   {"workers", options.num_threads},
+                   {"max_connections_per_address", flags_.max_connections_per_address},
+                   {"max_requests", flags_.max_requests},
+                   {"max_other_requests", options.max_other_requests},
+                   {"write_timeout", FormatDuration(flags_.write_timeout)}});
     server_.LimitInFlight(flags_.telemetry_path, flags_.max_requests);
     std::string error;
     if (!server_.Start(options, &error)) {
@@ -216,7 +216,7 @@ class Service {
       logger_->Warn(
           "descriptor limit below what the HTTP workers need; connections are capped "
           "lower, and a flood of them reclaims waiting ones sooner",
-          {{"limit", std::to_string(now)}, {"needed", std::to_string(needed)}});
+          {{"limit", now}, {"needed", needed}});
     }
     return Descriptors(now);
   }
@@ -256,7 +256,7 @@ class Service {
                   {{"when", when},
                    {"web_config_file", flags_.web_config_file},
                    {"not_after", UtcTime(*not_after)},
-                   {"hours_left", std::to_string(left / 3600)}});
+                   {"hours_left", left / 3600}});
   }
 
   // An unknown user is checked against the highest cost, so with users of different

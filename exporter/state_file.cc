@@ -186,13 +186,12 @@ std::vector<RememberedBrain> StateFile::Load() {
   }
   if (skipped > 0) {
     logger_->Warn("entries of the state skipped: not whole",
-                  {{"path", path_}, {"skipped", std::to_string(skipped)}});
+                  {{"path", path_}, {"skipped", skipped}});
   }
   std::size_t mismatches = 0;
   for (const RememberedBrain& brain : brains) mismatches += brain.mismatch != nullptr ? 1 : 0;
-  logger_->Info("state restored", {{"path", path_},
-                                   {"brains", std::to_string(brains.size())},
-                                   {"mismatches", std::to_string(mismatches)}});
+  logger_->Info("state restored",
+                {{"path", path_}, {"brains", brains.size()}, {"mismatches", mismatches}});
   return brains;
 }
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <ctime>
 #include <limits>
@@ -25,6 +26,7 @@
 #include "exporter/http/connection_guard.h"
 #include "exporter/http/http_error.h"
 #include "exporter/http/http_headers.h"
+#include "exporter/http/rate_limiter.h"
 #include "exporter/http/slot_gate.h"
 #include "exporter/http/tls_setup.h"
 #include "exporter/http/web_config.h"
@@ -322,6 +324,7 @@ struct HttpServer::Impl {
   TlsFiles tls_files;  // read in Configure, handed to OpenSSL in OnInitSsl, then cleared
   std::optional<std::int64_t> tls_not_after;  // the served certificate's notAfter
   std::unique_ptr<BasicAuth> auth;            // null: no authentication
+  std::unique_ptr<RateLimiter> rate_limiter;  // the web config's rate_limit; null: none
   std::vector<int> basic_auth_costs;          // of the users' hashes, distinct
   std::string tls_error;                      // why OnInitSsl failed; written during Start
   mg_context* context = nullptr;
@@ -426,6 +429,18 @@ struct HttpServer::Impl {
     return response;
   }
 
+  // The answer to a request beyond the web config's rate_limit, none within it:
+  // exporter-toolkit's 429, with the seconds until a token comes back.
+  std::optional<HttpResponse> RateLimited() const {
+    if (rate_limiter == nullptr) return std::nullopt;
+    std::chrono::steady_clock::duration wait{};
+    if (rate_limiter->Allow(std::chrono::steady_clock::now(), &wait)) return std::nullopt;
+    HttpResponse response = ErrorResponse(429, "too many requests: rate_limit of the web config");
+    const auto seconds = std::chrono::ceil<std::chrono::seconds>(wait).count();
+    response.headers["Retry-After"] = std::to_string(std::max<std::int64_t>(seconds, 1));
+    return response;
+  }
+
   // As the Prometheus client libraries answer beyond MaxRequestsInFlight.
   static HttpResponse TooManyRequests(int limit) {
     return ErrorResponse(503, "limit of concurrent requests reached (" + std::to_string(limit) +
@@ -452,6 +467,8 @@ struct HttpServer::Impl {
       response.content_type.clear();
       return response;
     }
+    // As exporter-toolkit: every request takes a token, before authentication.
+    if (std::optional<HttpResponse> refusal = RateLimited()) return std::move(*refusal);
     const AuthResult auth_result = Authenticate(conn, info);
     if (auth_result == AuthResult::kBusy) {
       // No bcrypt slot came free in time (a flood of wrong passwords, most likely).
@@ -528,6 +545,9 @@ struct HttpServer::Impl {
     }
     auth.reset(web_config.basic_auth_users.empty() ? nullptr
                                                    : new BasicAuth(web_config.basic_auth_users));
+    rate_limiter.reset(web_config.rate_limited() ? new RateLimiter(web_config.rate_limit_interval,
+                                                                   web_config.rate_limit_burst)
+                                                 : nullptr);
     basic_auth_costs = DistinctBcryptCosts(web_config.basic_auth_users);
     return true;
   }

@@ -1,6 +1,7 @@
 // A small HTTP server on civetweb: exact-path GET/HEAD (and POST where allowed)
-// handlers, several worker threads, request timeouts, optional TLS and basic auth
-// from a Prometheus-style web config file. Knows nothing about brains or metrics.
+// handlers, several worker threads, request timeouts, optional TLS, basic auth and a
+// rate limit (429 beyond it, before authentication, as exporter-toolkit) from a
+// Prometheus-style web config file. Knows nothing about brains or metrics.
 // Its own refusals (400, 401, 404, 405, 413, 429, 503, 500) and civetweb's (a request
 // it cannot parse: 400, 431, 505) carry the JSON error body of http_error.h, as the
 // handlers' errors do.

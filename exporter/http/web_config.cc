@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 #include "base/strings.h"
 #include "base/yaml_file.h"
 #include "base/yaml_keys.h"
+#include "exporter/http/go_duration.h"
 
 namespace scx {
 
@@ -118,14 +120,6 @@ YamlKey PathKey(std::string name, std::string* out) {
     *out = ResolveYamlPath(reader->file_name(), text);
     return true;
   });
-}
-
-// A row for a key of the format this exporter refuses, and why.
-YamlKey RefusedKey(std::string name, const std::string& why) {
-  return {std::move(name),
-          [why](YamlReader* reader, const YAML::Node& value, const std::string& path) {
-            return reader->Fail(value, path, "not supported: " + why);
-          }};
 }
 
 bool ReadTlsVersion(YamlReader* reader, const YAML::Node& value, const std::string& path,
@@ -388,6 +382,56 @@ bool ReadBasicAuthUsers(YamlReader* reader, const YAML::Node& node, const std::s
       });
 }
 
+// `rate_limit.interval`, read as exporter-toolkit reads it (Go's time.ParseDuration).
+bool ReadRateLimitInterval(YamlReader* reader, const YAML::Node& value, const std::string& path,
+                           const std::string& text, WebConfig* config) {
+  std::chrono::nanoseconds interval;
+  if (!ParseGoDuration(text, &interval) || interval > kMaxRateLimitInterval) {
+    return reader->Fail(value, path,
+                        "expected a duration as Go writes it (\"1s\", \"1m30s\", \"0.5s\"; \"0\" "
+                        "for no limit; at most 24h), got \"" +
+                            text + "\"");
+  }
+  config->rate_limit_interval = interval;
+  return true;
+}
+
+bool ReadRateLimitBurst(YamlReader* reader, const YAML::Node& value, const std::string& path,
+                        const std::string& text, WebConfig* config) {
+  std::uint64_t burst = 0;
+  if (!ParseWholeNumber(text, &burst) || burst > static_cast<std::uint64_t>(kMaxRateLimitBurst)) {
+    return reader->Fail(value, path,
+                        "expected a whole number from 0 to " + std::to_string(kMaxRateLimitBurst) +
+                            ", got \"" + text + "\"");
+  }
+  config->rate_limit_burst = static_cast<int>(burst);
+  return true;
+}
+
+// exporter-toolkit's `rate_limit: {interval, burst}`. A burst of 0 with an interval
+// would refuse every request (golang.org/x/time/rate allows nothing then): refused
+// here, so that a typo cannot take the exporter off the air.
+bool ReadRateLimit(YamlReader* reader, const YAML::Node& node, const std::string& path,
+                   WebConfig* config) {
+  const std::vector<YamlKey> keys = {
+      StringKey("interval",
+                [config](YamlReader* r, const YAML::Node& value, const std::string& key_path,
+                         const std::string& text) {
+                  return ReadRateLimitInterval(r, value, key_path, text, config);
+                }),
+      StringKey("burst", [config](YamlReader* r, const YAML::Node& value,
+                                  const std::string& key_path, const std::string& text) {
+        return ReadRateLimitBurst(r, value, key_path, text, config);
+      })};
+  if (!ReadYamlMap(reader, node, path, keys)) return false;
+  if (config->rate_limited() && config->rate_limit_burst == 0) {
+    return reader->Fail(node, path,
+                        "burst must be at least 1 when interval is set: a burst of 0 refuses "
+                        "every request (set interval: 0, or leave rate_limit out, for no limit)");
+  }
+  return true;
+}
+
 std::vector<YamlKey> TopLevelKeys(WebConfig* config) {
   auto into = [config](bool (*read)(YamlReader*, const YAML::Node&, const std::string&,
                                     WebConfig*)) -> YamlValueReader {
@@ -402,10 +446,7 @@ std::vector<YamlKey> TopLevelKeys(WebConfig* config) {
          return ReadYamlMap(reader, value, path, HttpServerKeys(config));
        }},
       {"basic_auth_users", into(&ReadBasicAuthUsers)},
-      RefusedKey("rate_limit",
-                 "one token bucket for every client would let one client's burst refuse "
-                 "Prometheus' scrapes; use --web.max-requests (scrape slots shared fairly by "
-                 "client address) instead"),
+      {"rate_limit", into(&ReadRateLimit)},
   };
 }
 

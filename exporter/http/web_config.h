@@ -1,13 +1,14 @@
 // The --web.config.file, in Prometheus' exporter-toolkit web config format: TLS (a
 // certificate and key from files or inline, a version range, Go's cipher suite and
 // curve names, client certificates verified against CAs and optionally their SANs),
-// extra response headers from exporter-toolkit's short list, and bcrypt basic auth
-// users. Strict: an unknown key, or a key of the format this exporter cannot honour
-// (`rate_limit`, client_auth_type values that verify nothing), is an error naming the
-// file, the line, the key and why.
+// extra response headers from exporter-toolkit's short list, bcrypt basic auth users
+// and exporter-toolkit's `rate_limit`. Strict: an unknown key, or a key of the format
+// this exporter cannot honour (client_auth_type values that verify nothing), is an
+// error naming the file, the line, the key and why.
 #ifndef SCX_EXPORTER_HTTP_WEB_CONFIG_H_
 #define SCX_EXPORTER_HTTP_WEB_CONFIG_H_
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <utility>
@@ -16,6 +17,12 @@
 namespace scx {
 
 enum class TlsVersion { kTls12, kTls13 };
+
+// The largest `rate_limit` taken: bounds, so that the bucket's arithmetic (burst
+// intervals in nanoseconds) cannot overflow. A token a day is no rate, and more
+// requests than this at once are no burst.
+inline constexpr int kMaxRateLimitBurst = 10000;
+inline constexpr std::chrono::hours kMaxRateLimitInterval{24};
 
 // exporter-toolkit's client_auth_type values this exporter implements. The others
 // (RequestClientCert, RequireAnyClientCert) ask for a certificate without verifying
@@ -56,6 +63,13 @@ struct WebConfig {
   std::vector<std::pair<std::string, std::string>> headers;
   // User name -> bcrypt hash ("$2a$", "$2b$" or "$2y$"). Empty: no authentication.
   std::map<std::string, std::string> basic_auth_users;
+  // `rate_limit`, exporter-toolkit's token bucket for every request (rate_limiter.h):
+  // `burst` requests at once, then one every `interval`. A zero interval (the
+  // default): no limit. A positive interval needs a burst of at least 1.
+  std::chrono::nanoseconds rate_limit_interval{0};
+  int rate_limit_burst = 0;
+
+  bool rate_limited() const { return rate_limit_interval.count() > 0; }
 
   bool tls_enabled() const { return !cert_file.empty() || !cert_pem.empty(); }
   bool has_key() const { return !key_file.empty() || !key_pem.empty(); }

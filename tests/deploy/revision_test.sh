@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The git revision that --version, the build_info metric and the Debian changelog name
-# is read at every build, not when CMake configures: a clone of the sources is
-# configured and its scx_build_info and scx_changelog targets built; then a commit is
-# made and the targets built again, and both files must name the new commit. A build
-# with no new commit must leave them alone (nothing to recompile).
+# (and the branch and build date --version prints) is read at every build, not when
+# CMake configures: a clone of the sources is configured and its scx_build_info and
+# scx_changelog targets built; then a commit is made and the targets built again, and
+# both files must name the new commit. A build with no new commit must leave them
+# alone (nothing to recompile): the build date is the commit's time, or
+# SOURCE_DATE_EPOCH, never the clock.
 # Usage: revision_test.sh BUILD_DIR SOURCE_DIR. Exit 77 (skip) outside a git checkout.
 set -euo pipefail
 build_dir=$(cd "$1" && pwd)
@@ -27,9 +29,15 @@ build() {
   cmake --build "$work/build" --target scx_build_info scx_changelog >"$work/build.log" 2>&1 ||
     { cat "$work/build.log"; fail "build"; }
 }
-names() {  # both files name revision $1
+names() {  # both files name revision $1; the header its branch and commit time too
   grep -q "kRevision\[\] = \"$1\";" "$header" || fail "build_info.h: $(grep kRevision "$header"), want $1"
   zcat "$changelog" | grep -q "at revision $1\." || fail "changelog: $(zcat "$changelog" | grep revision)"
+  local branch date
+  branch=$(git -C "$work/src" rev-parse --abbrev-ref HEAD)
+  date=$(TZ=UTC git -C "$work/src" log -1 --date=format-local:%Y%m%d-%H:%M:%S --format=%cd "$1")
+  grep -q "kBranch\[\] = \"$branch\";" "$header" || fail "build_info.h: $(grep kBranch "$header"), want $branch"
+  grep -q "kBuildDate\[\] = \"$date\";" "$header" ||
+    fail "build_info.h: $(grep kBuildDate "$header"), want the commit's time $date"
 }
 
 build
@@ -49,4 +57,10 @@ second=$(git -C "$work/src" rev-parse --short=12 HEAD)
 [ "$second" != "$first" ] || fail "the commit did not change the revision"
 build
 names "$second"
+
+# A reproducible build: SOURCE_DATE_EPOCH is the build date, and no user is named.
+SOURCE_DATE_EPOCH=1700000000 build
+grep -q 'kBuildDate\[\] = "20231114-22:13:20";' "$header" ||
+  fail "SOURCE_DATE_EPOCH: $(grep kBuildDate "$header")"
+grep -q 'kBuildUser\[\] = "unknown";' "$header" || fail "SOURCE_DATE_EPOCH: $(grep kBuildUser "$header")"
 echo "ok: $first, then $second after a commit, without configuring again"

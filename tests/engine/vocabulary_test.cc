@@ -199,7 +199,11 @@ ScanResult EveryValueScan() {
 // The exporter's own families after a scan of EveryValueScan().
 std::string OwnMetricsText() {
   testing::CapturedLog log(LogLevel::kWarn);
-  SelfMetrics metrics({"0.1.0", "abc", true, /*process=*/false}, log.logger());
+  SelfMetrics metrics(
+      {{"0.1.0", "abc123", "main", "u@h", "20261130-00:00:00", "gcc 12.2.0", "linux/amd64"},
+       true,
+       /*process=*/false},
+      log.logger());
   metrics.RecordScan(EveryValueScan(), 0.1, 1767225600);
   return metrics.Text();
 }

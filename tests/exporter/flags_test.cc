@@ -65,14 +65,14 @@ TEST(DurationTest, FormatsShortest) {
   EXPECT_EQ(FormatDuration(std::chrono::hours(24 * 373)), "1y1w1d");
 }
 
-Flags MustParse(std::vector<std::string> args) {
+Flags MustParse(const std::vector<std::string>& args) {
   Flags flags;
   std::string error;
   EXPECT_TRUE(ParseFlags(args, &flags, &error)) << error;
   return flags;
 }
 
-std::string ErrorOf(std::vector<std::string> args) {
+std::string ErrorOf(const std::vector<std::string>& args) {
   Flags flags;
   std::string error;
   EXPECT_FALSE(ParseFlags(args, &flags, &error));
@@ -202,6 +202,42 @@ TEST(FlagsTest, EnableLifecycle) {
   EXPECT_TRUE(MustParse({"--web.enable-lifecycle"}).enable_lifecycle);
   EXPECT_FALSE(MustParse({"--web.enable-lifecycle=false"}).enable_lifecycle);
   EXPECT_NE(UsageText().find("--web.enable-lifecycle"), std::string::npos);
+}
+
+// Kingpin's negation, as Prometheus' exporters take it, for every boolean flag.
+TEST(FlagsTest, EveryBooleanTakesItsNoForm) {
+  EXPECT_TRUE(MustParse({}).scan_watch);
+  EXPECT_FALSE(MustParse({"--no-scan.watch"}).scan_watch);
+  EXPECT_TRUE(MustParse({"--no-scan.watch", "--scan.watch"}).scan_watch);  // the last wins
+  EXPECT_FALSE(MustParse({"--web.enable-lifecycle", "--no-web.enable-lifecycle"}).enable_lifecycle);
+  EXPECT_FALSE(MustParse({"--metrics.store-details", "--no-metrics.store-details"}).store_details);
+  EXPECT_FALSE(MustParse({"--web.disable-exporter-metrics", "--no-web.disable-exporter-metrics"})
+                   .disable_exporter_metrics);
+  EXPECT_FALSE(MustParse({"--config.check", "--no-config.check"}).config_check);
+  EXPECT_FALSE(MustParse({"--once", "--no-once"}).once);
+  EXPECT_FALSE(MustParse({"--no-help"}).help);
+  EXPECT_FALSE(MustParse({"--no-version"}).version);
+  EXPECT_NE(UsageText().find("--no-FLAG"), std::string::npos);
+  EXPECT_NE(UsageText().find("--no-scan.watch"), std::string::npos);
+}
+
+TEST(FlagsTest, NoFormTakesNoValueAndOnlyBooleans) {
+  EXPECT_EQ(ErrorOf({"--no-scan.watch=true"}), "--no-scan.watch takes no value");
+  EXPECT_EQ(ErrorOf({"--no-scan.watch=false"}), "--no-scan.watch takes no value");
+  EXPECT_EQ(ErrorOf({"--no-config.file"}), "unknown flag --no-config.file (see --help)");
+  EXPECT_EQ(ErrorOf({"--no-scan.interval=1s"}), "unknown flag --no-scan.interval (see --help)");
+  EXPECT_EQ(ErrorOf({"--no-no-scan.watch"}), "unknown flag --no-no-scan.watch (see --help)");
+  EXPECT_EQ(ErrorOf({"--no-"}), "unknown flag --no- (see --help)");
+}
+
+// docs/configuration.md says how a boolean is unset, with the README.
+TEST(FlagsTest, DocsSayTheNoForm) {
+  const std::string configuration =
+      testing::ReadFile(std::string(SCX_SOURCE_DIR) + "/docs/configuration.md");
+  EXPECT_NE(configuration.find("`--no-scan.watch`"), std::string::npos);
+  EXPECT_NE(configuration.find("`--no-web.enable-lifecycle`"), std::string::npos);
+  const std::string readme = testing::ReadFile(std::string(SCX_SOURCE_DIR) + "/README.md");
+  EXPECT_NE(readme.find("`--no-scan.watch`"), std::string::npos);
 }
 
 TEST(FlagsTest, EqualsAndSpaceForms) {

@@ -230,7 +230,11 @@ class HandlersTest : public ::testing::Test {
 
   std::FILE* null_;
   Logger logger_;
-  SelfMetrics own_{{"0.1.0", "abc123", true, /*process=*/false}, &logger_};
+  SelfMetrics own_{
+      {{"0.1.0", "abc123", "main", "u@h", "20261130-00:00:00", "gcc 12.2.0", "linux/amd64"},
+       true,
+       /*process=*/false},
+      &logger_};
   FakeSnapshots snapshots_;
   FakeReloads reloads_;
   Handlers handlers_;

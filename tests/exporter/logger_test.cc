@@ -3,7 +3,11 @@
 
 #include <stdio.h>
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -70,6 +74,61 @@ TEST(LoggerTest, JsonLineParsesBack) {
   EXPECT_EQ(parsed["msg"], "it \"broke\"");
   EXPECT_EQ(parsed["err"], "line1\nline2");
   EXPECT_EQ(parsed["path"], "C:\\x");
+}
+
+// In JSON a count is a number and a flag a boolean, by the type the call site gives,
+// never by the text: a brain named "42" stays a string.
+TEST(LoggerTest, JsonValuesAreTypedByTheirCallSite) {
+  const std::size_t brains = 4;
+  const std::int64_t mismatches = -1;
+  const std::string line =
+      FormatLogLine(LogFormat::kJson, "2026-01-01T00:00:00.000Z", LogLevel::kInfo, "scan completed",
+                    {{"brain", "42"},
+                     {"brains", brains},
+                     {"mismatches", mismatches},
+                     {"duration_seconds", 0.000137},
+                     {"transient", true},
+                     {"stale", false},
+                     {"path", std::string("true")}});
+  EXPECT_EQ(line,
+            "{\"ts\":\"2026-01-01T00:00:00.000Z\",\"level\":\"info\",\"msg\":\"scan completed\","
+            "\"brain\":\"42\",\"brains\":4,\"mismatches\":-1,\"duration_seconds\":0.000137,"
+            "\"transient\":true,\"stale\":false,\"path\":\"true\"}\n");
+  const nlohmann::json parsed = nlohmann::json::parse(line);
+  EXPECT_TRUE(parsed["brain"].is_string());
+  EXPECT_EQ(parsed["brains"], 4);
+  EXPECT_TRUE(parsed["brains"].is_number_integer());
+  EXPECT_DOUBLE_EQ(parsed["duration_seconds"].get<double>(), 0.000137);
+  EXPECT_EQ(parsed["transient"], true);
+  EXPECT_TRUE(parsed["path"].is_string());
+}
+
+// logfmt writes the same values as text, a number in its shortest form.
+TEST(LoggerTest, LogfmtWritesTypedValuesAsText) {
+  EXPECT_EQ(FormatLogLine(LogFormat::kLogfmt, "t", LogLevel::kInfo, "m",
+                          {{"brains", 4}, {"duration_seconds", 0.25}, {"transient", true}}),
+            "ts=t level=info msg=m brains=4 duration_seconds=0.25 transient=true\n");
+}
+
+TEST(LogValueTest, KindsAndTexts) {
+  EXPECT_EQ(LogValue("4").kind(), LogValue::Kind::kText);
+  EXPECT_EQ(LogValue(std::string("4")).kind(), LogValue::Kind::kText);
+  EXPECT_EQ(LogValue(std::string_view("4")).kind(), LogValue::Kind::kText);
+  EXPECT_EQ(LogValue(4).kind(), LogValue::Kind::kNumber);
+  EXPECT_EQ(LogValue(std::uint64_t{18446744073709551615u}).text(), "18446744073709551615");
+  EXPECT_EQ(LogValue(-7L).text(), "-7");
+  EXPECT_EQ(LogValue(1e-7).text(), "1e-07");
+  EXPECT_EQ(LogValue(0.1).text(), "0.1");
+  EXPECT_EQ(LogValue(100.0).text(), "100");
+  EXPECT_EQ(LogValue(false).kind(), LogValue::Kind::kBool);
+  EXPECT_EQ(LogValue(false).text(), "false");
+  // No JSON number for these: text, as Prometheus spells them.
+  EXPECT_EQ(LogValue(std::nan("")).kind(), LogValue::Kind::kText);
+  EXPECT_EQ(LogValue(std::nan("")).text(), "NaN");
+  EXPECT_EQ(LogValue(-HUGE_VAL).text(), "-Inf");
+  const std::string json = FormatLogLine(LogFormat::kJson, "t", LogLevel::kInfo, "m",
+                                         {{"x", std::numeric_limits<double>::infinity()}});
+  EXPECT_EQ(nlohmann::json::parse(json)["x"], "+Inf");
 }
 
 TEST(LoggerTest, HugeFieldValuesAreCapped) {

@@ -48,7 +48,11 @@ class MetricsBodyTest : public ::testing::Test {
   }
 
   testing::CapturedLog log_{LogLevel::kWarn};
-  SelfMetrics metrics_{{"0.1.0", "abc123", true, /*process=*/false}, log_.logger()};
+  SelfMetrics metrics_{
+      {{"0.1.0", "abc123", "main", "u@h", "20261130-00:00:00", "gcc 12.2.0", "linux/amd64"},
+       true,
+       /*process=*/false},
+      log_.logger()};
 };
 
 TEST_F(MetricsBodyTest, PlainIsThePerBrainTextThenTheOwnFamilies) {
@@ -97,7 +101,11 @@ TEST_F(MetricsBodyTest, WithoutOwnFamiliesItIsThePerBrainText) {
   ASSERT_TRUE(GzipDecompress(BodyOf(Response(snapshot, true)), &unzipped));
   EXPECT_EQ(unzipped, snapshot->MetricsText());
 
-  SelfMetrics disabled({"0.1.0", "abc123", /*enabled=*/false, true}, log_.logger());
+  SelfMetrics disabled(
+      {{"0.1.0", "abc123", "main", "u@h", "20261130-00:00:00", "gcc 12.2.0", "linux/amd64"},
+       /*enabled=*/false,
+       true},
+      log_.logger());
   snapshot = Render(&disabled);
   EXPECT_EQ(BodyOf(Response(snapshot, false)), snapshot->MetricsText());
 }
@@ -155,7 +163,11 @@ TEST_F(MetricsBodyTest, ScrapesInFlightCountsResponsesNotYetSent) {
 // The whole body, the process families included, as Prometheus would lint it.
 TEST_F(MetricsBodyTest, PassesPromtoolCheckMetrics) {
   if (!testing::ToolAvailable("promtool")) GTEST_SKIP() << "promtool not installed";
-  SelfMetrics full({"0.1.0", "abc123", true, /*process=*/true}, log_.logger());
+  SelfMetrics full(
+      {{"0.1.0", "abc123", "main", "u@h", "20261130-00:00:00", "gcc 12.2.0", "linux/amd64"},
+       true,
+       /*process=*/true},
+      log_.logger());
   full.SetTlsCertificateNotAfter(1767225600);
   full.OnRequest("/metrics", 200);
   full.OnAuthFailure(AuthFailure::kBadPassword);

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "exporter/version.h"
 #include "tests/http_client.h"
 #include "tests/test_process.h"
 #include "tests/test_support.h"
@@ -381,6 +382,13 @@ TEST(OnceCliTest, HelpAndVersion) {
   RunResult version = RunExporter("--version");
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("skeleton-coherence-exporter, version ", 0), 0u);
+  // prometheus/common/version.Print's lines, "toolchain" for its "go version".
+  EXPECT_EQ(version.out, VersionText("skeleton-coherence-exporter", ThisBuild()));
+  for (const char* line :
+       {" (branch: ", ", revision: ", "\n  build user:       ", "\n  build date:       ",
+        "\n  toolchain:        ", "\n  platform:         linux/"}) {
+    EXPECT_NE(version.out.find(line), std::string::npos) << line << " in " << version.out;
+  }
 }
 
 // A socket listening on a free port of 127.0.0.1 for the test's life: the port is
@@ -527,6 +535,22 @@ TEST(ConfigCheckTest, TlsFilesAreLoadedAndMustMatch) {
   EXPECT_EQ(run.exit_code, 2) << run.out;
   EXPECT_EQ(run.out, "");
   EXPECT_EQ(run.err.rfind("skeleton-coherence-exporter: " + dir.Join("mixed.yml"), 0), 0u)
+      << run.err;
+}
+
+// exporter-toolkit's rate_limit passes the check (it once exited 2); a burst of 0,
+// which would refuse every request, does not.
+TEST(ConfigCheckTest, RateLimitIsTaken) {
+  TempDir dir;
+  WriteFile(dir.Join("limit.yml"), "rate_limit:\n  interval: 1s\n  burst: 20\n");
+  WriteFile(dir.Join("zero.yml"), "rate_limit:\n  interval: 1s\n  burst: 0\n");
+  RunResult run = RunExporter("--config.check --web.config.file='" + dir.Join("limit.yml") + "'");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "web config file " + dir.Join("limit.yml") + ": ok\n");
+  run = RunExporter("--config.check --web.config.file='" + dir.Join("zero.yml") + "'");
+  EXPECT_EQ(run.exit_code, 2) << run.out;
+  EXPECT_NE(run.err.find(dir.Join("zero.yml") + ":2: key 'rate_limit': burst must be at least 1"),
+            std::string::npos)
       << run.err;
 }
 

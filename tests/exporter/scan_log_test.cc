@@ -11,10 +11,12 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "tests/brain_reports.h"
 #include "tests/captured_log.h"
 #include "tests/test_support.h"
+#include "tests/text_lines.h"
 
 namespace scx {
 namespace {
@@ -277,6 +279,48 @@ TEST(ScanLogTest, RegistryConflictsAreOneWarnLineWhenFirstSeen) {
   scan_log.LogScan(gone, 0.1);
   scan_log.LogScan(scan, 0.1);
   EXPECT_EQ(CountOf(log.text(), line), 2u) << log.text();
+}
+
+// With --log.format=json, counts and durations are JSON numbers and flags booleans;
+// a brain's name stays a string even when it reads as a number.
+TEST(ScanLogTest, JsonLinesGiveCountsAsNumbers) {
+  testing::TempDir dir;
+  std::FILE* file = std::fopen(dir.Join("log").c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  {
+    Logger logger(LogLevel::kDebug, LogFormat::kJson, file);
+    ScanLog scan_log(&logger);
+    ScanResult scan;
+    scan.brains = {Report("42", BrainState::kMismatch), Report("a", BrainState::kOk)};
+    scan.changes = {Change("42", std::nullopt, BrainState::kMismatch)};
+    DiscoveryProblem problem;
+    problem.source = DiscoveryProblemSource::kManifest;
+    problem.path = "/rt/project-brains/x/project_brain.json";
+    problem.message = "unexpected end of input";
+    scan.problems = {problem};
+    scan_log.LogScan(scan, 0.0001234);
+  }
+  std::fclose(file);
+  bool saw_change = false;
+  bool saw_problem = false;
+  bool saw_summary = false;
+  for (const std::string& line : testing::Lines(testing::ReadFile(dir.Join("log")))) {
+    const nlohmann::json parsed = nlohmann::json::parse(line);
+    if (parsed["msg"] == "brain discovered") {
+      saw_change = true;
+      EXPECT_EQ(parsed["brain"], "42") << line;
+    } else if (parsed["msg"] == "discovery problem") {
+      saw_problem = true;
+      EXPECT_EQ(parsed["transient"], false) << line;
+    } else if (parsed["msg"] == "scan completed") {
+      saw_summary = true;
+      EXPECT_EQ(parsed["brains"], 2) << line;
+      EXPECT_EQ(parsed["mismatch"], 1) << line;
+      EXPECT_EQ(parsed["problems"], 1) << line;
+      EXPECT_EQ(parsed["duration_seconds"], 0.000123) << line;
+    }
+  }
+  EXPECT_TRUE(saw_change && saw_problem && saw_summary);
 }
 
 // --once: no line per brain but an unreadable store and an unknown identity; a

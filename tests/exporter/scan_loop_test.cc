@@ -69,7 +69,11 @@ class ScanLoopTest : public ::testing::Test {
   TempDir dir_;
   CapturedLog log_{LogLevel::kDebug};
   // Where the loops count; the process families are this test's, not the loop's.
-  SelfMetrics metrics_{{"9.9.9", "deadbeef", true, /*process=*/false}, log_.logger()};
+  SelfMetrics metrics_{
+      {{"9.9.9", "deadbeef", "main", "u@h", "20261130-00:00:00", "gcc 12.2.0", "linux/amd64"},
+       true,
+       /*process=*/false},
+      log_.logger()};
 };
 
 TEST_F(ScanLoopTest, NothingBeforeTheFirstScan) {
@@ -102,9 +106,10 @@ TEST_F(ScanLoopTest, ReadyAfterTheFirstScanWithEverythingRendered) {
       kLongWait))
       << own;
   EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_scan_seconds_count 1\n"));
-  EXPECT_TRUE(Contains(own,
-                       "skeleton_coherence_exporter_build_info{revision=\"deadbeef\","
-                       "version=\"9.9.9\"} 1"));
+  EXPECT_TRUE(
+      Contains(own,
+               "skeleton_coherence_exporter_build_info{branch=\"main\",compiler=\"gcc "
+               "12.2.0\",platform=\"linux/amd64\",revision=\"deadbeef\",version=\"9.9.9\"} 1"));
   EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_scan_interval_seconds 3600"));
   EXPECT_TRUE(Contains(own, "skeleton_coherence_exporter_brains{state=\"mismatch\"} 1\n"));
   std::string closing;

@@ -73,18 +73,23 @@ ScanResult SampleScan() {
   return scan;
 }
 
+const BuildInfo kBuild = {"0.1.0",      "abc123",     "main", "u@h", "20261130-00:00:00",
+                          "gcc 12.2.0", "linux/amd64"};
+
 class SelfMetricsTest : public ::testing::Test {
  protected:
   testing::CapturedLog log_{LogLevel::kWarn};
-  SelfMetrics metrics_{{"0.1.0", "abc123", true, /*process=*/false}, log_.logger()};
+  SelfMetrics metrics_{{kBuild, true, /*process=*/false}, log_.logger()};
 };
 
 TEST_F(SelfMetricsTest, AScanIsCountedAndDecidesTheLastScanFigures) {
   metrics_.RecordScan(SampleScan(), 0.25, 1767225600.5);
   metrics_.RecordScan(ScanResult(), 0.125, 1767225615.5);
   const std::string text = metrics_.Text();
-  EXPECT_TRUE(HasLine(
-      text, "skeleton_coherence_exporter_build_info{revision=\"abc123\",version=\"0.1.0\"} 1"))
+  EXPECT_TRUE(
+      HasLine(text,
+              "skeleton_coherence_exporter_build_info{branch=\"main\",compiler=\"gcc 12.2.0\","
+              "platform=\"linux/amd64\",revision=\"abc123\",version=\"0.1.0\"} 1"))
       << text;
   EXPECT_TRUE(HasLine(text, "# TYPE skeleton_coherence_exporter_scans_total counter"));
   EXPECT_TRUE(HasLine(text, "skeleton_coherence_exporter_scans_total 2"));
@@ -271,7 +276,7 @@ TEST_F(SelfMetricsTest, FamiliesComeInDocumentOrder) {
   };
   EXPECT_EQ(FamilyNames(metrics_.Text()), expected);
 
-  SelfMetrics other({"0.1.0", "abc123", true, false}, log_.logger());
+  SelfMetrics other({kBuild, true, false}, log_.logger());
   other.OnRequest("/", 200);
   other.OnRequest("/metrics", 200);
   other.SetTlsCertificateNotAfter(1767225600);
@@ -279,7 +284,7 @@ TEST_F(SelfMetricsTest, FamiliesComeInDocumentOrder) {
 }
 
 TEST_F(SelfMetricsTest, DisabledWritesNothingAndStillCounts) {
-  SelfMetrics disabled({"0.1.0", "abc123", /*enabled=*/false, /*process=*/true}, log_.logger());
+  SelfMetrics disabled({kBuild, /*enabled=*/false, /*process=*/true}, log_.logger());
   disabled.RecordScan(SampleScan(), 0.25, 1767225600.5);
   disabled.OnRequest("/metrics", 200);
   EXPECT_EQ(disabled.Text(), "");
@@ -287,7 +292,7 @@ TEST_F(SelfMetricsTest, DisabledWritesNothingAndStillCounts) {
 
 // The process collector's families come last, read from this process.
 TEST_F(SelfMetricsTest, ProcessFamiliesComeLastAndAreThisProcesss) {
-  SelfMetrics with_process({"0.1.0", "abc123", true, /*process=*/true}, log_.logger());
+  SelfMetrics with_process({kBuild, true, /*process=*/true}, log_.logger());
   const std::vector<std::string> names = FamilyNames(with_process.Text());
   ASSERT_GE(names.size(), 7u);
   const std::vector<std::string> last(names.end() - 7, names.end());
@@ -314,7 +319,7 @@ double SampleValue(const std::string& text, const std::string& name) {
 // process_* are read at each text, not at each scan: two scrapes with CPU work between
 // them and no scan show the CPU time grown.
 TEST_F(SelfMetricsTest, ProcessFamiliesAreReadAtEachScrape) {
-  SelfMetrics with_process({"0.1.0", "abc123", true, /*process=*/true}, log_.logger());
+  SelfMetrics with_process({kBuild, true, /*process=*/true}, log_.logger());
   const double before = SampleValue(with_process.Text(), "process_cpu_seconds_total");
   ASSERT_GE(before, 0);
   // Work until this process has used 50 ms more CPU (5 ticks of /proc's 100 Hz clock).

@@ -555,6 +555,46 @@ TEST_F(HttpServerTest, ConfiguredHeadersAreOnEveryResponse) {
   EXPECT_NE(answer.find("X-Frame-Options: deny\r\n"), std::string::npos) << answer;
 }
 
+// The web config's rate_limit, as exporter-toolkit applies it: `burst` requests of any
+// path answered, then 429 (with Retry-After, before any handler runs, and reported as
+// any answer) until a token comes back.
+TEST_F(HttpServerTest, RateLimitAnswers429BeyondTheBurst) {
+  TempDir dir;
+  WriteFile(dir.Join("web.yml"), "rate_limit:\n  interval: 1h\n  burst: 2\n");
+  HttpServerOptions options = LocalOptions();
+  options.web_config_file = dir.Join("web.yml");
+  testing::HttpEventsRecorder events;
+  options.events = &events;
+  StartOrDie(options);
+  EXPECT_EQ(HttpGet(server_.port(), "/metrics").status, 200);
+  EXPECT_EQ(HttpGet(server_.port(), "/absent").status, 404);  // a token too
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    last_request_ = HttpRequest();
+  }
+  for (const char* path : {"/metrics", "/absent"}) {
+    const HttpResult refused = HttpGet(server_.port(), path);
+    ASSERT_TRUE(refused.ok) << refused.error;
+    EXPECT_EQ(refused.status, 429) << path;
+    EXPECT_NE(refused.body.find("rate_limit"), std::string::npos) << refused.body;
+    const int retry_after = std::stoi(refused.Header("Retry-After"));
+    EXPECT_GT(retry_after, 3500);
+    EXPECT_LE(retry_after, 3600);
+  }
+  EXPECT_EQ(LastRequest().path, "");  // the handler never ran
+  EXPECT_EQ(events.requests("/metrics", 429), 1);
+}
+
+// Without rate_limit, or with interval 0 (exporter-toolkit's "disabled"), no limit.
+TEST_F(HttpServerTest, NoRateLimitWithoutAnInterval) {
+  TempDir dir;
+  WriteFile(dir.Join("web.yml"), "rate_limit:\n  interval: 0\n  burst: 1\n");
+  HttpServerOptions options = LocalOptions();
+  options.web_config_file = dir.Join("web.yml");
+  StartOrDie(options);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(HttpGet(server_.port(), "/metrics").status, 200);
+}
+
 // A bcrypt hash of `password` made with libcrypt, with the given prefix and cost.
 std::string Bcrypt(const std::string& password, const char* prefix = "$2b$", int cost = 4) {
   char salt[CRYPT_GENSALT_OUTPUT_SIZE];

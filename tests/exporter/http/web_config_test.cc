@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <utility>
 #include <vector>
@@ -154,11 +155,48 @@ TEST_F(WebConfigTest, ClientCaAndPolicyGoTogether) {
 
 const char kTls[] = "tls_server_config:\n  cert_file: a\n  key_file: b\n";
 
-TEST_F(WebConfigTest, RateLimitIsRefusedWithTheReason) {
-  EXPECT_FALSE(Load("rate_limit:\n  interval: 1s\n  burst: 20\n"));
-  EXPECT_EQ(error_.rfind(path_ + ":2: key 'rate_limit': not supported: one token bucket", 0), 0u)
+// exporter-toolkit's rate_limit: an interval as Go writes durations and a burst.
+TEST_F(WebConfigTest, RateLimitIsExporterToolkits) {
+  ASSERT_TRUE(Load("rate_limit:\n  interval: 1s\n  burst: 20\n")) << error_;
+  EXPECT_TRUE(config_.rate_limited());
+  EXPECT_EQ(config_.rate_limit_interval, std::chrono::seconds(1));
+  EXPECT_EQ(config_.rate_limit_burst, 20);
+  ASSERT_TRUE(Load("rate_limit:\n  interval: 1.5s\n  burst: 1\n")) << error_;
+  EXPECT_EQ(config_.rate_limit_interval, std::chrono::milliseconds(1500));
+  ASSERT_TRUE(Load("rate_limit:\n  interval: 24h\n  burst: 10000\n")) << error_;
+}
+
+// No rate_limit, `interval: 0` (exporter-toolkit's "disabled") or no interval: no limit.
+TEST_F(WebConfigTest, RateLimitWithoutAnIntervalLimitsNothing) {
+  ASSERT_TRUE(Load("")) << error_;
+  EXPECT_FALSE(config_.rate_limited());
+  for (const char* yaml :
+       {"rate_limit:\n  interval: 0\n  burst: 5\n", "rate_limit:\n  burst: 5\n", "rate_limit:\n",
+        "rate_limit: {}\n", "rate_limit:\n  interval: 0\n  burst: 0\n"}) {
+    ASSERT_TRUE(Load(yaml)) << yaml << error_;
+    EXPECT_FALSE(config_.rate_limited()) << yaml;
+  }
+}
+
+TEST_F(WebConfigTest, BadRateLimitsAreRefusedWithTheReason) {
+  EXPECT_FALSE(Load("rate_limit:\n  interval: 1s\n"));  // burst 0: every request refused
+  EXPECT_EQ(error_.rfind(path_ + ":2: key 'rate_limit': burst must be at least 1", 0), 0u)
       << error_;
-  EXPECT_NE(error_.find("--web.max-requests"), std::string::npos) << error_;
+  for (const char* interval : {"1", "1d", "-1s", "1 s", "s", ".s", "25h", "fast"}) {
+    EXPECT_FALSE(Load(std::string("rate_limit:\n  interval: ") + interval + "\n  burst: 1\n"))
+        << interval;
+    EXPECT_EQ(error_.rfind(path_ + ":2: key 'rate_limit.interval': expected a duration as Go", 0),
+              0u)
+        << error_;
+  }
+  for (const char* burst : {"-1", "1.5", "many", "10001"}) {
+    EXPECT_FALSE(Load(std::string("rate_limit:\n  interval: 1s\n  burst: ") + burst + "\n"))
+        << burst;
+    EXPECT_EQ(error_.rfind(path_ + ":3: key 'rate_limit.burst': expected a whole number", 0), 0u)
+        << error_;
+  }
+  EXPECT_FALSE(Load("rate_limit:\n  interval: 1s\n  burst: 1\n  per_client: true\n"));
+  EXPECT_NE(error_.find("unknown key (known keys: burst, interval)"), std::string::npos) << error_;
 }
 
 TEST_F(WebConfigTest, CipherSuitesAreGoNamesMappedToOpenSsl) {
