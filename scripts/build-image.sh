@@ -72,10 +72,11 @@ for tool in buildah ldd strip tar dpkg-query; do
     { echo "build-image: $tool is missing: ./scripts/install-deps.sh --image" >&2; exit 1; }
 done
 
-# "skeleton-coherence-exporter, version 0.1.0 (revision 2c809d2059a6)"
-version_line=$("$binary" --version)
+# "skeleton-coherence-exporter, version 0.1.0 (branch: main, revision: 2c809d2059a6)",
+# then the build user, date, toolchain and platform on lines of their own.
+version_line=$("$binary" --version | head -n 1)
 version=$(sed -n 's/.*, version \([^ ]*\) .*/\1/p' <<<"$version_line")
-revision=$(sed -n 's/.*(revision \([^)]*\)).*/\1/p' <<<"$version_line")
+revision=$(sed -n 's/.*revision: \([^)]*\)).*/\1/p' <<<"$version_line")
 project_version=$(sed -n 's/^project([^ ]* VERSION \([^ )]*\).*/\1/p' CMakeLists.txt)
 if [ -z "$version" ] || [ "$version" != "$project_version" ]; then
   echo "build-image: $binary says \"$version_line\", not version $project_version" \
