@@ -258,6 +258,11 @@ struct SelfMetrics::Impl {
         &Register(prometheus::BuildCounter(), "tls_handshake_failures_total",
                   "Connections to a TLS listener closed before their TLS handshake completed.")
              .Add({});
+    runbook_info = &Register(prometheus::BuildGauge(), "runbook_info",
+                             "The scheme this exporter serves its runbook (/runbook) with, "
+                             "for the alerts' links. Always 1.");
+    runbook_series = &runbook_info->Add({{"scheme", "http"}});
+    runbook_series->Set(1);
   }
 
   // Registers the family kPrefix + `name`, in the order of the document.
@@ -317,6 +322,8 @@ struct SelfMetrics::Impl {
 
   std::mutex tls_mutex;  // SetTlsCertificateNotAfter's family, present only with TLS
   Family<Gauge>* tls_not_after = nullptr;
+  Family<Gauge>* runbook_info = nullptr;
+  Gauge* runbook_series = nullptr;  // guarded by tls_mutex after construction
 
   // The exporter's families, then the process collector's.
   std::string Write(ExpositionFormat format) const {
@@ -386,6 +393,13 @@ void SelfMetrics::SetWatches(std::uint64_t watched_dirs, bool limited) {
 void SelfMetrics::RecordConfigReload(bool success) {
   (success ? impl_->reloads_success : impl_->reloads_failure)->Increment();
   impl_->config_last_reload_successful->Set(Bool(success));
+}
+
+void SelfMetrics::SetRunbookScheme(const std::string& scheme) {
+  std::lock_guard<std::mutex> lock(impl_->tls_mutex);
+  impl_->runbook_info->Remove(impl_->runbook_series);
+  impl_->runbook_series = &impl_->runbook_info->Add({{"scheme", scheme}});
+  impl_->runbook_series->Set(1);
 }
 
 void SelfMetrics::SetTlsCertificateNotAfter(std::optional<std::int64_t> not_after_seconds) {

@@ -78,6 +78,10 @@ class SelfMetrics : public HttpEvents {
   // The served certificate's notAfter (Unix seconds); empty without TLS, and then
   // there is no such family.
   void SetTlsCertificateNotAfter(std::optional<std::int64_t> not_after_seconds);
+  // The scheme of skeleton_coherence_exporter_runbook_info: "https" when the listeners
+  // serve TLS, else "http" (the default). The shipped rules build every alert's
+  // runbook link from it and the target's `instance`.
+  void SetRunbookScheme(const std::string& scheme);
 
   // The series of skeleton_coherence_exporter_http_requests_total that exist from the
   // start, at 0, so that the first request of each shows as an increase: codes 200,

@@ -153,6 +153,7 @@ class Service {
       logger_->Info("listening", {{"address", BoundAddress(flags_.listen_addresses[i], ports[i])}});
     }
     metrics_.SetTlsCertificateNotAfter(server_.tls_certificate_not_after());
+    metrics_.SetRunbookScheme(server_.tls_certificate_not_after() ? "https" : "http");
     WarnIfCertificateExpires("start");
     StartChangeWatcher();
     OpenStateFile();

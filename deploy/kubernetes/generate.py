@@ -23,7 +23,8 @@ Usage: generate.py           rewrite both files
                              .*skeleton-coherence.*), URL is where your copy of
                              docs/runbook.md is read (every alert's runbook_url and
                              the dashboard's links; give the exporter the same as
-                             --web.runbook-url).
+                             --web.runbook-url). Without it they link the /runbook
+                             a live exporter serves (docs/alerting.md).
                              --site-label (repeatable) names the labels that tell your
                              sites apart (default: cluster). They replace `cluster` in
                              the rules' `by`/`on` clauses and annotation queries and in
@@ -48,8 +49,16 @@ NAME = "skeleton-coherence-exporter"
 NAMESPACE = "skeleton-coherence-exporter"
 # The two site settings as the sources spell them.
 DEFAULT_JOB_REGEX = ".*skeleton-coherence.*"
-DEFAULT_RUNBOOK_URL = ("https://github.com/example/skeleton-coherence-exporter/blob/main/"
-                       "docs/runbook.md")
+# The runbook as the sources link it, served by the exporters themselves: every
+# alert's runbook_url is a template that asks Prometheus for a live exporter
+# (skeleton_coherence_exporter_runbook_info, its own first) and links its /runbook;
+# the dashboard's links use its hidden runbook_scheme and runbook_instance variables.
+# --runbook-url URL replaces both with URL (plus the section's #anchor).
+DEFAULT_RUNBOOK_URL = ""
+RULE_RUNBOOK_LINK = re.compile(
+    r"runbook_url: '\{\{ with printf \"sort_desc\(4 \* skeleton_coherence_exporter_runbook_info"
+    r"[^']*/runbook#([a-z]+)'")
+DASHBOARD_RUNBOOK_LINK = "${runbook_scheme}://${runbook_instance}/runbook"
 # The site label the sources carry wherever an alert's identity is compared: the
 # rules' `by (cluster, job, instance...)` / `on (...)`, their annotation queries
 # (`cluster=%q,` with `$labels.cluster`) and alertmanager.yml's group_by and equal.
@@ -202,7 +211,10 @@ def customize_rules(text, job_regex, runbook_url, site_labels=DEFAULT_SITE_LABEL
     text = text.replace('job=~"%s"' % DEFAULT_JOB_REGEX, 'job=~"%s"' % promql)
     text = replace_site_labels(text, site_labels, RULE_SITE_PATTERNS)
     text = add_labels(text, labels)
-    return text.replace(DEFAULT_RUNBOOK_URL, runbook_url)
+    if not runbook_url:
+        return text
+    return RULE_RUNBOOK_LINK.sub(lambda link: "runbook_url: %s#%s" % (runbook_url, link.group(1)),
+                                 text)
 
 
 def customize_alertmanager(text, site_labels):
@@ -213,7 +225,8 @@ def customize_alertmanager(text, site_labels):
 def customize_dashboard(text, job_regex, runbook_url):
     """The dashboard with its runbook links on `runbook_url` and its `job` variable
     defaulting to `job_regex`."""
-    text = text.replace(DEFAULT_RUNBOOK_URL, runbook_url)
+    if runbook_url:
+        text = text.replace(DASHBOARD_RUNBOOK_LINK, runbook_url)
     if job_regex == DEFAULT_JOB_REGEX:
         return text
     dashboard = json.loads(text)
@@ -269,7 +282,7 @@ def check_settings(job_regex, runbook_url, site_labels=DEFAULT_SITE_LABELS):
         sys.exit("--job-regex %r is not a regular expression: %s" % (job_regex, error))
     if "\n" in job_regex or not job_regex:
         sys.exit("--job-regex must be one non-empty line")
-    if not re.fullmatch(r"https?://[^\s\"'<>#\\]+", runbook_url):
+    if runbook_url and not re.fullmatch(r"https?://[^\s\"'<>#\\]+", runbook_url):
         sys.exit("--runbook-url must be an http:// or https:// URL without '#', spaces or "
                  "quotes (the same rule as the exporter's --web.runbook-url)")
     for name in site_labels:

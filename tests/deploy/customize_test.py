@@ -24,7 +24,10 @@ import tempfile
 JOB_REGEX = 'skeleton-coherence|brains-"prod"'
 RUNBOOK = "https://wiki.example.org/sre/scx-runbook.md"
 DEFAULT_JOB = ".*skeleton-coherence.*"
-DEFAULT_RUNBOOK = "https://github.com/example/skeleton-coherence-exporter/blob/main/docs/runbook.md"
+# The sources' runbook links: the rules' template and the dashboard's variables.
+DEFAULT_RUNBOOK_LINKS = (
+    'runbook_url: \'{{ with printf "sort_desc(4 * skeleton_coherence_exporter_runbook_info',
+    "${runbook_scheme}://${runbook_instance}/runbook")
 SITE_LABELS = ["region", "cluster"]
 
 
@@ -102,7 +105,7 @@ def main(source_dir):
             fail("wrote %s, want %s" % (names, want))
         for path in out.iterdir():
             text = path.read_text()
-            for default in (DEFAULT_JOB, DEFAULT_RUNBOOK):
+            for default in (DEFAULT_JOB, *DEFAULT_RUNBOOK_LINKS):
                 if default in text:
                     fail("%s still holds the default %s" % (path.name, default))
         rules = (out / "skeleton-coherence.rules.yml").read_text()

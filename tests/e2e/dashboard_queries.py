@@ -37,6 +37,7 @@ import sys
 VARIABLE_VALUES = {
     "instance": ".*",
     "brain": ".*",
+    "runbook_instance": ".*",
     "__rate_interval": "1m",
     "__interval": "15s",
     "__range": "5m",

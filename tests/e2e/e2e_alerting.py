@@ -301,6 +301,33 @@ class Processes:
                 print("  " + line)
 
 
+def check_runbook_links(pages, exporters):
+    """Follows the runbook_url of every alert the pager received, as Alertmanager sent
+    it: a live exporter's /runbook (the exporters are up again by now, so the link an
+    ExporterDown page took from the last exporter seen answers too), 200, holding the
+    alert's section. Returns {alertname: links}."""
+    links = {}
+    for alert in pages:
+        name = alert["labels"].get("alertname", "")
+        url = alert.get("annotations", {}).get("runbook_url", "")
+        parsed = urllib.parse.urlsplit(url)
+        if (parsed.scheme != "http" or parsed.netloc not in exporters
+                or parsed.path != "/runbook" or parsed.fragment != name.lower()):
+            raise Failure("%s's runbook_url %r is not /runbook#%s on an exporter of %s"
+                          % (name, url, name.lower(), exporters))
+        links.setdefault(name, set()).add(url)
+    for name, urls in sorted(links.items()):
+        for url in sorted(urls):
+            status, body = http_get(url.split("#")[0])
+            anchor = 'id="%s"' % name.lower()
+            if status != 200 or anchor.encode() not in body:
+                raise Failure("%s's runbook link %s: status %d, %s section: %s"
+                              % (name, url, status, "with" if anchor.encode() in body
+                                 else "no", body[:200]))
+            log("runbook link of %s answers with its section: %s" % (name, url))
+    return {name: sorted(urls) for name, urls in links.items()}
+
+
 def http_get(url, timeout=HTTP_TIMEOUT):
     """(status, body) of a GET; status 0 when nothing answers."""
     try:
@@ -908,8 +935,10 @@ def run_with_webhook(args, tmp, processes, webhook, env):
     if match.group("runtime_dir") != env.m1nd_runtime_dir:
         raise Failure("description does not name m1nd's runtime dir %s: %r"
                       % (env.m1nd_runtime_dir, description))
-    if not annotations.get("runbook_url", "").endswith("docs/runbook.md#skeletoncoherencemismatch"):
-        raise Failure("runbook_url %r" % annotations.get("runbook_url"))
+    # The shipped rules link the alert's own exporter's /runbook while it is scraped.
+    if annotations.get("runbook_url") != "http://%s/runbook#skeletoncoherencemismatch" % examples:
+        raise Failure("runbook_url %r, want the examples exporter's /runbook"
+                      % annotations.get("runbook_url"))
     if not all(word in annotations.get("summary", "") for word in ("m1nd", "keyvault")):
         raise Failure("summary does not name both slugs: %r" % annotations.get("summary"))
     log("paged: %s" % description)
@@ -1005,8 +1034,9 @@ def run_with_webhook(args, tmp, processes, webhook, env):
     pages = [a for n, a in webhook.alerts() if a.get("status") == "firing"]
     if any(a["labels"].get("alertname") not in (MISMATCH, DOWN, FLAPPING) for a in pages):
         raise Failure("unexpected alerts: %s" % json.dumps(pages))
-    return {"outage": outage, "flap": flap, "write_to_page": write_to_page, "intervals": intervals,
-            "fix_to_resolve": fix_to_resolve, "checked": checked,
+    links = check_runbook_links(pages, [examples, fleet])
+    return {"links": links, "outage": outage, "flap": flap, "write_to_page": write_to_page,
+            "intervals": intervals, "fix_to_resolve": fix_to_resolve, "checked": checked,
             "notifications": len(webhook.notifications()), "exported": exported,
             "restart": restart, "storm": len(storm), "quiet": quiet}
 

@@ -241,6 +241,17 @@ TEST_F(SelfMetricsTest, TheCertificateFamilyOnlyWithTls) {
   EXPECT_EQ(metrics_.Text().find(name), std::string::npos);
 }
 
+// The alerts' runbook links are built from this series and the target's instance: one
+// series, its scheme the listeners'.
+TEST_F(SelfMetricsTest, TheRunbookSchemeIsTheListenersOne) {
+  const std::string name = "skeleton_coherence_exporter_runbook_info";
+  EXPECT_TRUE(HasLine(metrics_.Text(), name + "{scheme=\"http\"} 1")) << metrics_.Text();
+  metrics_.SetRunbookScheme("https");
+  const std::string text = metrics_.Text();
+  EXPECT_TRUE(HasLine(text, name + "{scheme=\"https\"} 1")) << text;
+  EXPECT_EQ(text.find(name + "{scheme=\"http\"}"), std::string::npos) << text;
+}
+
 // The order of docs/metrics.md, each family's series sorted by their labels, whatever
 // order they were counted in: the text of two registries with the same counts is the same.
 TEST_F(SelfMetricsTest, FamiliesComeInDocumentOrder) {
@@ -273,6 +284,7 @@ TEST_F(SelfMetricsTest, FamiliesComeInDocumentOrder) {
       "skeleton_coherence_exporter_scrapes_in_flight",
       "skeleton_coherence_exporter_http_auth_failures_total",
       "skeleton_coherence_exporter_tls_handshake_failures_total",
+      "skeleton_coherence_exporter_runbook_info",
   };
   EXPECT_EQ(FamilyNames(metrics_.Text()), expected);
 
@@ -304,7 +316,7 @@ TEST_F(SelfMetricsTest, ProcessFamiliesComeLastAndAreThisProcesss) {
                                              "process_resident_memory_bytes",
                                              "process_start_time_seconds"};
   EXPECT_EQ(last, expected);
-  EXPECT_EQ(names[names.size() - 8], "skeleton_coherence_exporter_tls_handshake_failures_total");
+  EXPECT_EQ(names[names.size() - 8], "skeleton_coherence_exporter_runbook_info");
   EXPECT_EQ(log_.text(), "");
 }
 
