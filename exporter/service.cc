@@ -187,14 +187,17 @@ class Service {
     if (flags_.storage_path.empty()) return;
     const std::string& folder = flags_.storage_path;
     struct stat info;
-    if (stat(folder.c_str(), &info) != 0 && errno == ENOENT && mkdir(folder.c_str(), 0750) != 0) {
-      logger_->Warn("cannot make the state folder: no state is kept",
+    // A folder that cannot be made or is not one: warned here, and every write is
+    // then tried, fails and counts (state_write_failures_total,
+    // SkeletonCoherenceStateWritesFailing) until it can be: continuity off is never
+    // silent.
+    if (stat(folder.c_str(), &info) != 0 && errno == ENOENT &&
+        mkdir(folder.c_str(), kStateFolderMode) != 0) {
+      logger_->Warn("cannot make the state folder: no state is kept until it can be",
                     {{"path", folder}, {"err", strerror(errno)}});
-      return;
-    }
-    if (stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
-      logger_->Warn("the state folder is not a folder: no state is kept", {{"path", folder}});
-      return;
+    } else if (stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+      logger_->Warn("the state folder is not a folder: no state is kept until it is",
+                    {{"path", folder}});
     }
     state_file_ = std::make_unique<StateFile>(folder, logger_);
     loop_.SetStateFile(state_file_.get());

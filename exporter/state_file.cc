@@ -1,6 +1,8 @@
 // The exporter's state across restarts: encoding, decoding, loading and saving.
 #include "exporter/state_file.h"
 
+#include <sys/stat.h>
+
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -155,7 +157,7 @@ StateDecode DecodeState(std::string_view text, std::vector<RememberedBrain>* bra
 }
 
 StateFile::StateFile(const std::string& folder, Logger* logger)
-    : path_(JoinPath(folder, kStateFileName)), logger_(logger) {}
+    : folder_(folder), path_(JoinPath(folder, kStateFileName)), logger_(logger) {}
 
 std::vector<RememberedBrain> StateFile::Load() {
   std::vector<RememberedBrain> brains;
@@ -196,6 +198,10 @@ std::vector<RememberedBrain> StateFile::Load() {
 }
 
 bool StateFile::Save(const Scanner& scanner) {
+  // Gone while running (a cleanup, a wiped disk): made again. EEXIST otherwise.
+  if (mkdir(folder_.c_str(), kStateFolderMode) == 0) {
+    logger_->Warn("the state folder was gone: made it again", {{"path", folder_}});
+  }
   std::string error;
   if (WriteFileAtomically(path_, EncodeState(scanner), &error)) {
     if (last_write_failed_) logger_->Info("the state is written again", {{"path", path_}});

@@ -52,9 +52,14 @@ enum class StateDecode {
 StateDecode DecodeState(std::string_view text, std::vector<RememberedBrain>* brains, int* skipped,
                         std::string* error);
 
+// The mode of a state folder the exporter makes (at start, or again when it is gone).
+inline constexpr unsigned kStateFolderMode = 0750;
+
 class StateFile {
  public:
-  // `folder` must exist; the state is `folder`/kStateFileName. `logger` outlives it.
+  // The state is `folder`/kStateFileName. `logger` outlives it. A folder that does not
+  // exist (deleted while the exporter runs) is made again by the next Save, mode
+  // 0750, one level only: a missing parent is a failed write.
   StateFile(const std::string& folder, Logger* logger);
 
   const std::string& path() const { return path_; }
@@ -68,6 +73,7 @@ class StateFile {
   std::uint64_t write_failures() const { return write_failures_; }
 
  private:
+  const std::string folder_;
   const std::string path_;
   Logger* const logger_;
   std::uint64_t write_failures_ = 0;

@@ -110,6 +110,25 @@ def main(source_dir, exporter, version):
     return 1 if failures else 0
 
 
+def check_state_owner(init_containers):
+    """The one init container gives the state folder to the pod's user, with the least
+    a chown needs: root, CAP_CHOWN and CAP_FOWNER, the state volume and nothing else."""
+    check([c["name"] for c in init_containers] == ["state-owner"],
+          "init containers: %s, want state-owner" % [c["name"] for c in init_containers])
+    for container in init_containers:
+        security = container.get("securityContext", {})
+        check(security.get("readOnlyRootFilesystem") is True, "state-owner: readOnlyRootFilesystem")
+        check(security.get("allowPrivilegeEscalation") is False,
+              "state-owner: allowPrivilegeEscalation")
+        check(security.get("capabilities") == {"drop": ["ALL"], "add": ["CHOWN", "FOWNER"]},
+              "state-owner: capabilities %s" % security.get("capabilities"))
+        check([m["name"] for m in container.get("volumeMounts", [])] == ["state"],
+              "state-owner: mounts more than the state")
+        command = " ".join(container.get("command", []))
+        check("chown 65534:65534 /state" in command and "chmod 0700 /state" in command,
+              "state-owner: command %r" % command)
+
+
 def check_daemonset(documents, exporter, version):
     daemonsets = documents.get("DaemonSet", [])
     check(len(daemonsets) == 1, "expected one DaemonSet")
@@ -120,6 +139,7 @@ def check_daemonset(documents, exporter, version):
     check(pod.get("automountServiceAccountToken") is False, "pod: service account token mounted")
     check(not pod.get("hostNetwork") and not pod.get("hostPID"), "pod: host network or PID")
     volumes = {volume["name"]: volume for volume in pod.get("volumes", [])}
+    check_state_owner(pod.get("initContainers", []))
     for container in pod["containers"]:
         name = container["name"]
         security = container.get("securityContext", {})

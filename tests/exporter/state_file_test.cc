@@ -2,8 +2,11 @@
 // wrote, and that a missing, corrupt or unwritable state is a warning, never a stop.
 #include "exporter/state_file.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -146,6 +149,21 @@ TEST_F(StateFileTest, EntriesThatAreNotWholeAreSkipped) {
   ASSERT_EQ(1u, brains.size());
   EXPECT_EQ("a", brains[0].brain.name);
   EXPECT_EQ(4, skipped);
+}
+
+// A state folder deleted while the exporter runs is made again by the next write.
+TEST_F(StateFileTest, AFolderGoneIsMadeAgain) {
+  ScanTwoBrains();
+  const std::string folder = state_dir_.Join("state");
+  testing::MakeDirs(folder);
+  StateFile state(folder, log_.logger());
+  ASSERT_TRUE(state.Save(scanner_));
+  ASSERT_EQ(0, std::remove(state.path().c_str()));
+  ASSERT_EQ(0, rmdir(folder.c_str()));
+  EXPECT_TRUE(state.Save(scanner_));
+  EXPECT_EQ(2u, state.Load().size());
+  EXPECT_EQ(0u, state.write_failures());
+  EXPECT_EQ(1u, testing::CountOf(log_.text(), "the state folder was gone")) << log_.text();
 }
 
 TEST_F(StateFileTest, FailedWritesWarnOnceAndAreCounted) {
