@@ -22,6 +22,7 @@
 #include <system_error>
 #include <vector>
 
+#include "base/folder_lock.h"
 #include "base/strings.h"
 #include "exporter/build_info.h"
 #include "exporter/config_reloader.h"
@@ -42,6 +43,10 @@
 namespace scx {
 
 namespace {
+
+// How long a new exporter waits for the state folder's lock (a restart's old
+// process still stopping) before it is refused.
+constexpr std::chrono::milliseconds kStateLockWait{5000};
 
 // Descriptors kept for everything but HTTP connections: listening sockets, logs,
 // inotify, and above all the folders and files a scan opens (a few per reading
@@ -120,6 +125,7 @@ class Service {
 
   // Serves until SIGTERM or SIGINT. The signals must already be blocked.
   int Run() {
+    if (!LockStateFolder()) return 1;
     metrics_.InitializeRequestCounts(handlers_.Register(flags_.telemetry_path, &server_));
     HttpServerOptions options;
     options.listen_addresses = flags_.listen_addresses;
@@ -183,6 +189,27 @@ class Service {
   // With --storage.path, the state of the last run is restored and kept from now on.
   // Its folder is made when missing (one level, as Prometheus makes its own); when it
   // cannot be, the exporter runs without a state, as without the flag.
+  // Two exporters on one --storage.path would overwrite each other's state: the
+  // second is refused, after up to kStateLockWait for a restart's old process to
+  // go. A folder that cannot be made or locked is left to OpenStateFile's warning.
+  bool LockStateFolder() {
+    if (flags_.storage_path.empty()) return true;
+    const std::string& folder = flags_.storage_path;
+    if (mkdir(folder.c_str(), kStateFolderMode) != 0 && errno != EEXIST) return true;
+    bool busy = false;
+    std::string error;
+    state_lock_ = FolderLock::Acquire(folder, kStateLockWait, &busy, &error);
+    if (state_lock_ != nullptr) return true;
+    if (!busy) {
+      logger_->Warn("cannot lock the state folder", {{"path", folder}, {"err", error}});
+      return true;
+    }
+    logger_->Error(
+        "another exporter uses this state folder: give each exporter its own --storage.path",
+        {{"path", folder}, {"err", error}});
+    return false;
+  }
+
   void OpenStateFile() {
     if (flags_.storage_path.empty()) return;
     const std::string& folder = flags_.storage_path;
@@ -295,7 +322,8 @@ class Service {
   const Flags flags_;
   Logger* const logger_;
   SelfMetrics metrics_;  // counted by all below, read by snapshots: declared before them
-  std::unique_ptr<StateFile> state_file_;  // used by loop_'s thread: declared before it
+  std::unique_ptr<FolderLock> state_lock_;  // held while the exporter runs
+  std::unique_ptr<StateFile> state_file_;   // used by loop_'s thread: declared before it
   ScanLoop loop_;
   ChangeWatcher watcher_;    // calls loop_: declared after it, stopped first
   ConfigReloader reloader_;  // applies to loop_: declared after it, stopped first

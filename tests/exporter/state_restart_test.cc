@@ -1,9 +1,12 @@
 // The real exporter binary with --storage.path: a brain that pages keeps paging
 // through a restart while its store is torn, and without the flag it does not (what
 // the state is for). Loopback only; every exporter is stopped by PID.
+#include <sys/wait.h>
+
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -176,6 +179,30 @@ TEST_F(StateRestartTest, AStateOfANewerReleaseIsNamedAsSuch) {
   EXPECT_NE(std::string::npos, log.find("supported_schema=skeleton-coherence-exporter-state-v1"))
       << log;
   EXPECT_EQ(std::string::npos, log.find("corrupt")) << log;
+}
+
+// Two exporters on one state folder would overwrite each other's state: the second
+// is refused (exit 1, one error line) once the first holds the folder's lock, and the
+// first keeps running and writing.
+TEST_F(StateRestartTest, ASecondExporterOnTheSameStateFolderIsRefused) {
+  TestProcess first;
+  Start(&first, {"--storage.path=" + dir_.Join("state")});
+  TestProcess second;
+  std::string error;
+  int port = 0;
+  ASSERT_TRUE(second.StartOnFreePort(
+      SCX_EXPORTER_BINARY,
+      {"--config.file=" + dir_.Join("config.yml"), "--storage.path=" + dir_.Join("state")},
+      dir_.Join("second.log"), &port, &error))
+      << error;
+  // It waits 5 s for a restart's old process to let go, then gives up.
+  const std::optional<int> status = second.WaitForExit(milliseconds(30000));
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 1);
+  const std::string log = testing::ReadFile(dir_.Join("second.log"));
+  EXPECT_NE(std::string::npos, log.find("another exporter uses this state folder")) << log;
+  EXPECT_EQ(std::string::npos, log.find("msg=listening")) << log;
+  EXPECT_EQ(HttpGet(port_, "/-/healthy").status, 200);
 }
 
 }  // namespace
