@@ -72,17 +72,14 @@ Python 3 standard library only.
 """
 
 import argparse
-import http.server
 import json
 import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import types
 import urllib.error
@@ -91,6 +88,12 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "scripts"))
+import alert_pipeline  # noqa: E402  (scripts/alert_pipeline.py, shared with the demo)
+from alert_pipeline import (  # noqa: E402,F401  (e2e_continuity.py uses them from here)
+    Failure, Processes, Webhook, find_tool, free_ports, http_get, prometheus_api,
+    rewrite_rules, wait_ready, wait_until, write_store_atomically, yaml_string)
 import dashboard_queries  # noqa: E402  (sibling module)
 from missing_tool import missing_tool  # noqa: E402  (tests/missing_tool.py)
 
@@ -153,16 +156,15 @@ HTTP_TIMEOUT = 5
 STOP_GRACE = 5
 
 
-class Failure(Exception):
-    pass
-
-
 # The name log lines start with; a test importing this module's helpers sets its own.
 LOG_NAME = "e2e_alerting"
 
 
 def log(message):
     print("%s: %s" % (LOG_NAME, message), flush=True)
+
+
+alert_pipeline.LOG_NAME = LOG_NAME
 
 
 # --- the m1nd layout -------------------------------------------------------------
@@ -186,21 +188,6 @@ M1ND_BLOCKS = [("Core", "1a2b3c4d"), ("Engine", "5e6f7a8b")]
 KEYVAULT_BLOCKS = [("Vault", "9c0d1e2f"), ("Crypto", "3a4b5c6d")]
 
 
-def write_store_atomically(runtime_dir, document, mtime=None):
-    """Like m1nd: write system_blocks.json.tmp, fsync, rename over the store. `mtime`
-    (unix time) backdates the file, as if it had been written then."""
-    path = os.path.join(runtime_dir, "system_blocks.json")
-    temporary = path + ".tmp"
-    with open(temporary, "w", encoding="utf-8") as f:
-        json.dump(document, f, indent=2)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    if mtime is not None:
-        os.utime(temporary, (mtime, mtime))
-    os.rename(temporary, path)
-
-
 def replace_symlink_atomically(link, target):
     """Points `link` at `target` in one rename: readers see the old or the new target."""
     temporary = link + ".new"
@@ -208,97 +195,7 @@ def replace_symlink_atomically(link, target):
     os.replace(temporary, link)
 
 
-def yaml_string(text):
-    return json.dumps(text)  # a JSON string is a valid YAML double-quoted scalar
-
-
 # --- processes and ports ---------------------------------------------------------
-
-
-def free_ports(count):
-    """Distinct free TCP ports on 127.0.0.1 (bind to port 0, read, close)."""
-    sockets, ports = [], []
-    try:
-        for _ in range(count):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
-            sockets.append(s)
-            ports.append(s.getsockname()[1])
-    finally:
-        for s in sockets:
-            s.close()
-    return ports
-
-
-class Processes:
-    """Processes this test started, stopped by PID in reverse order."""
-
-    def __init__(self, log_dir):
-        self.log_dir = log_dir
-        self.started = []  # (name, Popen, log path)
-        self.stopped = []  # the same, for processes stopped on purpose
-
-    def start(self, name, argv):
-        log_path = os.path.join(self.log_dir, name + ".log")
-        log_file = open(log_path, "ab")
-        try:
-            process = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL)
-        finally:
-            log_file.close()
-        self.started.append((name, process, log_path))
-        log("started %s (pid %d): %s" % (name, process.pid, " ".join(argv)))
-        return process
-
-    def check_alive(self):
-        for name, process, _ in self.started:
-            code = process.poll()
-            if code is not None:
-                raise Failure("%s (pid %d) exited early with status %d"
-                              % (name, process.pid, code))
-
-    @staticmethod
-    def _terminate(name, process):
-        if process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=STOP_GRACE)
-        except subprocess.TimeoutExpired:
-            log("%s (pid %d) ignored SIGTERM for %ds; killing"
-                % (name, process.pid, STOP_GRACE))
-            process.kill()
-            process.wait(timeout=STOP_GRACE)
-
-    def stop(self, name):
-        """Stops the process started as `name` (SIGTERM, then SIGKILL after a grace)."""
-        for entry in self.started:
-            if entry[0] == name:
-                self.started.remove(entry)
-                self.stopped.append(entry)
-                self._terminate(entry[0], entry[1])
-                log("stopped %s (pid %d, status %s)" % (name, entry[1].pid,
-                                                        entry[1].returncode))
-                return
-        raise Failure("no running process named %s" % name)
-
-    def stop_all(self):
-        for name, process, _ in reversed(self.started):
-            self._terminate(name, process)
-
-    def dump_logs(self, lines=40):
-        logs = {}
-        for name, _, log_path in self.stopped + self.started:
-            logs[name] = log_path
-        for name, log_path in logs.items():
-            try:
-                with open(log_path, encoding="utf-8", errors="replace") as f:
-                    tail = f.read().splitlines()[-lines:]
-            except OSError:
-                continue
-            print("----- last %d lines of %s log -----" % (len(tail), name))
-            for line in tail:
-                print("  " + line)
 
 
 def check_runbook_links(pages, exporters):
@@ -328,84 +225,7 @@ def check_runbook_links(pages, exporters):
     return {name: sorted(urls) for name, urls in links.items()}
 
 
-def http_get(url, timeout=HTTP_TIMEOUT):
-    """(status, body) of a GET; status 0 when nothing answers."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
-    except (urllib.error.URLError, OSError):
-        return 0, b""
-
-
-def wait_until(what, predicate, timeout, processes, interval=0.2):
-    """Polls `predicate` until it returns a truthy value; fails after `timeout`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        processes.check_alive()
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise Failure("timed out after %ss waiting for %s" % (timeout, what))
-        time.sleep(interval)
-
-
-def wait_ready(name, url, processes):
-    wait_until("%s to be ready (%s)" % (name, url), lambda: http_get(url)[0] == 200,
-               START_TIMEOUT, processes)
-    log("%s is ready" % name)
-
-
 # --- the pager: a webhook receiver -----------------------------------------------
-
-
-class Webhook:
-    """Records every JSON body POSTed to it, with its path and arrival time."""
-
-    def __init__(self, port):
-        self.lock = threading.Lock()
-        self.received = []  # dicts: path, at (monotonic), payload
-        webhook = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length)
-                arrived = time.monotonic()
-                try:
-                    payload = json.loads(body)
-                except ValueError:
-                    payload = {"unparsable": body.decode("utf-8", "replace")}
-                with webhook.lock:
-                    webhook.received.append({"path": self.path, "at": arrived,
-                                             "payload": payload})
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, format, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def start(self):
-        self.thread.start()
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-    def notifications(self):
-        with self.lock:
-            return list(self.received)
-
-    def alerts(self):
-        """(notification, alert) for every alert of every notification so far."""
-        return [(n, alert) for n in self.notifications()
-                for alert in n["payload"].get("alerts", [])]
 
 
 def is_incident(alert, instance):
@@ -452,22 +272,6 @@ def check_no_quiet_brain_alerts(webhook, prometheus_url, quiet_brains):
 
 
 # --- Prometheus API --------------------------------------------------------------
-
-
-def prometheus_api(prometheus_url, path, params=None):
-    url = prometheus_url + path
-    data = urllib.parse.urlencode(params).encode() if params else None
-    request = urllib.request.Request(url, data=data)
-    try:
-        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
-            return json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        try:
-            return json.loads(error.read())
-        except ValueError:
-            return {"status": "error", "error": "HTTP %d" % error.code}
-    except (urllib.error.URLError, OSError, ValueError) as error:
-        return {"status": "error", "error": str(error)}
 
 
 def query(prometheus_url, expr):
@@ -529,48 +333,6 @@ def metric_labels(result):
 # --- temporary configs -----------------------------------------------------------
 
 
-def rewrite_rules(text, alertname, fields, window=None):
-    """Sets fields (`for`, `keep_firing_for`) of one alert in a rule file's text, and
-    replaces its `[20m]` range windows (expression and annotations) with `window`.
-    Returns the text and how many fields and windows changed."""
-    lines = text.split("\n")
-    inside = False
-    changed = windows = 0
-    for index, line in enumerate(lines):
-        match = re.match(r"^\s*-\s+(alert|record|name):\s*(\S+)", line)
-        if match:
-            inside = match.group(1) == "alert" and match.group(2) == alertname
-            continue
-        if not inside:
-            continue
-        match = re.match(r"^(\s*)(for|keep_firing_for)(:\s*)\S+(.*)$", line)
-        if match and match.group(2) in fields:
-            lines[index] = (match.group(1) + match.group(2) + match.group(3)
-                            + fields[match.group(2)] + match.group(4))
-            changed += 1
-        if window:
-            lines[index], count = re.subn(r"\[20m\]", "[%s]" % window, lines[index])
-            windows += count
-    return "\n".join(lines), changed, windows
-
-
-def rewrite_alertmanager(text, webhook_port):
-    """Points the webhooks at our receiver and shortens the grouping timers."""
-    text, urls = re.subn(r"http://127\.0\.0\.1:9095/", "http://127.0.0.1:%d/" % webhook_port,
-                         text)
-    text, waits = re.subn(r"(?m)^(\s*group_wait:\s*)\S+", r"\g<1>%ds" % GROUP_WAIT_SECONDS,
-                          text)
-    text, intervals = re.subn(r"(?m)^(\s*group_interval:\s*)\S+",
-                              r"\g<1>%ds" % GROUP_INTERVAL_SECONDS, text)
-    text, repeats = re.subn(r"(?m)^(\s*repeat_interval:\s*)\S+", r"\g<1>1h", text)
-    if urls < 2 or not waits or not intervals or not repeats:
-        raise Failure("alerts/alertmanager.yml changed shape: rewrote %d webhook URLs "
-                      "(want both receivers on 127.0.0.1:9095), %d group_wait, "
-                      "%d group_interval, %d repeat_interval" % (urls, waits, intervals,
-                                                                 repeats))
-    return text
-
-
 # --- the test --------------------------------------------------------------------
 
 
@@ -593,16 +355,6 @@ def static_checks(source_dir):
     if problems:
         raise Failure("static checks:\n  " + "\n  ".join(problems))
     return queries, used_metrics
-
-
-def find_tool(explicit, names):
-    if explicit:
-        return explicit if os.access(explicit, os.X_OK) else None
-    for name in names:
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
 
 
 def run_once(exporter, config):
@@ -724,7 +476,8 @@ def start_exporter(args, processes, env, name, config, port, flags=(), prefix=()
 
 def start_alertmanager(args, tmp, processes, env):
     with open(env.alertmanager_yml, encoding="utf-8") as f:
-        am_text = rewrite_alertmanager(f.read(), env.webhook_port)
+        am_text = alert_pipeline.rewrite_alertmanager(
+            f.read(), env.webhook_port, GROUP_WAIT_SECONDS, GROUP_INTERVAL_SECONDS)
     am_config = os.path.join(tmp, "alertmanager.yml")
     with open(am_config, "w", encoding="utf-8") as f:
         f.write(am_text)
