@@ -35,7 +35,16 @@ bool WriteAll(int fd, std::string_view contents) {
 
 bool WriteFileAtomically(const std::string& path, std::string_view contents, std::string* error) {
   const std::string temporary = path + ".tmp";
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A stale temporary file (a crash mid-write) or anything planted at its name, a
+  // symbolic link included, is removed first: unlink removes a link, never what it
+  // points at. The file is then created anew, never opened through a link (O_NOFOLLOW)
+  // nor shared with whoever made a file there in between (O_EXCL).
+  if (unlink(temporary.c_str()) != 0 && errno != ENOENT) {
+    *error = Failed("cannot remove the stale", temporary);
+    return false;
+  }
+  const int fd =
+      open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
     *error = Failed("cannot create", temporary);
     return false;

@@ -2,6 +2,9 @@
 // crash, finds either the old contents or the new, never a mix: the text goes to
 // "<path>.tmp" in the same folder, is flushed to disk, and is renamed over `path`;
 // then the folder itself is flushed, so that the rename survives a power cut.
+// "<path>.tmp" is always created anew (O_EXCL) and never through a symbolic link
+// (O_NOFOLLOW): whatever was at that name before, a link to another file included, is
+// unlinked first, so no one who can write the folder's neighbours steers the write.
 // For the exporter's own files only: never a brain's.
 //
 // Thread-safety: a function of its arguments; two writers of one path race.
