@@ -19,70 +19,12 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
-// serde_json refuses a document with this many arrays and objects open at once (its
-// depth counter starts at 128 and fails when it reaches 0): 127 are allowed.
-constexpr int kSerdeRecursionLimit = 128;
-
 // How many '[' and '{' the text holds, strings included: an upper bound of how many
 // arrays and objects it can open at once.
 int CountBrackets(std::string_view text) {
   int count = 0;
   for (const char c : text) count += (c == '[' || c == '{') ? 1 : 0;
   return count;
-}
-
-// Parses `text` as serde_json::from_str would accept it: no byte-order mark, no
-// nesting deeper than serde's limit, and (when `reject_duplicate_keys`) no key twice
-// in the top-level object, as a derived struct refuses a duplicate field. Only the
-// top-level keys are checked: m1nd's structs hold no nested objects we read.
-bool ParseLikeSerde(std::string_view text, bool reject_duplicate_keys, Json* doc,
-                    std::string* error) {
-  if (StartsWith(text, kUtf8Bom)) {
-    *error = "starts with a byte-order mark";
-    return false;
-  }
-  // Fewer brackets in all than serde's limit cannot nest too deep: then, unless keys
-  // are checked too, nlohmann parses without a callback at every token (a cold
-  // discovery parses a manifest per project brain).
-  if (!reject_duplicate_keys && CountBrackets(text) < kSerdeRecursionLimit) {
-    try {
-      *doc = Json::parse(text.begin(), text.end());
-    } catch (const Json::exception& e) {
-      *error = std::string("not valid JSON: ") + e.what();
-      return false;
-    }
-    return true;
-  }
-  std::set<std::string> keys;
-  std::string duplicate;
-  bool too_deep = false;
-  auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    // `depth` counts the containers open around the one starting here.
-    if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
-        depth + 1 >= kSerdeRecursionLimit) {
-      too_deep = true;
-    }
-    if (event == Json::parse_event_t::key && depth == 1 && reject_duplicate_keys &&
-        parsed.is_string() && !keys.insert(parsed.get<std::string>()).second) {
-      duplicate = parsed.get<std::string>();
-    }
-    return true;
-  };
-  try {
-    *doc = Json::parse(text.begin(), text.end(), check);
-  } catch (const Json::exception& e) {
-    *error = std::string("not valid JSON: ") + e.what();
-    return false;
-  }
-  if (too_deep) {
-    *error = std::to_string(kSerdeRecursionLimit) + " or more arrays and objects nested";
-    return false;
-  }
-  if (!duplicate.empty()) {
-    *error = "key \"" + duplicate + "\" appears twice";
-    return false;
-  }
-  return true;
 }
 
 // One field of a record, checked against the type m1nd's struct gives it.
@@ -280,6 +222,57 @@ std::string_view FileNameOf(std::string_view path) {
 
 bool CouldBeCanonicalKey(std::string_view root) {
   return !root.empty() && TrimWhiteSpace(root).size() == root.size() && root.back() != '/';
+}
+
+bool ParseLikeSerde(std::string_view text, bool reject_duplicate_keys, Json* doc,
+                    std::string* error) {
+  if (StartsWith(text, kUtf8Bom)) {
+    *error = "starts with a byte-order mark";
+    return false;
+  }
+  // Fewer brackets in all than serde's limit cannot nest too deep: then, unless keys
+  // are checked too, nlohmann parses without a callback at every token (a cold
+  // discovery parses a manifest per project brain).
+  if (!reject_duplicate_keys && CountBrackets(text) < kSerdeRecursionLimit) {
+    try {
+      *doc = Json::parse(text.begin(), text.end());
+    } catch (const Json::exception& e) {
+      *error = std::string("not valid JSON: ") + e.what();
+      return false;
+    }
+    return true;
+  }
+  std::set<std::string> keys;
+  std::string duplicate;
+  bool too_deep = false;
+  auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    // `depth` counts the containers open around the one starting here.
+    if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
+        depth + 1 >= kSerdeRecursionLimit) {
+      too_deep = true;
+      return false;  // not built: memory stays bounded however deep the text nests
+    }
+    if (event == Json::parse_event_t::key && depth == 1 && reject_duplicate_keys &&
+        parsed.is_string() && !keys.insert(parsed.get<std::string>()).second) {
+      duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
+  try {
+    *doc = Json::parse(text.begin(), text.end(), check);
+  } catch (const Json::exception& e) {
+    *error = std::string("not valid JSON: ") + e.what();
+    return false;
+  }
+  if (too_deep) {
+    *error = std::to_string(kSerdeRecursionLimit) + " or more arrays and objects nested";
+    return false;
+  }
+  if (!duplicate.empty()) {
+    *error = "key \"" + duplicate + "\" appears twice";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace scx

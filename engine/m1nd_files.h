@@ -12,7 +12,21 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace scx {
+
+// serde_json refuses a document with this many arrays and objects open at once (its
+// depth counter starts at 128 and fails when it reaches 0): 127 are allowed.
+inline constexpr int kSerdeRecursionLimit = 128;
+
+// Parses `text` as serde_json::from_str would accept it: no byte-order mark, no
+// nesting deeper than serde's limit, and (when `reject_duplicate_keys`) no key twice
+// in the top-level object, as a derived struct refuses a duplicate field. False with a
+// one-line reason in *error otherwise. The registry's files are parsed with it, and
+// so is the exporter's own state: one nesting limit for every JSON file it reads.
+bool ParseLikeSerde(std::string_view text, bool reject_duplicate_keys, nlohmann::json* doc,
+                    std::string* error);
 
 // m1nd's folder and file names.
 inline constexpr char kInstancesDir[] = "instances";           // in a registry

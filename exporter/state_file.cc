@@ -13,6 +13,7 @@
 #include "base/json_string.h"
 #include "base/strings.h"
 #include "engine/discovery/paths.h"
+#include "engine/m1nd_files.h"
 
 namespace scx {
 
@@ -125,9 +126,11 @@ int StateSchemaVersion(std::string_view schema) {
 StateDecode DecodeState(std::string_view text, std::vector<RememberedBrain>* brains, int* skipped,
                         std::string* error) {
   *skipped = 0;
-  const nlohmann::json state = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (state.is_discarded()) {
-    *error = "not JSON (a torn write?)";
+  nlohmann::json state;
+  std::string parse_error;
+  // The registry's nesting limit (kSerdeRecursionLimit): a state nests four deep.
+  if (!ParseLikeSerde(text, /*reject_duplicate_keys=*/false, &state, &parse_error)) {
+    *error = "not JSON (a torn write?): " + parse_error;
     return StateDecode::kNotAState;
   }
   std::string schema;

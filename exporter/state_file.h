@@ -68,6 +68,7 @@ class StateFile {
   std::vector<RememberedBrain> Load();
 
   // Writes the state of `scanner`; false (with a warn line) when it could not be.
+  // A folder deleted while the exporter runs is made again (one level, as at start).
   bool Save(const Scanner& scanner);
 
   std::uint64_t write_failures() const { return write_failures_; }

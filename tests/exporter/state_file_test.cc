@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/m1nd_files.h"
 #include "tests/captured_log.h"
 #include "tests/test_support.h"
 #include "tests/text_lines.h"
@@ -104,6 +105,34 @@ TEST_F(StateFileTest, CorruptOrForeignStateIsAWarningAndIgnored) {
   }
   EXPECT_EQ(4u, testing::CountOf(log_.text(), "level=warn")) << log_.text();
   EXPECT_EQ(4u, testing::CountOf(log_.text(), "the state is corrupt")) << log_.text();
+}
+
+// Nesting past the registry parser's limit is refused as corrupt, the deep part never
+// built (a million levels would otherwise be a million JSON values), whether or not
+// the brackets are closed; 127 levels, the limit's honest side, parse.
+TEST(DecodeStateTest, NestingPastTheLimitIsCorrupt) {
+  const std::size_t levels = 1000000;
+  for (const std::string& text :
+       {std::string(levels, '[') + std::string(levels, ']'),
+        "{\"schema\": \"skeleton-coherence-exporter-state-v1\", \"brains\": " +
+            std::string(levels, '[') + std::string(levels, ']') + "}"}) {
+    std::vector<RememberedBrain> brains;
+    int skipped = 0;
+    std::string error;
+    EXPECT_EQ(StateDecode::kNotAState, DecodeState(text, &brains, &skipped, &error));
+    EXPECT_TRUE(Contains(error, "nested")) << error;
+  }
+  std::vector<RememberedBrain> brains;
+  int skipped = 0;
+  std::string error;
+  const std::string unclosed(levels, '[');
+  EXPECT_EQ(StateDecode::kNotAState, DecodeState(unclosed, &brains, &skipped, &error));
+  const std::string allowed =
+      "{\"schema\": \"skeleton-coherence-exporter-state-v1\", "
+      "\"x\": " +
+      std::string(kSerdeRecursionLimit - 2, '[') + std::string(kSerdeRecursionLimit - 2, ']') +
+      ", \"brains\": []}";
+  EXPECT_EQ(StateDecode::kDecoded, DecodeState(allowed, &brains, &skipped, &error)) << error;
 }
 
 // A downgrade is not a torn file: the line says a newer release wrote the state and
