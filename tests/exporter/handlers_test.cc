@@ -661,7 +661,7 @@ TEST(RunbookTest, EverySectionLinkedToIsAnIdOfThePage) {
        std::vector<std::string>{"alerts", "alerts/optional", "dashboards"}) {
     for (const std::string& file : FilesOf(folder, folder == "dashboards" ? ".json" : ".yml")) {
       const std::set<std::string> anchors =
-          Matches(testing::ReadFile(file), "runbook\\.md#([A-Za-z0-9_-]+)");
+          Matches(testing::ReadFile(file), "/runbook#([A-Za-z0-9_-]+)");
       linked.insert(anchors.begin(), anchors.end());
     }
   }
