@@ -125,7 +125,7 @@ class Service {
 
   // Serves until SIGTERM or SIGINT. The signals must already be blocked.
   int Run() {
-    if (!LockStateFolder()) return 1;
+    if (!PrepareStateFolder()) return 1;
     metrics_.InitializeRequestCounts(handlers_.Register(flags_.telemetry_path, &server_));
     HttpServerOptions options;
     options.listen_addresses = flags_.listen_addresses;
@@ -189,13 +189,27 @@ class Service {
   // With --storage.path, the state of the last run is restored and kept from now on.
   // Its folder is made when missing (one level, as Prometheus makes its own); when it
   // cannot be, the exporter runs without a state, as without the flag.
-  // Two exporters on one --storage.path would overwrite each other's state: the
-  // second is refused, after up to kStateLockWait for a restart's old process to
-  // go. A folder that cannot be made or locked is left to OpenStateFile's warning.
-  bool LockStateFolder() {
+  // Makes the state folder when missing and locks it. Two exporters on one
+  // --storage.path would overwrite each other's state: the second is refused, after up
+  // to kStateLockWait for a restart's old process to go. A folder that cannot be made,
+  // is not one or cannot be locked is one warn line; the state file is kept anyway, so
+  // every write is tried, fails and counts (state_write_failures_total,
+  // SkeletonCoherenceStateWritesFailing) until it can be: continuity off is never
+  // silent.
+  bool PrepareStateFolder() {
     if (flags_.storage_path.empty()) return true;
     const std::string& folder = flags_.storage_path;
-    if (mkdir(folder.c_str(), kStateFolderMode) != 0 && errno != EEXIST) return true;
+    struct stat info;
+    if (mkdir(folder.c_str(), kStateFolderMode) != 0 && errno != EEXIST) {
+      logger_->Warn("cannot make the state folder: no state is kept until it can be",
+                    {{"path", folder}, {"err", strerror(errno)}});
+      return true;
+    }
+    if (stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+      logger_->Warn("the state folder is not a folder: no state is kept until it is",
+                    {{"path", folder}});
+      return true;
+    }
     bool busy = false;
     std::string error;
     state_lock_ = FolderLock::Acquire(folder, kStateLockWait, &busy, &error);
@@ -212,21 +226,7 @@ class Service {
 
   void OpenStateFile() {
     if (flags_.storage_path.empty()) return;
-    const std::string& folder = flags_.storage_path;
-    struct stat info;
-    // A folder that cannot be made or is not one: warned here, and every write is
-    // then tried, fails and counts (state_write_failures_total,
-    // SkeletonCoherenceStateWritesFailing) until it can be: continuity off is never
-    // silent.
-    if (stat(folder.c_str(), &info) != 0 && errno == ENOENT &&
-        mkdir(folder.c_str(), kStateFolderMode) != 0) {
-      logger_->Warn("cannot make the state folder: no state is kept until it can be",
-                    {{"path", folder}, {"err", strerror(errno)}});
-    } else if (stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
-      logger_->Warn("the state folder is not a folder: no state is kept until it is",
-                    {{"path", folder}});
-    }
-    state_file_ = std::make_unique<StateFile>(folder, logger_);
+    state_file_ = std::make_unique<StateFile>(flags_.storage_path, logger_);
     loop_.SetStateFile(state_file_.get());
   }
 
