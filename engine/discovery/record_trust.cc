@@ -24,26 +24,24 @@ std::uint64_t RankedHeartbeat(std::uint64_t heartbeat_ms, std::int64_t now_ms) {
 
 ClaimDecision DecideClaims(const std::vector<RecordClaim>& claims, std::int64_t now_ms) {
   ClaimDecision decision;
-  std::vector<bool> future(claims.size(), false);
+  std::vector<std::uint64_t> heartbeat(claims.size(), 0);  // as ranked
   for (std::size_t i = 0; i < claims.size(); ++i) {
     const RecordClaim& claim = claims[i];
     if (!RecordMaySpeakFor(claim.record_owner, claim.dir_owner)) {
       decision.conflicts.push_back({i, RegistryConflictReason::kForeignOwner});
       continue;
     }
-    future[i] = HeartbeatIsInFuture(claim.last_heartbeat_ms, now_ms);
+    heartbeat[i] = RankedHeartbeat(claim.last_heartbeat_ms, now_ms);
     decision.order.push_back(i);
   }
   // By key; read_write first; the freshest (a future heartbeat counts as none); the
   // smallest file name.
   std::stable_sort(decision.order.begin(), decision.order.end(),
-                   [&claims, &future](std::size_t i, std::size_t j) {
+                   [&claims, &heartbeat](std::size_t i, std::size_t j) {
                      const RecordClaim& a = claims[i];
                      const RecordClaim& b = claims[j];
-                     const std::uint64_t a_beat = future[i] ? 0 : a.last_heartbeat_ms;
-                     const std::uint64_t b_beat = future[j] ? 0 : b.last_heartbeat_ms;
-                     return std::tie(a.key, a.read_only, b_beat, a.instance_file) <
-                            std::tie(b.key, b.read_only, a_beat, b.instance_file);
+                     return std::tie(a.key, a.read_only, heartbeat[j], a.instance_file) <
+                            std::tie(b.key, b.read_only, heartbeat[i], b.instance_file);
                    });
   // A future heartbeat is a conflict only where it competes with another record.
   std::vector<ClaimConflict> demoted;
@@ -54,7 +52,9 @@ ClaimDecision DecideClaims(const std::vector<RecordClaim>& claims, std::int64_t 
     if (end - n > 1) {
       for (std::size_t k = n; k < end; ++k) {
         const std::size_t i = decision.order[k];
-        if (future[i]) demoted.push_back({i, RegistryConflictReason::kFutureHeartbeat});
+        if (HeartbeatIsInFuture(claims[i].last_heartbeat_ms, now_ms)) {
+          demoted.push_back({i, RegistryConflictReason::kFutureHeartbeat});
+        }
       }
     }
     n = end;

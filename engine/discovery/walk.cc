@@ -256,12 +256,12 @@ void DiscoveryWalk::ReadInstance(const std::string& registry, const std::string&
     // The workspace root of a project entry is its project-brains/<hex> folder.
     std::string dir = RealDir(ResolveInRegistry(registry, record.workspace_root));
     std::optional<std::uint32_t> dir_owner;
-    RuntimeKey(dir, &dir_owner);
+    std::string key = RuntimeKey(dir, &dir_owner);
     if (!RecordMaySpeakFor(file.owner, dir_owner)) {
       return Conflict(RegistryConflictReason::kForeignOwner, path, dir,
                       ForeignOwnerDetail(file.owner, dir_owner));
     }
-    project_entries_.push_back(ProjectEntry{listed_registry_, std::move(dir),
+    project_entries_.push_back(ProjectEntry{listed_registry_, std::move(dir), std::move(key),
                                             record.last_heartbeat_ms, record.pid,
                                             record.started_at_ms, file.owner});
     return;
@@ -410,7 +410,7 @@ void DiscoveryWalk::AddProjectBrains() {
     if (Stopped()) return;
     BrainFolder folder;
     folder.dir = entry.dir;
-    folder.key = RuntimeKey(entry.dir);
+    folder.key = entry.key;
     if (claimed_.count(folder.key)) continue;  // found (or tried) by a stronger source
     LookIntoFolder(cache_, ViewOf(entry.pid, entry.started_at_ms, entry.record_owner), &folder);
     if (cache_) RememberFolder(folder, cache_);
@@ -586,7 +586,7 @@ void DiscoveryWalk::IndexServedByEntry() {
   // A heartbeat in the future is never the freshest (record_trust.h).
   const std::int64_t now_ms = NowNs() / 1000000;
   for (const ProjectEntry& entry : project_entries_) {
-    std::uint64_t& heartbeat = served_by_entry_[RuntimeKey(entry.dir)];
+    std::uint64_t& heartbeat = served_by_entry_[entry.key];
     heartbeat = std::max(heartbeat, RankedHeartbeat(entry.last_heartbeat_ms, now_ms));
   }
   served_by_entry_indexed_ = true;

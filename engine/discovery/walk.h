@@ -50,6 +50,7 @@ struct OwnerCandidate {
 struct ProjectEntry {
   std::shared_ptr<const std::string> registry;
   std::string dir;  // RealDir of its workspace_root: the folder it serves
+  std::string key;  // RuntimeKey(dir), read once
   std::uint64_t last_heartbeat_ms = 0;
   std::uint32_t pid = 0;  // the m1nd process serving it
   std::uint64_t started_at_ms = 0;
