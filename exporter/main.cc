@@ -20,6 +20,7 @@
 #include "exporter/scan_log.h"
 #include "exporter/scan_settings.h"
 #include "exporter/service.h"
+#include "exporter/storage_path_check.h"
 #include "exporter/version.h"
 #include "exporter/watched_sources.h"
 
@@ -72,11 +73,12 @@ HttpServerOptions ServerOptionsToCheck(const Flags& flags) {
 
 // --config.check: the config file has been loaded already; checks what the HTTP server
 // would check at start, without binding. A line per file checked on stdout.
-int RunConfigCheck(const Flags& flags) {
+int RunConfigCheck(const Flags& flags, const Config& config) {
   if (!flags.config_file.empty()) std::printf("config file %s: ok\n", flags.config_file.c_str());
   std::fflush(stdout);
   std::string error;
-  if (!HttpServer::CheckOptions(ServerOptionsToCheck(flags), &error)) {
+  if (!HttpServer::CheckOptions(ServerOptionsToCheck(flags), &error) ||
+      !CheckStoragePath(flags.storage_path, config.discovery, &error)) {
     std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
     return kExitUsage;
   }
@@ -119,8 +121,8 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
     return kExitUsage;
   }
-  if (flags.config_check) return RunConfigCheck(flags);
   config.discovery.view = flags.discovery_view;
+  if (flags.config_check) return RunConfigCheck(flags, config);
   if (flags.once) {
     Logger logger(flags.log_level, flags.log_format);
     return RunOnce(flags, config, &logger);
@@ -128,7 +130,9 @@ int Main(int argc, char** argv) {
   // A web config or listen address the server would refuse is the operator's to fix:
   // exit 2 (usage), which the systemd unit does not restart. Failing to bind (a port
   // in use) is left to RunService: exit 1, which it retries.
-  if (!HttpServer::CheckOptions(ServerOptionsToCheck(flags), &error)) {
+  // So is a --storage.path inside what the exporter watches (storage_path_check.h).
+  if (!HttpServer::CheckOptions(ServerOptionsToCheck(flags), &error) ||
+      !CheckStoragePath(flags.storage_path, config.discovery, &error)) {
     std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
     return kExitUsage;
   }

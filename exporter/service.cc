@@ -37,6 +37,7 @@
 #include "exporter/scan_settings.h"
 #include "exporter/self_metrics.h"
 #include "exporter/state_file.h"
+#include "exporter/storage_path_check.h"
 #include "exporter/version.h"
 #include "exporter/watched_sources.h"
 
@@ -114,13 +115,9 @@ class Service {
         loop_(ScanSettingsOf(flags, config),
               {kVersion, kRevision, flags.telemetry_path, flags.runbook_url}, logger, &metrics_),
         watcher_(ChangeWatcher::Options(), [this] { loop_.RequestScan(); }),
-        reloader_(
-            [config_file = flags.config_file](Config* config, std::string* error) {
-              return config_file.empty() || LoadConfigFile(config_file, config, error);
-            },
-            [this](const std::string& trigger, const Config& config, const ReloadOutcome& outcome) {
-              ApplyReload(trigger, config, outcome);
-            }),
+        reloader_([this](Config* config, std::string* error) { return LoadConfig(config, error); },
+                  [this](const std::string& trigger, const Config& config,
+                         const ReloadOutcome& outcome) { ApplyReload(trigger, config, outcome); }),
         handlers_(&loop_, &reloader_, flags.enable_lifecycle) {}
 
   // Serves until SIGTERM or SIGINT. The signals must already be blocked.
@@ -255,6 +252,16 @@ class Service {
   static long long Descriptors(rlim_t limit) {
     return limit == RLIM_INFINITY ? std::numeric_limits<long long>::max()
                                   : static_cast<long long>(limit);
+  }
+
+  // On the reloader's thread: the config file, refused like a broken one when it would
+  // watch the state folder (storage_path_check.h).
+  bool LoadConfig(Config* config, std::string* error) {
+    if (!flags_.config_file.empty() && !LoadConfigFile(flags_.config_file, config, error)) {
+      return false;
+    }
+    config->discovery.view = flags_.discovery_view;
+    return CheckStoragePath(flags_.storage_path, config->discovery, error);
   }
 
   // On the reloader's thread: a failed load keeps the running config.

@@ -1,7 +1,9 @@
 // The real exporter binary with --storage.path: a brain that pages keeps paging
 // through a restart while its store is torn, and without the flag it does not (what
 // the state is for). Loopback only; every exporter is stopped by PID.
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -179,6 +181,55 @@ TEST_F(StateRestartTest, AStateOfANewerReleaseIsNamedAsSuch) {
   EXPECT_NE(std::string::npos, log.find("supported_schema=skeleton-coherence-exporter-state-v1"))
       << log;
   EXPECT_EQ(std::string::npos, log.find("corrupt")) << log;
+}
+
+// A --storage.path in a brain the exporter watches is refused at start and by
+// --config.check (exit 2, one line naming both folders), and a reload whose config
+// would watch the state folder is refused like a broken config: the running one is kept.
+TEST_F(StateRestartTest, AStoragePathInsideAWatchedBrainIsRefusedAtStart) {
+  for (const bool check : {false, true}) {
+    TestProcess exporter;
+    std::string error;
+    int port = 0;
+    std::vector<std::string> args = {"--config.file=" + dir_.Join("config.yml"),
+                                     "--storage.path=" + runtime_ + "/state"};
+    if (check) args.push_back("--config.check");
+    const std::string log = dir_.Join(check ? "check.log" : "start.log");
+    ASSERT_TRUE(exporter.StartOnFreePort(SCX_EXPORTER_BINARY, args, log, &port, &error)) << error;
+    const std::optional<int> status = exporter.WaitForExit(kWait);
+    ASSERT_TRUE(status.has_value());
+    EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 2) << check;
+    const std::string text = testing::ReadFile(log);
+    EXPECT_NE(std::string::npos, text.find("--storage.path " + runtime_ +
+                                           "/state is in the runtime "
+                                           "dir of brain m1nd (" +
+                                           runtime_ + ")"))
+        << text;
+    EXPECT_NE(0, access((runtime_ + "/state").c_str(), F_OK)) << check;  // nothing made
+  }
+}
+
+TEST_F(StateRestartTest, AReloadThatWouldWatchTheStateFolderIsRefused) {
+  TestProcess exporter;
+  const std::string state = dir_.Join("state");
+  ASSERT_NE(std::string::npos,
+            Start(&exporter, {"--storage.path=" + state}).find("brain=\"m1nd\""));
+  testing::WriteFile(dir_.Join("config.yml"),
+                     "m1nd_registries: []\nbrains:\n"
+                     "  - project_root: /home/u/other\n"
+                     "    runtime_dir: " +
+                         state + "\n");
+  exporter.Signal(SIGHUP);
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return testing::HasLine(
+            Metrics(), "skeleton_coherence_exporter_config_reloads_total{result=\"failure\"} 1");
+      },
+      kWait));
+  const std::string log = testing::ReadFile(dir_.Join("log"));
+  EXPECT_NE(std::string::npos, log.find("msg=\"config reload failed\"")) << log;
+  EXPECT_NE(std::string::npos, log.find("is in the runtime dir of brain other")) << log;
+  EXPECT_NE(std::string::npos, Metrics().find("brain=\"m1nd\""));  // the old config runs on
 }
 
 // Two exporters on one state folder would overwrite each other's state: the second
