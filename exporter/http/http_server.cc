@@ -28,6 +28,7 @@
 #include "exporter/http/http_headers.h"
 #include "exporter/http/rate_limiter.h"
 #include "exporter/http/slot_gate.h"
+#include "exporter/http/systemd_socket.h"
 #include "exporter/http/tls_setup.h"
 #include "exporter/http/web_config.h"
 
@@ -93,6 +94,27 @@ bool ListeningPorts(const std::vector<std::string>& addresses, bool tls, std::st
               (tls ? "s" : "");
   }
   return true;
+}
+
+// civetweb's listening_ports value for descriptors already listening (patched civetweb:
+// scripts/civetweb-patches/0004).
+std::string InheritedPorts(const std::vector<int>& sockets, bool tls) {
+  std::string ports;
+  for (const int fd : sockets) {
+    if (!ports.empty()) ports += ",";
+    ports += "fd:" + std::to_string(fd) + (tls ? "s" : "");
+  }
+  return ports;
+}
+
+// What the server listens on, for messages: its addresses, or its descriptors.
+std::vector<std::string> Listeners(const HttpServerOptions& options) {
+  if (options.listen_sockets.empty()) return options.listen_addresses;
+  std::vector<std::string> listeners;
+  for (const int fd : options.listen_sockets) {
+    listeners.push_back("systemd socket " + SocketAddress(fd));
+  }
+  return listeners;
 }
 
 // "a, b and c" for messages.
@@ -531,6 +553,10 @@ struct HttpServer::Impl {
     if (config->tls_enabled() && !CheckServerTls(options.web_config_file, *config, files, error)) {
       return false;
     }
+    if (!options.listen_sockets.empty()) {
+      *listening_ports = InheritedPorts(options.listen_sockets, config->tls_enabled());
+      return true;
+    }
     return ListeningPorts(options.listen_addresses, config->tls_enabled(), listening_ports, error);
   }
 
@@ -614,8 +640,7 @@ struct HttpServer::Impl {
                              kThreadLimitHint);
     }
     if (context != nullptr) return true;
-    std::string message =
-        "cannot serve HTTP on " + JoinAddresses(options.listen_addresses) + ": " + text;
+    std::string message = "cannot serve HTTP on " + JoinAddresses(Listeners(options)) + ": " + text;
     if (!tls_error.empty()) message += ": " + tls_error;
     if (!log.empty()) message += " (" + log + ")";
     if (message.find("Cannot create") != std::string::npos) message += kThreadLimitHint;
@@ -702,9 +727,9 @@ bool HttpServer::Start(const HttpServerOptions& options, std::string* error) {
     impl_->guard.reset();
     return false;
   }
-  if (!impl_->ReadBoundPorts(options.listen_addresses.size())) {
+  if (!impl_->ReadBoundPorts(Listeners(options).size())) {
     Stop();
-    return Fail(error, "cannot serve HTTP on " + JoinAddresses(options.listen_addresses) +
+    return Fail(error, "cannot serve HTTP on " + JoinAddresses(Listeners(options)) +
                            ": not every address was bound");
   }
   return true;

@@ -55,6 +55,9 @@ inline constexpr int kDefaultWriteTimeoutMs = 10000;
 struct HttpServerOptions {
   // One listener each (see listen_address.h), all serving the same handlers.
   std::vector<std::string> listen_addresses = {kDefaultListenAddress};
+  // When not empty: serve these descriptors, already bound and listening (systemd
+  // socket activation, systemd_socket.h), instead of listen_addresses. Closed by Stop.
+  std::vector<int> listen_sockets;
   std::string web_config_file;  // empty: plain HTTP, no auth
   // civetweb serves each connection on one worker thread for the connection's whole
   // life; accepted connections beyond the workers wait in civetweb's queue. The

@@ -3,6 +3,7 @@
 // http_server_tls_test.cc).
 #include "exporter/http/http_server.h"
 
+#include <arpa/inet.h>
 #include <crypt.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -102,6 +103,50 @@ class HttpServerTest : public ::testing::Test {
   std::mutex mu_;
   HttpRequest last_request_;
 };
+
+// A socket bound to 127.0.0.1 on a free port; listening when `listen_now`.
+int LoopbackSocket(bool listen_now) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      (listen_now && listen(fd, 16) != 0)) {
+    ADD_FAILURE() << "cannot make a loopback socket";
+  }
+  return fd;
+}
+
+// Socket activation: the server serves a socket it was given already listening
+// (--web.systemd-socket), not its listen addresses, and closes it when it stops.
+TEST_F(HttpServerTest, ServesASocketItWasGivenListening) {
+  const int fd = LoopbackSocket(/*listen_now=*/true);
+  HttpServerOptions options = LocalOptions();
+  options.listen_addresses = {"127.0.0.1:1"};  // ignored: port 1 would not bind
+  options.listen_sockets = {fd};
+  StartOrDie(options);
+  sockaddr_in address{};
+  socklen_t size = sizeof(address);
+  ASSERT_EQ(0, getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size));
+  EXPECT_EQ(server_.port(), ntohs(address.sin_port));
+  const HttpResult result = HttpGet(server_.port(), "/metrics");
+  EXPECT_EQ(result.status, 200) << result.error;
+  EXPECT_EQ(result.body, "scx_up 1\n");
+  server_.Stop();
+  EXPECT_FALSE(HttpGet(server_.port(), "/metrics").ok);
+}
+
+TEST_F(HttpServerTest, ASocketThatDoesNotListenIsRefused) {
+  const int fd = LoopbackSocket(/*listen_now=*/false);
+  HttpServerOptions options = LocalOptions();
+  options.listen_sockets = {fd};
+  std::string error;
+  EXPECT_FALSE(server_.Start(options, &error));
+  EXPECT_NE(std::string::npos, error.find("cannot serve HTTP on systemd socket 127.0.0.1:"))
+      << error;
+  EXPECT_NE(std::string::npos, error.find("not a listening socket")) << error;
+  close(fd);
+}
 
 TEST_F(HttpServerTest, GetReturnsBodyAndHeaders) {
   EXPECT_EQ(server_.port(), 0);
