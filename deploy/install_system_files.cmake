@@ -1,5 +1,5 @@
 # Runs at install time (install(SCRIPT)): installs the config, the environment file and
-# the systemd unit under the folders of the install prefix, and writes the unit's
+# the systemd units (the service, and its socket for socket activation) under the folders of the install prefix, and writes the unit's
 # ExecStart and EnvironmentFile paths for that prefix. SCX_DEPLOY_DIR (the sources) and
 # SCX_DEPLOY_BINARY_DIR (where the unit is staged) are set by deploy/CMakeLists.txt.
 if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
@@ -25,5 +25,12 @@ string(MD5 destination "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}")
 set(staged_unit ${SCX_DEPLOY_BINARY_DIR}/unit-${destination}/skeleton-coherence-exporter.service)
 file(WRITE ${staged_unit} "${unit}")
 file(INSTALL ${staged_unit} DESTINATION ${unit_dir}
+     PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+# The socket unit (socket activation, not enabled): its documentation path follows too.
+file(READ ${SCX_DEPLOY_DIR}/systemd/skeleton-coherence-exporter.socket socket_unit)
+string(REPLACE "/usr/share/" "${CMAKE_INSTALL_PREFIX}/share/" socket_unit "${socket_unit}")
+set(staged_socket ${SCX_DEPLOY_BINARY_DIR}/unit-${destination}/skeleton-coherence-exporter.socket)
+file(WRITE ${staged_socket} "${socket_unit}")
+file(INSTALL ${staged_socket} DESTINATION ${unit_dir}
      PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 file(REMOVE_RECURSE ${SCX_DEPLOY_BINARY_DIR}/unit-${destination})

@@ -184,7 +184,8 @@ const std::map<std::string, BoolMember>& BoolFlags() {
       {"help", &Flags::help},
       {"version", &Flags::version},
       {"web.disable-exporter-metrics", &Flags::disable_exporter_metrics},
-      {"web.enable-lifecycle", &Flags::enable_lifecycle}};
+      {"web.enable-lifecycle", &Flags::enable_lifecycle},
+      {"web.systemd-socket", &Flags::systemd_socket}};
   return kFlags;
 }
 
@@ -272,6 +273,9 @@ std::string UsageText() {
          kDefaultListenAddress +
          "\"). Repeat it to listen on several\n"
          "                              addresses, one listener each.\n"
+         "  --web.systemd-socket        Serve the sockets systemd passes (socket\n"
+         "                              activation: the .socket unit) instead of\n"
+         "                              --web.listen-address.\n"
          "  --web.max-requests=N        Scrapes of the metrics served at once; one more\n"
          "                              gets 503 (default " +
          std::to_string(kDefaultMaxRequests) +

@@ -34,7 +34,10 @@ struct Flags {
   // Every --web.listen-address in order (one listener each); the default alone when
   // none is given.
   std::vector<std::string> listen_addresses = {kDefaultListenAddress};
-  bool listen_address_given = false;       // set by the first --web.listen-address
+  bool listen_address_given = false;  // set by the first --web.listen-address
+  // --web.systemd-socket: serve the sockets systemd passes (socket activation) instead
+  // of listen_addresses (exporter/http/systemd_socket.h).
+  bool systemd_socket = false;
   int max_requests = kDefaultMaxRequests;  // concurrent scrapes; 0: no limit
   // A response not written within this time of its request is aborted.
   std::chrono::milliseconds write_timeout = kDefaultWriteTimeout;

@@ -14,6 +14,7 @@
 #include "exporter/flags.h"
 #include "exporter/heap.h"
 #include "exporter/http/http_server.h"
+#include "exporter/http/systemd_socket.h"
 #include "exporter/logger.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/table_view.h"
@@ -136,8 +137,14 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
     return kExitUsage;
   }
+  // --web.systemd-socket without the sockets: the unit is the operator's to fix.
+  std::vector<int> systemd_sockets;
+  if (flags.systemd_socket && !TakeSystemdSockets(&systemd_sockets, &error)) {
+    std::fprintf(stderr, "skeleton-coherence-exporter: %s\n", error.c_str());
+    return kExitUsage;
+  }
   TuneMallocForServing();
-  return RunService(flags, config);
+  return RunService(flags, config, systemd_sockets);
 }
 
 }  // namespace

@@ -31,6 +31,7 @@
 #include "exporter/http/connection_table.h"
 #include "exporter/http/http_server.h"
 #include "exporter/http/listen_address.h"
+#include "exporter/http/systemd_socket.h"
 #include "exporter/http/tls_setup.h"
 #include "exporter/logger.h"
 #include "exporter/scan_loop.h"
@@ -87,7 +88,9 @@ std::string UtcTime(std::int64_t seconds) {
 }
 
 // Every listen address, comma-separated, for log lines.
-std::string JoinedAddresses(const Flags& flags) { return Join(flags.listen_addresses, ","); }
+std::string JoinedAddresses(const Flags& flags) {
+  return flags.systemd_socket ? "systemd" : Join(flags.listen_addresses, ",");
+}
 
 // Worker threads for the HTTP server. civetweb holds a worker for each open
 // connection, idle ones included; the connection guard (exporter/http/) reclaims idle
@@ -108,8 +111,10 @@ int OtherRequests(int workers, int max_requests) {
 
 class Service {
  public:
-  Service(const Flags& flags, const Config& config, Logger* logger)
+  Service(const Flags& flags, const Config& config, std::vector<int> systemd_sockets,
+          Logger* logger)
       : flags_(flags),
+        systemd_sockets_(std::move(systemd_sockets)),
         logger_(logger),
         metrics_({ThisBuild(), !flags.disable_exporter_metrics}, logger),
         loop_(ScanSettingsOf(flags, config),
@@ -126,6 +131,7 @@ class Service {
     metrics_.InitializeRequestCounts(handlers_.Register(flags_.telemetry_path, &server_));
     HttpServerOptions options;
     options.listen_addresses = flags_.listen_addresses;
+    options.listen_sockets = systemd_sockets_;
     options.web_config_file = flags_.web_config_file;
     options.num_threads = WorkerThreads(flags_.max_requests);
     options.write_timeout_ms = static_cast<int>(flags_.write_timeout.count());
@@ -151,10 +157,7 @@ class Service {
       return 1;
     }
     WarnIfBcryptCostsDiffer();  // before "listening": tests wait for that line
-    const std::vector<int> ports = server_.ports();
-    for (size_t i = 0; i < ports.size() && i < flags_.listen_addresses.size(); ++i) {
-      logger_->Info("listening", {{"address", BoundAddress(flags_.listen_addresses[i], ports[i])}});
-    }
+    LogListeners();
     metrics_.SetTlsCertificateNotAfter(server_.tls_certificate_not_after());
     metrics_.SetRunbookScheme(server_.tls_certificate_not_after() ? "https" : "http");
     WarnIfCertificateExpires("start");
@@ -172,6 +175,18 @@ class Service {
   }
 
  private:
+  // A "listening" line per listener, with the port bound (a ":0" address gets one).
+  void LogListeners() {
+    for (const int fd : systemd_sockets_) {
+      logger_->Info("listening", {{"address", SocketAddress(fd)}, {"systemd_socket", fd}});
+    }
+    if (!systemd_sockets_.empty()) return;
+    const std::vector<int> ports = server_.ports();
+    for (size_t i = 0; i < ports.size() && i < flags_.listen_addresses.size(); ++i) {
+      logger_->Info("listening", {{"address", BoundAddress(flags_.listen_addresses[i], ports[i])}});
+    }
+  }
+
   // Instant detection, unless --scan.watch=false. Without inotify the timer alone
   // scans, and the loop reports the watcher limited (watch_limited).
   void StartChangeWatcher() {
@@ -327,6 +342,7 @@ class Service {
   }
 
   const Flags flags_;
+  const std::vector<int> systemd_sockets_;
   Logger* const logger_;
   SelfMetrics metrics_;  // counted by all below, read by snapshots: declared before them
   std::unique_ptr<FolderLock> state_lock_;  // held while the exporter runs
@@ -340,7 +356,7 @@ class Service {
 
 }  // namespace
 
-int RunService(const Flags& flags, const Config& config) {
+int RunService(const Flags& flags, const Config& config, const std::vector<int>& systemd_sockets) {
   // Before any thread exists, so that every thread inherits the mask and only
   // sigwait in this thread sees these signals.
   const sigset_t signals = ServiceSignals();
@@ -353,7 +369,7 @@ int RunService(const Flags& flags, const Config& config) {
                            {"config_file", flags.config_file}});
   LogWatchedSources(config.discovery, &logger);
   try {
-    Service service(flags, config, &logger);
+    Service service(flags, config, systemd_sockets, &logger);
     return service.Run();
   } catch (const std::system_error& failure) {
     // A thread that could not be started (std::thread throws): one line and exit 1,

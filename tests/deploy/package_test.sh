@@ -49,7 +49,7 @@ echo "== dpkg-deb -c =="
 dpkg-deb -c "$deb" | awk '{print $NF}' | tee "$work/files"
 for file in \
     ./usr/bin/$package ./etc/$package/config.yml ./etc/default/$package \
-    ./lib/systemd/system/$package.service \
+    ./lib/systemd/system/$package.service ./lib/systemd/system/$package.socket \
     ./usr/share/$package/alerts/skeleton-coherence.rules.yml \
     ./usr/share/$package/alerts/alertmanager.yml \
     ./usr/share/$package/dashboards/skeleton-coherence.json \

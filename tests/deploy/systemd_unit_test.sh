@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The systemd unit as `cmake --install` installs it: `systemd-analyze verify` must print
-# nothing, `systemd-analyze security` must rate it at most MAX_EXPOSURE, and the
+# The systemd units as `cmake --install` installs them: `systemd-analyze verify` must
+# print nothing for the service and its socket, `systemd-analyze security` must rate it at most MAX_EXPOSURE, and the
 # settings a reviewer expects of a read-only watcher must be there.
 # TasksMax and LimitNOFILE must leave room for the HTTP server's worker threads.
 # Usage: systemd_unit_test.sh BUILD_DIR SOURCE_DIR. Exit 77 (skipped) without
@@ -43,6 +43,20 @@ files=$(sed -n 's/^LimitNOFILE=//p' "$unit")
 verify_output=$(systemd-analyze verify "$unit" 2>&1) || fail "systemd-analyze verify: $verify_output"
 [ -z "$verify_output" ] || fail "systemd-analyze verify printed: $verify_output"
 echo "systemd-analyze verify: clean"
+
+# The socket unit (socket activation): it listens where the exporter would by default,
+# and verifies clean beside the service it starts.
+socket_unit="${unit%.service}.socket"
+[ -f "$socket_unit" ] || fail "no socket unit installed"
+default_port=$(sed -n 's/.*kDefaultListenAddress\[\] = ":\([0-9]*\)";.*/\1/p' \
+  "$source_dir/exporter/http/listen_address.h")
+grep -qx "ListenStream=${default_port:-none}" "$socket_unit" ||
+  fail "the socket unit does not listen on the default port ${default_port:-?}"
+grep -qx "Documentation=file://$work/prefix/share/doc/skeleton-coherence-exporter/deploy.md" \
+  "$socket_unit" || fail "the socket unit's Documentation does not follow the prefix"
+verify_output=$(systemd-analyze verify "$socket_unit" 2>&1) || fail "systemd-analyze verify: $verify_output"
+[ -z "$verify_output" ] || fail "systemd-analyze verify of the socket printed: $verify_output"
+echo "systemd-analyze verify (socket): clean"
 
 threshold=$(awk -v x="$max_exposure" 'BEGIN { printf "%d", x * 10 }')
 if ! report=$(systemd-analyze security --offline=true --threshold="$threshold" "$unit" 2>&1); then

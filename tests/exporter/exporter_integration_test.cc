@@ -1,7 +1,10 @@
 // The real exporter binary over a temporary m1nd layout, scraped over HTTP: the
 // incident series, a fix by atomic rename, a torn store, reloads (SIGHUP and
 // POST /-/reload, bad and good, opt-in, coalesced, never blocking), gzip, 404,
-// promtool on a live scrape, and a clean exit on SIGTERM.
+// promtool on a live scrape, socket activation, and a clean exit on SIGTERM.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -829,6 +832,70 @@ TEST(ExporterBasicAuthTest, UsersOfDifferentBcryptCostsAreAWarnLineAtStart) {
       EXPECT_TRUE(Contains(log, "costs=4,5")) << log;
     }
   }
+}
+
+// Socket activation as systemd does it: the listening socket as descriptor 3,
+// LISTEN_PID the exporter's own pid, LISTEN_FDS=1. The exporter serves that socket
+// and logs its address; --web.systemd-socket without them is exit 2 and a line that
+// says how to start it.
+TEST(ExporterSystemdSocketTest, ServesTheSocketSystemdPasses) {
+  TempDir dir;
+  WriteFile(dir.Join("config.yml"), "scan_interval: 200ms\nm1nd_registries: []\n");
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof(address);
+  ASSERT_EQ(0, bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)));
+  ASSERT_EQ(0, listen(listener, 16));
+  ASSERT_EQ(0, getsockname(listener, reinterpret_cast<sockaddr*>(&address), &size));
+  const int port = ntohs(address.sin_port);
+  // Everything the child needs is made before fork: after it, only async-signal-safe calls.
+  const std::string log = dir.Join("exporter.log");
+  const std::string config = "--config.file=" + dir.Join("config.yml");
+  const char* argv[] = {SCX_EXPORTER_BINARY, "--web.systemd-socket", config.c_str(), nullptr};
+  char listen_pid[32] = "LISTEN_PID=";
+  char listen_fds[] = "LISTEN_FDS=1";
+  char* envp[] = {listen_pid, listen_fds, nullptr};
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (out < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 || dup2(listener, 3) < 0) _exit(127);
+    char digits[16];
+    int count = 0;
+    for (pid_t self = getpid(); self > 0; self /= 10) digits[count++] = '0' + self % 10;
+    char* end = listen_pid + sizeof("LISTEN_PID=") - 1;
+    while (count > 0) *end++ = digits[--count];
+    *end = '\0';
+    execve(argv[0], const_cast<char* const*>(argv), envp);
+    _exit(127);
+  }
+  close(listener);
+  EXPECT_TRUE(WaitFor([&] { return HttpGet(port, "/-/ready").status == 200; }, milliseconds(15000)))
+      << ReadFile(log);
+  EXPECT_EQ(HttpGet(port, "/metrics").status, 200);
+  kill(pid, SIGTERM);
+  int status = -1;
+  EXPECT_TRUE(WaitFor([&] { return waitpid(pid, &status, WNOHANG) == pid; }, milliseconds(15000)));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  const std::string text = ReadFile(log);
+  EXPECT_NE(std::string::npos, text.find("msg=listening address=127.0.0.1:" + std::to_string(port) +
+                                         " systemd_socket=3"))
+      << text;
+  EXPECT_NE(std::string::npos, text.find("listen_address=systemd")) << text;
+
+  TestProcess unactivated;
+  int unused_port = 0;
+  std::string error;
+  ASSERT_TRUE(unactivated.StartOnFreePort(SCX_EXPORTER_BINARY, {config, "--web.systemd-socket"},
+                                          dir.Join("unactivated.log"), &unused_port, &error))
+      << error;
+  const std::optional<int> exit = unactivated.WaitForExit(milliseconds(15000));
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_TRUE(WIFEXITED(*exit) && WEXITSTATUS(*exit) == 2);
+  EXPECT_NE(std::string::npos,
+            ReadFile(dir.Join("unactivated.log")).find("systemd passed no socket"));
 }
 
 }  // namespace
