@@ -66,8 +66,9 @@ if $with_tests; then
     prometheus prometheus-alertmanager
     # The landing page rendered by a real browser (headless) and a font for its screenshot.
     chromium fonts-dejavu-core
-    # systemd-analyze for the unit's test.
-    systemd
+    # systemd-analyze for the unit's test; strace for the check that the tests the
+    # ThreadSanitizer build leaves out start no thread (tests/single_threaded_check.sh).
+    systemd strace
   )
 fi
 if $with_image; then

@@ -7,7 +7,9 @@
 # each parser for 20 s (scripts/fuzz.sh).
 # Warnings are errors in every build here (SCX_WERROR). Three builds: the normal one
 # (gcc); ASan + UBSan with clang, which also checks the lock annotations
-# (-Wthread-safety) and builds the libFuzzer targets on the same objects; TSan (gcc).
+# (-Wthread-safety) and builds the libFuzzer targets on the same objects; TSan (gcc),
+# without the test binaries that start no thread or process
+# (tests/single_threaded_tests.txt, checked under strace by the normal build's suite).
 # The sanitizer builds keep line tables only (-g1: reports still name files and
 # lines); ASan compiles at -O1, a fifth faster than -O2. TSan stays at -O2: it hooks
 # every function entry, and at -O1 (less inlining) a YAML walk ran 45x slower.
