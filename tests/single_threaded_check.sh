@@ -18,7 +18,8 @@ if ! strace -f -qq -o "$work/probe" true 2>"$work/probe.err"; then
 fi
 failed=0
 checked=0
-for name in $(grep -v '^#' "$list"); do
+grep -v '^#' "$list" >"$work/names"
+while read -r name; do
   binary="$bin_dir/$name"
   if [ ! -x "$binary" ]; then
     echo "FAIL: $name is listed but $binary was not built"
@@ -26,7 +27,7 @@ for name in $(grep -v '^#' "$list"); do
     continue
   fi
   if ! strace -f -qq -e trace=clone,clone3,fork,vfork -o "$work/$name.trace" \
-       "$binary" >"$work/$name.out" 2>&1; then
+       "$binary" </dev/null >"$work/$name.out" 2>&1; then
     echo "FAIL: $name failed under strace:"
     tail -20 "$work/$name.out"
     failed=1
@@ -39,6 +40,6 @@ for name in $(grep -v '^#' "$list"); do
   else
     checked=$((checked + 1))
   fi
-done
+done <"$work/names"
 echo "single_threaded_tests: $checked listed binaries start no thread or process"
 exit $failed
