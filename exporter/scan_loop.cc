@@ -174,6 +174,7 @@ void ScanLoop::SetStateFile(StateFile* state) {
   state_file_ = state;
   if (state_file_ == nullptr) return;
   std::vector<RememberedBrain> restored = state_file_->Load();
+  if (state_file_->restore_failed()) metrics_->RecordStateRestoreFailure();
   // The first scan compares with this state, not with a verdict of this process.
   if (!restored.empty()) scan_log_.ExpectRestoredState();
   scanner_->Restore(std::move(restored));

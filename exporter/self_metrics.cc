@@ -239,6 +239,11 @@ struct SelfMetrics::Impl {
                   "Writes of the state (--storage.path) that failed: a restart would lose "
                   "the verdicts and labels since the last good write.")
              .Add({});
+    state_restore_failures =
+        &Register(prometheus::BuildCounter(), "state_restore_failures_total",
+                  "Starts whose state (--storage.path) existed but could not be restored "
+                  "(unreadable, corrupt, or of a newer release): the pages it held are gone.")
+             .Add({});
     // Registered by SetTlsCertificateNotAfter, with TLS only; its place is here.
     rank.emplace(std::string(kPrefix) + kTlsNotAfter, static_cast<int>(rank.size()));
     http_requests = &Register(prometheus::BuildCounter(), "http_requests_total",
@@ -315,6 +320,7 @@ struct SelfMetrics::Impl {
   Gauge* watch_limited = nullptr;
   Counter* watch_triggered_scans = nullptr;
   Counter* state_write_failures = nullptr;
+  Counter* state_restore_failures = nullptr;
   Family<Counter>* http_requests = nullptr;
   Gauge* scrapes_in_flight = nullptr;
   std::array<Counter*, std::size(kAuthFailures)> auth_failures{};
@@ -382,6 +388,8 @@ void SelfMetrics::RecordScan(const ScanResult& result, double seconds, double fi
 void SelfMetrics::RecordWatchTriggeredScan() { impl_->watch_triggered_scans->Increment(); }
 
 void SelfMetrics::RecordStateWriteFailure() { impl_->state_write_failures->Increment(); }
+
+void SelfMetrics::RecordStateRestoreFailure() { impl_->state_restore_failures->Increment(); }
 
 void SelfMetrics::SetScanInterval(double seconds) { impl_->scan_interval->Set(seconds); }
 

@@ -70,6 +70,8 @@ class SelfMetrics : public HttpEvents {
   // A scan started at once by a change seen with inotify.
   void RecordWatchTriggeredScan();
   void RecordStateWriteFailure();
+  // The state existed at start but could not be restored (StateFile::restore_failed).
+  void RecordStateRestoreFailure();
   void SetScanInterval(double seconds);
   // What the change watcher watches after a scan.
   void SetWatches(std::uint64_t watched_dirs, bool limited);

@@ -159,6 +159,10 @@ StateDecode DecodeState(std::string_view text, std::vector<RememberedBrain>* bra
   return StateDecode::kDecoded;
 }
 
+// What a state that cannot be restored costs, in its warn line.
+constexpr char kLostWithTheState[] =
+    "every page held through a torn or unseen store, and the labels of the last run";
+
 StateFile::StateFile(const std::string& folder, Logger* logger)
     : folder_(folder), path_(JoinPath(folder, kStateFileName)), logger_(logger) {}
 
@@ -171,8 +175,9 @@ std::vector<RememberedBrain> StateFile::Load() {
     return brains;
   }
   if (read.error != BrainFileError::kNone) {
+    restore_failed_ = true;
     logger_->Warn("cannot read the state: starting without it",
-                  {{"path", path_}, {"err", read.message}});
+                  {{"path", path_}, {"err", read.message}, {"lost", kLostWithTheState}});
     return brains;
   }
   int skipped = 0;
@@ -181,12 +186,18 @@ std::vector<RememberedBrain> StateFile::Load() {
   if (decoded == StateDecode::kNewerSchema) {
     // A downgrade, not a torn file: say which release wrote it. The first save
     // writes this release's schema over it.
+    restore_failed_ = true;
     logger_->Warn("the state was written by a newer release: starting without it",
-                  {{"path", path_}, {"schema", error}, {"supported_schema", kStateSchema}});
+                  {{"path", path_},
+                   {"schema", error},
+                   {"supported_schema", kStateSchema},
+                   {"lost", kLostWithTheState}});
     return {};
   }
   if (decoded != StateDecode::kDecoded) {
-    logger_->Warn("the state is corrupt: starting without it", {{"path", path_}, {"err", error}});
+    restore_failed_ = true;
+    logger_->Warn("the state is corrupt: starting without it",
+                  {{"path", path_}, {"err", error}, {"lost", kLostWithTheState}});
     return {};
   }
   if (skipped > 0) {

@@ -65,7 +65,10 @@ class StateFile {
   const std::string& path() const { return path_; }
 
   // The state of the last run, or nothing (with a warn line) when it cannot be had.
+  // A state that exists but cannot be restored (unreadable, corrupt, of a newer
+  // release) sets restore_failed(): the held pages of the last run are gone.
   std::vector<RememberedBrain> Load();
+  bool restore_failed() const { return restore_failed_; }
 
   // Writes the state of `scanner`; false (with a warn line) when it could not be.
   // A folder deleted while the exporter runs is made again (one level, as at start).
@@ -79,6 +82,7 @@ class StateFile {
   Logger* const logger_;
   std::uint64_t write_failures_ = 0;
   bool last_write_failed_ = false;
+  bool restore_failed_ = false;
 };
 
 }  // namespace scx

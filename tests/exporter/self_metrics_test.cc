@@ -279,6 +279,7 @@ TEST_F(SelfMetricsTest, FamiliesComeInDocumentOrder) {
       "skeleton_coherence_exporter_watch_limited",
       "skeleton_coherence_exporter_watch_triggered_scans_total",
       "skeleton_coherence_exporter_state_write_failures_total",
+      "skeleton_coherence_exporter_state_restore_failures_total",
       "skeleton_coherence_exporter_tls_certificate_not_after_seconds",
       "skeleton_coherence_exporter_http_requests_total",
       "skeleton_coherence_exporter_scrapes_in_flight",

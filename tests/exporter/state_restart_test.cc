@@ -99,6 +99,8 @@ TEST_F(StateRestartTest, RestartWhileTornKeepsPagingWithTheState) {
     EXPECT_TRUE(testing::HasLine(metrics, "skeleton_coherence_stale{brain=\"m1nd\"} 1")) << metrics;
     EXPECT_TRUE(testing::HasLine(
         metrics, "skeleton_coherence_brain_state{brain=\"m1nd\",state=\"unreadable\"} 1"));
+    EXPECT_TRUE(
+        testing::HasLine(metrics, "skeleton_coherence_exporter_state_restore_failures_total 0"));
     // Fixed: judged again, ok, no longer stale.
     ReplaceFileAtomically(runtime_ + "/system_blocks.json",
                           StoreJson("sk_m1nd_candidate", {"sb_m1nd_core_1a2b3c4d"}));
@@ -174,8 +176,14 @@ TEST_F(StateRestartTest, AStateOfANewerReleaseIsNamedAsSuch) {
   testing::WriteFile(dir_.Join("state/state.json"),
                      "{\"schema\":\"skeleton-coherence-exporter-state-v2\",\"brains\":[]}\n");
   TestProcess exporter;
-  Start(&exporter, {"--storage.path=" + dir_.Join("state")});
+  const std::string metrics = Start(&exporter, {"--storage.path=" + dir_.Join("state")});
+  // Counted, for SkeletonCoherenceStateRestoreFailed, and the line says what is lost.
+  EXPECT_TRUE(
+      testing::HasLine(metrics, "skeleton_coherence_exporter_state_restore_failures_total 1"))
+      << metrics;
   const std::string log = testing::ReadFile(dir_.Join("log"));
+  EXPECT_NE(std::string::npos, log.find("lost=\"every page held through a torn or unseen store"))
+      << log;
   EXPECT_NE(std::string::npos, log.find("the state was written by a newer release")) << log;
   EXPECT_NE(std::string::npos, log.find("schema=skeleton-coherence-exporter-state-v2")) << log;
   EXPECT_NE(std::string::npos, log.find("supported_schema=skeleton-coherence-exporter-state-v1"))
