@@ -11,11 +11,13 @@
 #include "base/strings.h"
 #include "exporter/content_negotiation.h"
 #include "exporter/http/http_error.h"
+#include "exporter/http/inline_source_hash.h"
 #include "exporter/metrics_body.h"
 #include "exporter/render/brain_filter.h"
 #include "exporter/render/endpoints.h"
 #include "exporter/render/gzip.h"
 #include "exporter/render/json_view.h"
+#include "exporter/render/landing_page.h"
 #include "exporter/render/markdown_html.h"
 #include "exporter/render/prometheus_text.h"
 #include "exporter/runbook_document.h"
@@ -28,6 +30,38 @@ namespace {
 constexpr char kHtmlContentType[] = "text/html; charset=utf-8";
 constexpr char kJsonContentType[] = "application/json";
 constexpr char kRunbookTitle[] = "Runbook · Skeleton Coherence Exporter";
+
+// Safe defaults of the HTML pages (docs/security.md, "HTML pages"): no MIME sniffing,
+// and a Content-Security-Policy that allows the page's own inline style and script, by
+// their hashes, and nothing else (no other script, no plugin, no frame around it, no
+// form, no <base>). The web config's http_server_config.headers replace either.
+constexpr char kNoSniff[] = "nosniff";
+constexpr char kPolicyTail[] = "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const std::string& LandingPagePolicy() {
+  static const std::string policy = "default-src 'none'; style-src " +
+                                    InlineSourceHash(LandingPageStyle()) + "; script-src " +
+                                    InlineSourceHash(LandingPageScript()) + kPolicyTail;
+  return policy;
+}
+
+const std::string& RunbookPolicy() {
+  static const std::string policy =
+      "default-src 'none'; style-src " + InlineSourceHash(MarkdownPageStyle()) + kPolicyTail;
+  return policy;
+}
+
+HttpResponse HtmlPage(HttpResponse response, const std::string& policy) {
+  response.headers["X-Content-Type-Options"] = kNoSniff;
+  response.headers["Content-Security-Policy"] = policy;
+  return response;
+}
+
+// JSON is never sniffed as HTML either.
+HttpResponse JsonDocument(HttpResponse response) {
+  response.headers["X-Content-Type-Options"] = kNoSniff;
+  return response;
+}
 
 // Every endpoint that serves a scan answers this until the first one completes.
 HttpResponse FirstScanPending() { return ErrorResponse(503, kFirstScanPending); }
@@ -144,10 +178,12 @@ HttpResponse Handlers::LandingPage(const HttpRequest& request) const {
   if (!ParseBrainFilter(request.params, &filter, &error)) return ErrorResponse(400, error);
   const std::shared_ptr<const Snapshot> snapshot = snapshots_->snapshot();
   if (!filter.empty()) {
-    return MadeResponse(kHtmlContentType, snapshot->FilteredLandingPage(filter), request);
+    return HtmlPage(MadeResponse(kHtmlContentType, snapshot->FilteredLandingPage(filter), request),
+                    LandingPagePolicy());
   }
-  return SharedResponse(kHtmlContentType, snapshot, &Snapshot::landing_page,
-                        &Snapshot::landing_page_gzip, request);
+  return HtmlPage(SharedResponse(kHtmlContentType, snapshot, &Snapshot::landing_page,
+                                 &Snapshot::landing_page_gzip, request),
+                  LandingPagePolicy());
 }
 
 HttpResponse Handlers::Brains(const HttpRequest& request) const {
@@ -157,10 +193,11 @@ HttpResponse Handlers::Brains(const HttpRequest& request) const {
   std::string error;
   if (!ParseBrainFilter(request.params, &filter, &error)) return ErrorResponse(400, error);
   if (!filter.empty()) {
-    return MadeResponse(kJsonContentType, snapshot->FilteredBrainsJson(filter), request);
+    return JsonDocument(
+        MadeResponse(kJsonContentType, snapshot->FilteredBrainsJson(filter), request));
   }
-  return SharedResponse(kJsonContentType, snapshot, &Snapshot::brains_json,
-                        &Snapshot::brains_json_gzip, request);
+  return JsonDocument(SharedResponse(kJsonContentType, snapshot, &Snapshot::brains_json,
+                                     &Snapshot::brains_json_gzip, request));
 }
 
 // The name is matched exactly against the brains of the last scan (never used as a
@@ -171,12 +208,13 @@ HttpResponse Handlers::OneBrain(const HttpRequest& request) const {
   if (!FirstScanDone(*snapshot)) return FirstScanPending();
   const std::string name = request.path.substr(std::string_view(kBrainsApiPath).size() + 1);
   if (const BrainReport* brain = FindBrain(*snapshot, name)) {
-    return MadeResponse(kJsonContentType, BrainDetailView(*brain, snapshot->scanned_at()), request);
+    return JsonDocument(
+        MadeResponse(kJsonContentType, BrainDetailView(*brain, snapshot->scanned_at()), request));
   }
   if (name.size() > kNorthSuffix.size() && EndsWith(name, kNorthSuffix)) {
     const std::string base = name.substr(0, name.size() - kNorthSuffix.size());
     if (const BrainReport* brain = FindBrain(*snapshot, base)) {
-      return MadeResponse(kJsonContentType, BrainNorthView(*brain), request);
+      return JsonDocument(MadeResponse(kJsonContentType, BrainNorthView(*brain), request));
     }
   }
   return ErrorResponse(404, "no brain named \"" + name + "\"");
@@ -188,7 +226,7 @@ HttpResponse Handlers::Runbook() {
   HttpResponse response;
   response.content_type = kHtmlContentType;
   response.shared_body = page;
-  return response;
+  return HtmlPage(std::move(response), RunbookPolicy());
 }
 
 HttpResponse Handlers::Healthy() { return TextResponse(200, "Healthy"); }

@@ -245,20 +245,24 @@ std::string HeaderLines(const ExtraHeaders& headers) {
   return lines;
 }
 
-// The header fields of `response`, whose body is `size` bytes: the extra headers the
-// response does not set itself first, Content-Length last. civetweb adds Date and
-// Connection.
+// The header fields of `response`, whose body is `size` bytes: the extra headers first,
+// each replacing the response's own of that name (a handler's default
+// Content-Security-Policy gives way to the operator's), Content-Length last. civetweb
+// adds Date and Connection.
 HeaderFields FieldsOf(const HttpResponse& response, std::size_t size,
                       const ExtraHeaders& extra_headers) {
-  HeaderFields fields;
-  for (const auto& [name, value] : extra_headers) {
-    if (response.headers.count(name) == 0) fields.emplace_back(name, value);
-  }
+  HeaderFields fields = extra_headers;
   if (!response.content_type.empty()) fields.emplace_back("Content-Type", response.content_type);
   if (!response.content_encoding.empty()) {
     fields.emplace_back("Content-Encoding", response.content_encoding);
   }
-  for (const auto& [name, value] : response.headers) fields.emplace_back(name, value);
+  for (const auto& [name, value] : response.headers) {
+    const bool replaced =
+        std::any_of(extra_headers.begin(), extra_headers.end(), [&name = name](const auto& extra) {
+          return strcasecmp(extra.first.c_str(), name.c_str()) == 0;
+        });
+    if (!replaced) fields.emplace_back(name, value);
+  }
   fields.emplace_back("Content-Length", std::to_string(size));
   return fields;
 }

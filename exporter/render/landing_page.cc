@@ -402,6 +402,10 @@ std::string FormatUtc(double unix_seconds) {
   return buffer;
 }
 
+std::string LandingPageStyle() { return kStyle + NarrowStyle(); }
+
+std::string LandingPageScript() { return std::string(kAgeScript) + kFitScript; }
+
 std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<BrainReport>& brains,
                               bool scanned, double scan_time,
                               const std::vector<OrphanedFolder>& orphans,
@@ -409,8 +413,7 @@ std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<Bra
   std::string html =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  html +=
-      std::string("<title>") + kTitle + "</title>\n<style>" + kStyle + NarrowStyle() + "</style>\n";
+  html += std::string("<title>") + kTitle + "</title>\n<style>" + LandingPageStyle() + "</style>\n";
   html += "</head>\n<body>\n";
   html += RenderBanner(brains, scanned, info.runbook_url);
   html += std::string("<h1>") + kTitle + "</h1>\n";
@@ -426,7 +429,7 @@ std::string RenderLandingPage(const LandingPageInfo& info, const std::vector<Bra
   html += Nav(info);
   html += "<p>Version " + HtmlEscape(info.version) + ", revision " + HtmlEscape(info.revision) +
           "</p>\n";
-  html += std::string("<script>") + kAgeScript + kFitScript + "</script>\n";
+  html += "<script>" + LandingPageScript() + "</script>\n";
   html += "</body>\n</html>\n";
   return html;
 }

@@ -52,6 +52,11 @@ std::string FormatUtc(double unix_seconds);
 // rest are counted in a line "N more S — show all" under it.
 inline constexpr std::size_t kLandingPageRowsPerState = 100;
 
+// The page's one inline <style> and one inline <script>, exactly as it embeds them:
+// their hashes are what its Content-Security-Policy allows (exporter/handlers.cc).
+std::string LandingPageStyle();
+std::string LandingPageScript();
+
 // The whole page. `scanned` is false before the first scan completes (the banner then
 // says so); `scan_time` is the Unix time the last scan completed. `orphans` are listed
 // under the table (nothing when there are none). The table shows the brains `filter`

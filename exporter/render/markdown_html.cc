@@ -555,10 +555,12 @@ std::string MarkdownToHtml(std::string_view markdown) {
   return renderer.Render(SplitLines(markdown));
 }
 
+std::string MarkdownPageStyle() { return kPageStyle; }
+
 std::string RenderMarkdownPage(std::string_view title, std::string_view markdown) {
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-         HtmlEscape(title) + "</title>\n<style>" + kPageStyle +
+         HtmlEscape(title) + "</title>\n<style>" + MarkdownPageStyle() +
          "</style>\n</head>\n<body>\n<nav><a href=\"" + kLandingPagePath +
          "\">landing page</a></nav>\n<main>\n" + MarkdownToHtml(markdown) +
          "</main>\n</body>\n</html>\n";

@@ -24,6 +24,10 @@ std::string HeadingAnchor(std::string_view text);
 // already taken gets "-1", "-2", ... appended, as on GitHub.
 std::string MarkdownToHtml(std::string_view markdown);
 
+// The one inline <style> of RenderMarkdownPage, exactly as it embeds it: its hash is
+// what the page's Content-Security-Policy allows (exporter/handlers.cc).
+std::string MarkdownPageStyle();
+
 // A whole HTML page titled `title` (escaped) with `markdown` rendered as its body and
 // a link back to the landing page.
 std::string RenderMarkdownPage(std::string_view title, std::string_view markdown);

@@ -17,7 +17,9 @@ exporter serves them; Debian's chromium, headless, at 1280 x 900, loads `/`:
      line break inside a brain name, slug, reason or path falls at a space or after a
      `_`, `-` or `/`, never inside a word; the long names must wrap at 390 px. A
      screenshot of each width is saved under the output dir (landing-page-1280.png,
-     landing-page-390.png).
+     landing-page-390.png). Before that, and on `/runbook` after, the page's inline
+     style (and on `/`, its script) must have applied under the Content-Security-Policy
+     the exporter sends by default (hashes of exactly those elements).
   3. --screenshot: saved under the output dir (landing-page.png); the pixel in the
      banner is red.
 
@@ -315,10 +317,30 @@ def check_layouts(binary, profile, url, output_dir):
         wait_for(browser, session, "document.readyState + ' ' + "
                  "document.querySelectorAll('tr[data-brain]').length",
                  "complete %d" % (OK_BRAINS + 1 + 3))
+        check_policy_allows_page(browser, session, "/", SCRIPT_AND_STYLE_APPLIED)
         for width, height, mobile, layout in VIEWPORTS:
             check_viewport(browser, session, width, height, mobile, layout, output_dir)
+        browser.call("Page.navigate", session, url=url.rstrip("/") + "/runbook")
+        wait_for(browser, session, "location.pathname + ' ' + document.readyState",
+                 "/runbook complete")
+        check_policy_allows_page(browser, session, "/runbook", STYLE_APPLIED)
     finally:
         browser.close()
+
+
+# Under the page's own Content-Security-Policy (the exporter's default), its inline
+# style and script must apply: a blocked <style> has no sheet, a blocked <script>
+# defines nothing.
+STYLE_APPLIED = "document.querySelector('style').sheet !== null"
+SCRIPT_AND_STYLE_APPLIED = STYLE_APPLIED + " && typeof scxFit === 'function'"
+
+
+def check_policy_allows_page(browser, session, path, expression):
+    if browser.evaluate(session, expression) is not True:
+        fail("%s: its inline style or script was blocked by its Content-Security-Policy (%s)"
+             % (path, expression))
+    print("%s: inline style%s applied under its Content-Security-Policy"
+          % (path, " and script" if "scxFit" in expression else ""))
 
 
 class PageParser(html.parser.HTMLParser):

@@ -5,6 +5,7 @@
 // The runbook served needs no scan, and has every section the alerts, the dashboards
 // and the landing page link to.
 #include "exporter/handlers.h"
+#include "exporter/http/inline_source_hash.h"
 
 #include <chrono>
 #include <cstdint>
@@ -674,6 +675,41 @@ TEST(RunbookTest, EverySectionLinkedToIsAnIdOfThePage) {
   EXPECT_FALSE(own.empty());
   linked.insert(own.begin(), own.end());
   for (const std::string& anchor : linked) EXPECT_EQ(ids.count(anchor), 1u) << anchor;
+}
+
+// The HTML pages are never sniffed and allow no code but their own: the policy names
+// the hashes of exactly the inline style and script the page serves (a page changed
+// without its policy would fail here, and in Chromium: landing_page_browser). JSON is
+// never sniffed either.
+TEST_F(HandlersTest, HtmlPagesAllowOnlyTheirOwnInlineStyleAndScript) {
+  CompleteScan();
+  // The text between `open` and `close` in `html`.
+  const auto inner = [](const std::string& html, const std::string& open,
+                        const std::string& close) {
+    const std::size_t start = html.find(open);
+    if (start == std::string::npos) return std::string("(no " + open + ")");
+    const std::size_t end = html.find(close, start);
+    return html.substr(start + open.size(), end - start - open.size());
+  };
+  for (const HttpRequest& request : {Get("/"), WithParams(Get("/"), {{"state", "mismatch"}})}) {
+    const HttpResponse page = handlers_.LandingPage(request);
+    const std::string html = BodyOf(page);
+    EXPECT_EQ(page.headers.at("X-Content-Type-Options"), "nosniff");
+    EXPECT_EQ(page.headers.at("Content-Security-Policy"),
+              "default-src 'none'; style-src " +
+                  InlineSourceHash(inner(html, "<style>", "</style>")) + "; script-src " +
+                  InlineSourceHash(inner(html, "<script>", "</script>")) +
+                  "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+  }
+  const HttpResponse runbook = Handlers::Runbook();
+  EXPECT_EQ(runbook.headers.at("X-Content-Type-Options"), "nosniff");
+  EXPECT_EQ(runbook.headers.at("Content-Security-Policy"),
+            "default-src 'none'; style-src " +
+                InlineSourceHash(inner(std::string(runbook.Body()), "<style>", "</style>")) +
+                "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+  EXPECT_EQ(std::string(runbook.Body()).find("<script"), std::string::npos);
+  EXPECT_EQ(handlers_.Brains(Get("/api/v1/brains")).headers.at("X-Content-Type-Options"),
+            "nosniff");
 }
 
 TEST_F(HandlersTest, OverHttpTheRunbookIsGetAndHeadOnly) {

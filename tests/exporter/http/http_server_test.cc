@@ -600,6 +600,31 @@ TEST_F(HttpServerTest, ConfiguredHeadersAreOnEveryResponse) {
   EXPECT_NE(answer.find("X-Frame-Options: deny\r\n"), std::string::npos) << answer;
 }
 
+// A header the web config sets replaces a handler's own of that name (the HTML pages'
+// default Content-Security-Policy gives way to the operator's): one field, the
+// config's value.
+TEST_F(HttpServerTest, ConfiguredHeadersReplaceAHandlersOwn) {
+  server_.Handle("/page", [](const HttpRequest&) {
+    HttpResponse response;
+    response.headers["Content-Security-Policy"] = "default-src 'none'";
+    response.headers["X-Content-Type-Options"] = "nosniff";
+    return response;
+  });
+  TempDir dir;
+  WriteFile(
+      dir.Join("web.yml"),
+      "http_server_config:\n  headers:\n    Content-Security-Policy: \"default-src 'self'\"\n");
+  HttpServerOptions options = LocalOptions();
+  options.web_config_file = dir.Join("web.yml");
+  StartOrDie(options);
+  const std::string answer =
+      RawExchange(server_.port(), "GET /page HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(answer.find("\r\nContent-Security-Policy: default-src 'self'\r\n"), std::string::npos)
+      << answer;
+  EXPECT_EQ(answer.find("default-src 'none'"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("\r\nX-Content-Type-Options: nosniff\r\n"), std::string::npos) << answer;
+}
+
 // The web config's rate_limit, as exporter-toolkit applies it: `burst` requests of any
 // path answered, then 429 (with Retry-After, before any handler runs, and reported as
 // any answer) until a token comes back.
