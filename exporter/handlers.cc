@@ -63,6 +63,36 @@ HttpResponse JsonDocument(HttpResponse response) {
   return response;
 }
 
+// An empty body holding one of kMaxFilteredViews slots, or null when every one is
+// held. Its deleter gives the slot back when its last reader is done: once the response
+// made with it has been sent (or at once, should the render fail).
+std::shared_ptr<std::string> FilteredViewBody(const std::shared_ptr<std::atomic<int>>& held) {
+  int now = held->load();
+  do {
+    if (now >= kMaxFilteredViews) return nullptr;
+  } while (!held->compare_exchange_weak(now, now + 1));
+  return std::shared_ptr<std::string>(new std::string, [held](const std::string* body) {
+    delete body;
+    held->fetch_sub(1);
+  });
+}
+
+HttpResponse TooManyFilteredViews() {
+  HttpResponse response =
+      ErrorResponse(503, "too many filtered views at once (" + std::to_string(kMaxFilteredViews) +
+                             "): retry, or ask for the whole view");
+  response.headers["Retry-After"] = "1";
+  return response;
+}
+
+// `response` with its body moved into `held`, a FilteredViewBody.
+HttpResponse InHeldBody(HttpResponse response, std::shared_ptr<std::string> held) {
+  *held = std::move(response.body);
+  response.body.clear();
+  response.shared_body = std::move(held);
+  return response;
+}
+
 // Every endpoint that serves a scan answers this until the first one completes.
 HttpResponse FirstScanPending() { return ErrorResponse(503, kFirstScanPending); }
 
@@ -178,8 +208,12 @@ HttpResponse Handlers::LandingPage(const HttpRequest& request) const {
   if (!ParseBrainFilter(request.params, &filter, &error)) return ErrorResponse(400, error);
   const std::shared_ptr<const Snapshot> snapshot = snapshots_->snapshot();
   if (!filter.empty()) {
-    return HtmlPage(MadeResponse(kHtmlContentType, snapshot->FilteredLandingPage(filter), request),
-                    LandingPagePolicy());
+    std::shared_ptr<std::string> body = FilteredViewBody(filtered_views_);
+    if (body == nullptr) return TooManyFilteredViews();
+    return HtmlPage(
+        InHeldBody(MadeResponse(kHtmlContentType, snapshot->FilteredLandingPage(filter), request),
+                   std::move(body)),
+        LandingPagePolicy());
   }
   return HtmlPage(SharedResponse(kHtmlContentType, snapshot, &Snapshot::landing_page,
                                  &Snapshot::landing_page_gzip, request),
@@ -193,8 +227,11 @@ HttpResponse Handlers::Brains(const HttpRequest& request) const {
   std::string error;
   if (!ParseBrainFilter(request.params, &filter, &error)) return ErrorResponse(400, error);
   if (!filter.empty()) {
+    std::shared_ptr<std::string> body = FilteredViewBody(filtered_views_);
+    if (body == nullptr) return TooManyFilteredViews();
     return JsonDocument(
-        MadeResponse(kJsonContentType, snapshot->FilteredBrainsJson(filter), request));
+        InHeldBody(MadeResponse(kJsonContentType, snapshot->FilteredBrainsJson(filter), request),
+                   std::move(body)));
   }
   return JsonDocument(SharedResponse(kJsonContentType, snapshot, &Snapshot::brains_json,
                                      &Snapshot::brains_json_gzip, request));

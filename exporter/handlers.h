@@ -11,7 +11,9 @@
 #ifndef SCX_EXPORTER_HANDLERS_H_
 #define SCX_EXPORTER_HANDLERS_H_
 
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,14 @@
 namespace scx {
 
 inline constexpr char kFirstScanPending[] = "the first scan has not completed yet";
+
+// Filtered views (`/?state=`, `/api/v1/brains?state=`, `?limit=`) are rendered per
+// request, each up to a copy of the whole fleet's page. At most this many of their
+// bodies are held at once, from the render until the last byte is sent; one more is
+// answered 503 with Retry-After: 1 at once, before any render. So a crowd of them (or
+// of slow readers of them) holds a few pages of memory and leaves the cores to the
+// scrapes; the unfiltered views are the snapshot's shared copy and need no slot.
+inline constexpr int kMaxFilteredViews = 4;
 
 class Handlers {
  public:
@@ -68,6 +78,9 @@ class Handlers {
   const SnapshotSource* const snapshots_;
   ReloadRequester* const reloads_;
   const bool enable_lifecycle_;
+  // Filtered view bodies held now (kMaxFilteredViews). Shared with the bodies, which
+  // give their slot back when the last reader lets go, whenever that is.
+  const std::shared_ptr<std::atomic<int>> filtered_views_ = std::make_shared<std::atomic<int>>(0);
 };
 
 }  // namespace scx

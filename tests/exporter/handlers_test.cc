@@ -427,6 +427,34 @@ TEST_F(HandlersTest, BrainsTakeAStateFilterAndALimit) {
       &snapshot->brains_json());
 }
 
+// A filtered view's body holds one of kMaxFilteredViews slots until its response is
+// done with it; one more filtered view is 503 with Retry-After, rendered never; the
+// whole views need no slot; a slot given back serves the next.
+TEST_F(HandlersTest, FilteredViewsHeldAtOnceAreBounded) {
+  const std::shared_ptr<const Snapshot> snapshot = CompleteScan();
+  const HttpRequest page = WithParams(Get("/"), {{"state", "mismatch"}});
+  const HttpRequest list = WithParams(Get("/api/v1/brains"), {{"state", "ok"}});
+  std::vector<HttpResponse> held;
+  for (int i = 0; i < kMaxFilteredViews; ++i) {
+    held.push_back(i % 2 == 0 ? handlers_.LandingPage(page) : handlers_.Brains(list));
+    ASSERT_EQ(held.back().status, 200) << i;
+  }
+  for (const HttpResponse& refused : {handlers_.LandingPage(page), handlers_.Brains(list)}) {
+    EXPECT_EQ(refused.status, 503);
+    EXPECT_EQ(refused.headers.at("Retry-After"), "1");
+    EXPECT_NE(std::string(refused.Body()).find("too many filtered views at once"),
+              std::string::npos);
+  }
+  EXPECT_EQ(handlers_.LandingPage(Get("/")).shared_body.get(), &snapshot->landing_page());
+  EXPECT_EQ(handlers_.Brains(Get("/api/v1/brains")).status, 200);
+  const std::string body(held.front().Body());
+  held.erase(held.begin());  // its response sent: the slot comes back
+  const HttpResponse again = handlers_.LandingPage(page);
+  EXPECT_EQ(again.status, 200);
+  EXPECT_EQ(std::string(again.Body()), body);
+  EXPECT_EQ(handlers_.LandingPage(page).status, 503);
+}
+
 TEST_F(HandlersTest, LandingPageTakesAStateFilter) {
   const std::shared_ptr<const Snapshot> snapshot = CompleteScan();
   const HttpRequest mismatches = WithParams(Get("/"), {{"state", "mismatch"}});
