@@ -10,7 +10,9 @@
 #include <optional>
 #include <utility>
 
+#include "base/strings.h"
 #include "engine/discovery/paths.h"
+#include "engine/m1nd_files.h"
 
 namespace scx {
 
@@ -60,8 +62,7 @@ std::vector<std::string> AncestorsOf(std::string resolved) {
 
 std::string WhatTheRuntimeDirIs(const Brain& brain) {
   const std::string parent = brain.runtime_dir.substr(0, brain.runtime_dir.find_last_of('/'));
-  const bool in_project_brains =
-      parent.size() >= 15 && parent.compare(parent.size() - 15, 15, "/project-brains") == 0;
+  const bool in_project_brains = EndsWith(parent, std::string("/") + kProjectBrainsDir);
   return std::string(in_project_brains ? "the project-brain folder" : "the runtime dir") +
          " of brain " + brain.name;
 }
