@@ -78,7 +78,8 @@ WORDS = ["core", "api", "store", "vault", "auth", "index", "cache", "ingest", "s
 
 
 def block_template():
-    """One block as m1nd writes it (2-space indent, nested 4 deep), about 2 KB, with
+    """One block as m1nd writes it (2-space indent, nested 4 deep; only fields m1nd's
+    types know, or m1nd could not load it), about 2 KB, with
     @ID@, @DIR@ and @SLUG@ placeholders."""
     block = {
         "block_id": "@ID@",
@@ -93,28 +94,35 @@ def block_template():
         "membership": [
             {"path": "@DIR@/src/lib.rs", "role": "primary"},
             {"path": "@DIR@/src/model.rs", "role": "primary"},
-            {"path": "@DIR@/src/adapter.rs", "role": "support"},
+            {"path": "@DIR@/src/adapter.rs", "role": "shared"},
             {"path": "@DIR@/tests/contract.rs", "role": "test"},
-            {"path": "@DIR@/Cargo.toml", "role": "config"},
+            {"path": "@DIR@/Cargo.toml", "role": "generated", "optional": True},
         ],
         "sockets": {
-            "inputs": [{"name": "@DIR@_requests", "from": "api", "shape": "Request"}],
-            "outputs": [{"name": "@DIR@_events", "to": "index", "shape": "Event"}],
+            "inputs": [{"alias": "@DIR@_requests", "to": "api", "type": "Request"}],
+            "outputs": [{"alias": "@DIR@_events", "to": "index", "type": "Event"}],
             "external": [],
         },
         "receipt_contract": {
-            "required": ["build", "test"],
-            "build": {"command": "cargo build -p @SLUG@-@DIR@", "expect": "exit 0"},
-            "test": {"command": "cargo test -p @SLUG@-@DIR@", "expect": "exit 0"},
+            "version": 1,
+            "required": [{"type": "test", "stales_on": ["@DIR@/src/lib.rs"]}],
+            "optional": [{"type": "structural"}],
+            "waived": [],
+            "declared_by": "cargo test -p @SLUG@-@DIR@",
+            "declared_at": None,
         },
         "receipts": [],
-        "layout": {"x": 120, "y": 80, "w": 240, "h": 160, "lane": "@DIR@", "collapsed": False},
+        "layout": {"x": 120, "y": 80, "locked": False, "algorithm_seed": {"lane": "@DIR@"},
+                   "version": 1},
         "unmapped_residue": [],
         "candidate_meta": {
-            "proposed_by": "scan",
-            "confidence": 0.82,
-            "evidence": ["@DIR@/src/lib.rs exports 14 items", "3 callers outside @DIR@"],
-            "revision": 2,
+            "named_by": "heuristic",
+            "needs_owner_naming": True,
+            "graph_cohesion": 0.82,
+            "edge_sample_size": 14,
+            "directory_support": 0.9,
+            "coverage_ratio": 0.8,
+            "shared_member_count": 1,
         },
     }
     text = json.dumps(block, indent=2)

@@ -62,7 +62,7 @@ std::string Hex8(std::mt19937_64& rng) {
 std::string MakeStore(int index, int blocks, std::mt19937_64& rng) {
   static const char* const kWords[] = {"core",  "api",    "store", "vault", "auth",   "index",
                                        "cache", "ingest", "sched", "proto", "crypto", "ui"};
-  static const char* const kRoles[] = {"primary", "support", "test", "config"};
+  static const char* const kRoles[] = {"primary", "shared", "test", "docs"};
   auto word = [&] { return std::string(kWords[rng() % 12]); };
   const std::string project = word() + std::to_string(index);
   // Brains differ: some map a few files per block, others many, with more sockets.
@@ -89,16 +89,15 @@ std::string MakeStore(int index, int blocks, std::mt19937_64& rng) {
       membership.push_back(
           {{"path", "src/" + name + "/" + word() + "_" + std::to_string(m) + ".rs"},
            {"role", kRoles[rng() % 4]},
-           {"confidence", static_cast<double>(rng() % 1000) / 1000.0},
-           {"lines", static_cast<int>(rng() % 4000)}});
+           {"optional", rng() % 2 == 0}});
     }
     auto sockets = [&](const char* kind) {
       nlohmann::ordered_json list = nlohmann::ordered_json::array();
       const int count = static_cast<int>(rng() % (1 + richness / 2));
       for (int s = 0; s < count; ++s) {
-        list.push_back({{"name", std::string(kind) + "_" + word()},
-                        {"peer", ids[rng() % ids.size()]},
-                        {"contract", "fn " + word() + "(&self) -> Result<(), Error>"}});
+        list.push_back({{"alias", std::string(kind) + "_" + word()},
+                        {"to", ids[rng() % ids.size()]},
+                        {"type", "fn " + word() + "(&self) -> Result<(), Error>"}});
       }
       return list;
     };
@@ -107,21 +106,29 @@ std::string MakeStore(int index, int blocks, std::mt19937_64& rng) {
          {"name", name},
          {"purpose", "Owns the " + name + " concerns of " + project +
                          ": \"boundaries\", invariants and the receipts it must emit."},
-         {"kind", rng() % 3 ? "scanned" : "declared"},
+         {"kind", rng() % 3 ? "scanned" : "planned"},
          {"state", "candidate"},
          {"membership", membership},
          {"sockets",
           {{"inputs", sockets("in")}, {"outputs", sockets("out")}, {"external", sockets("ext")}}},
          {"receipt_contract",
-          {{"required", {"build", "test"}}, {"evidence", {{"min_coverage", 0.6}}}}},
+          {{"version", 1},
+           {"required",
+            nlohmann::ordered_json::array({{{"type", "test"}}, {{"type", "structural"}}})},
+           {"optional", nlohmann::ordered_json::array()},
+           {"waived", nlohmann::ordered_json::array()},
+           {"declared_by", nullptr},
+           {"declared_at", nullptr}}},
          {"layout",
           {{"x", static_cast<int>(rng() % 1200)},
            {"y", static_cast<int>(rng() % 800)},
-           {"w", 160},
-           {"h", 90}}}});
+           {"locked", false},
+           {"algorithm_seed", nullptr},
+           {"version", 1}}}});
   }
   store["blocks"] = block_array;
-  store["unmapped_policy"] = {{"mode", "report"}, {"threshold", 0.1}};
+  store["unmapped_policy"] = {{"visible", true},
+                              {"default_action", "leave_unmapped_until_ratified"}};
   nlohmann::ordered_json unmapped = nlohmann::ordered_json::array();
   const int unmapped_total = static_cast<int>(rng() % 6);
   for (int u = 0; u < unmapped_total; ++u) unmapped.push_back("scripts/" + word() + ".sh");

@@ -23,10 +23,10 @@ inline constexpr char kStoreSchema[] = "m1nd-system-block-store-v0";
 
 enum class StoreError {
   kNone,
-  kAbsent,      // no file: "no skeleton yet", an honest state
+  kAbsent,      // no file or a link to nothing: "no skeleton yet", an honest state
   kIo,          // stat/open/read failed for another reason
   kTooLarge,    // larger than StoreReaderOptions::max_bytes
-  kNotRegular,  // a directory, FIFO, socket, device, dangling or looping symlink
+  kNotRegular,  // a directory, FIFO, socket, device or looping symlink
   kParse,       // not valid JSON (torn write, garbage, too deep)
   kSchema,      // valid JSON of the wrong shape or schema
   kUnseen,      // no file, in a runtime dir this process cannot see (runtime_dir_view.h)
@@ -61,9 +61,11 @@ constexpr bool IsReadError(StoreError error) {
 // kSchema. That struct also denies unknown top-level fields: besides the five, only
 // its optional ones (`unmapped_files`, `unmapped_total`, `candidate_revision`,
 // `curating_by`, `curating_until`; skipped unread) may appear, and any other top-level
-// key is kSchema too. Unknown fields inside the skeleton and the blocks are not looked
-// for (docs/verdict.md). `store_version` is m1nd's u64, 0 to 2^64 - 1.
-// `unmapped_policy` must be an object; nothing in it is read. The schema is checked,
+// key is kSchema too; so are an unknown key in the skeleton, its ratification or a
+// block, a skeleton or block state m1nd does not know and a skeleton version above u32.
+// The objects nested in a block are skipped unread (docs/verdict.md says what that
+// leaves out). `store_version` is m1nd's u64, 0 to 2^64 - 1. `unmapped_policy` must
+// be an object of m1nd's two policy fields. The schema is checked,
 // not kept (a good read always has kStoreSchema). The block ids are not kept either:
 // the digest holds what the verdict needs of them.
 struct StoreContents {

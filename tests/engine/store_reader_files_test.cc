@@ -137,13 +137,27 @@ TEST_F(ReadStoreTest, SocketIsNotRegular) {
   EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
 }
 
-TEST_F(ReadStoreTest, DanglingSymlinkIsNotRegular) {
+// m1nd opens the store and gets NotFound from a link to nothing: "no skeleton yet".
+TEST_F(ReadStoreTest, DanglingSymlinkIsAbsent) {
   ASSERT_EQ(0, symlink(dir_.Join("nowhere.json").c_str(), StorePath().c_str()));
   const StoreReadResult result = ReadBounded(StorePath());
-  EXPECT_EQ(StoreError::kNotRegular, result.error) << result.message;
+  EXPECT_EQ(StoreError::kAbsent, result.error) << result.message;
   FileStamp stamp;
   std::string message;
-  EXPECT_EQ(StoreError::kNotRegular, StatStore(StorePath(), &stamp, &message));
+  EXPECT_EQ(StoreError::kAbsent, StatStore(StorePath(), &stamp, &message));
+  // A chain of links ending nowhere too; the same link to a store is read.
+  ASSERT_EQ(0, symlink(StorePath().c_str(), dir_.Join("outer.json").c_str()));
+  EXPECT_EQ(StoreError::kAbsent, ReadBounded(dir_.Join("outer.json")).error);
+  WriteFile(dir_.Join("nowhere.json"), StoreJson("sk_link", {"sb_1"}, 1));
+  EXPECT_EQ(StoreError::kNone, ReadBounded(StorePath()).error);
+}
+
+// A store with every field m1nd knows, read through the file path: ok.
+TEST_F(ReadStoreTest, ReadsAStoreWithEveryFieldM1ndKnows) {
+  WriteFile(StorePath(), testing::RichStore());
+  const StoreReadResult result = ReadBounded(StorePath());
+  ASSERT_EQ(StoreError::kNone, result.error) << result.message;
+  EXPECT_EQ(3, result.contents.block_count);
 }
 
 TEST_F(ReadStoreTest, SymlinkLoopIsNotRegular) {

@@ -45,8 +45,8 @@ inline SkeletonDigest Digest(const std::string& skeleton_id,
   return DigestOf(ServedSkeleton{skeleton_id, block_ids});
 }
 
-// A store in m1nd's shape with a little of everything: the optional top-level fields
-// of m1nd's newest store, and inside the skeleton and the blocks fields m1nd may add.
+// A store with every field m1nd's newest store types know, at every level, each one
+// filled in (the optional ones too): what m1nd can load, so it must read as ok.
 inline std::string RichStore() {
   return R"({
   "schema": "m1nd-system-block-store-v0",
@@ -54,26 +54,52 @@ inline std::string RichStore() {
   "candidate_revision": {"tool": "m1nd", "version": "0.9.1", "flags": [true, false, null]},
   "skeleton": {
     "skeleton_id": "sk_keyvault_candidate",
-    "version": 1,
+    "version": 4294967295,
     "state": "candidate",
-    "ratification": {"method": "", "ratifier": null, "ratified_at": "", "commit": ""},
-    "future_field": [1, -2.5e3, {"nested": ["\u00e9\n\"\\", "caf\u00e9 \ud83d\ude00"]}]
+    "ratification": {"method": "", "ratifier": "ana", "ratified_at": "", "commit": "c0ffee"}
   },
   "blocks": [
     {
       "name": "Core",
-      "purpose": "the \"core\" of it",
+      "purpose": "the \"core\" of it, caf\u00e9 \ud83d\ude00",
       "block_id": "sb_keyvault_core_1a2b3c4d",
-      "membership": [{"path": "src/core.rs", "role": "primary", "weight": 0.75}],
-      "sockets": {"inputs": [], "outputs": [{"name": "put", "schema": {}}], "external": []},
-      "receipt_contract": {"required": ["a", "b"], "optional": null},
-      "layout": {"x": 10, "y": -20, "w": 1e2, "h": 0}
+      "kind": "scanned",
+      "state": "ratified",
+      "boundary_version": 3,
+      "contract_version": 2,
+      "membership_source": "ratified",
+      "membership": [{"path": "src/core.rs", "role": "primary", "optional": true},
+                     {"path": "docs/ünïcödé.md", "role": "docs"}],
+      "sockets": {"inputs": [{"to": "sb_keyvault_api_5e6f7a8b", "type": "call"}],
+                  "outputs": [{"alias": "put", "class": "rpc"}], "external": []},
+      "receipt_contract": {"version": 1, "required": [{"type": "test", "stales_on": ["src/"]}],
+                           "optional": [{"type": "review"}], "waived": [],
+                           "declared_by": "ana", "declared_at": null},
+      "receipts": [{"type": "test",
+                    "emitter": {"kind": "ci", "id": "run-7"},
+                    "scope": {"block_id": "sb_keyvault_core_1a2b3c4d", "boundary_version": 3,
+                              "contract_version": 2, "resolution_hash": "ab12"},
+                    "evidence": {"command": "cargo test", "cwd": ".", "exit_status": 0,
+                                 "started_at": "t0", "ended_at": "t1", "artifact_hash": "ff",
+                                 "stdout_excerpt": "ok", "evidence_refs": ["ci/7"]},
+                    "validity": {"expires_on": null, "stales_on": []}}],
+      "layout": {"x": 10, "y": -20.5, "locked": false,
+                 "algorithm_seed": {"anything": [1, {"goes": null}]}, "version": 1},
+      "unmapped_residue": ["build.rs"],
+      "membership_fingerprint": "9f86d081",
+      "resolved_members": ["src/core.rs"],
+      "pre_archive_state": "candidate",
+      "candidate_meta": {"named_by": "heuristic", "needs_owner_naming": true,
+                         "graph_cohesion": 0.5, "edge_sample_size": 12,
+                         "directory_support": 1.0, "coverage_ratio": 0.75,
+                         "shared_member_count": 0}
     },
-    {"block_id": "sb_keyvault_api_5e6f7a8b", "unknown": {"deep": [[[[[]]]]]}},
+    {"block_id": "sb_keyvault_api_5e6f7a8b", "state": "archived", "candidate_meta": null,
+     "layout": {"x": null, "y": null, "locked": true, "algorithm_seed": null, "version": 0}},
     {"block_id": "sb_keyvault_store_9c0d1e2f"}
   ],
-  "unmapped_policy": {"mode": "report"},
-  "unmapped_files": ["README.md", "LICENSE", "docs/ünïcödé.md"],
+  "unmapped_policy": {"visible": true, "default_action": "leave_unmapped_until_ratified"},
+  "unmapped_files": ["README.md", "LICENSE"],
   "unmapped_total": 3,
   "curating_by": "agent-7",
   "curating_until": "2026-11-30T12:00:00Z"
