@@ -14,11 +14,11 @@
 #include "exporter/http/inline_source_hash.h"
 #include "exporter/metrics_body.h"
 #include "exporter/render/brain_filter.h"
+#include "exporter/render/document_page.h"
 #include "exporter/render/endpoints.h"
 #include "exporter/render/gzip.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/landing_page.h"
-#include "exporter/render/markdown_html.h"
 #include "exporter/render/prometheus_text.h"
 #include "exporter/runbook_document.h"
 #include "exporter/snapshot.h"
@@ -47,7 +47,7 @@ const std::string& LandingPagePolicy() {
 
 const std::string& RunbookPolicy() {
   static const std::string policy =
-      "default-src 'none'; style-src " + InlineSourceHash(MarkdownPageStyle()) + kPolicyTail;
+      "default-src 'none'; style-src " + InlineSourceHash(DocumentPageStyle()) + kPolicyTail;
   return policy;
 }
 
@@ -259,7 +259,7 @@ HttpResponse Handlers::OneBrain(const HttpRequest& request) const {
 
 HttpResponse Handlers::Runbook() {
   static const std::shared_ptr<const std::string> page =
-      std::make_shared<const std::string>(RenderMarkdownPage(kRunbookTitle, RunbookMarkdown()));
+      std::make_shared<const std::string>(RenderDocumentPage(kRunbookTitle, RunbookHtml()));
   HttpResponse response;
   response.content_type = kHtmlContentType;
   response.shared_body = page;

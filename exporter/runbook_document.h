@@ -1,6 +1,7 @@
-// docs/runbook.md as it was when the exporter was built, compiled into the binary
-// (cmake/embed_text.cmake writes the definition), so that /runbook serves the runbook
-// of this very version without reading a file at run time.
+// docs/runbook.md as HTML, rendered when the exporter was built (tools/markdown_fragment.h)
+// and compiled into the binary (cmake/embed_text.cmake writes the definition), so that
+// /runbook serves the runbook of this very version without reading or parsing a file
+// at run time.
 #ifndef SCX_EXPORTER_RUNBOOK_DOCUMENT_H_
 #define SCX_EXPORTER_RUNBOOK_DOCUMENT_H_
 
@@ -8,8 +9,8 @@
 
 namespace scx {
 
-// The Markdown of docs/runbook.md.
-std::string_view RunbookMarkdown();
+// The HTML fragment of docs/runbook.md: its headings carry GitHub's anchors as ids.
+std::string_view RunbookHtml();
 
 }  // namespace scx
 

@@ -42,6 +42,8 @@ packages=(
   # Debian's libcivetweb-dev, whose headers the exporter does not use).
   prometheus-cpp-dev nlohmann-json3-dev libyaml-cpp-dev libsimdjson-dev
   zlib1g-dev libssl-dev libcrypt-dev
+  # The runbook's HTML, rendered at build time (tools/): not linked into the exporter.
+  libcmark-gfm-dev libcmark-gfm-extensions-dev pkg-config
   # Fetching and unpacking civetweb's Debian source package.
   dpkg-dev xz-utils patch
   # The Debian package's man page, from --help: `cpack -G DEB` in the quick start's

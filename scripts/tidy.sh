@@ -5,7 +5,7 @@
 # BUILD_DIR needs compile_commands.json (the top CMakeLists.txt always writes it): a
 # configure is enough, no build; the generated build_info.h is written first.
 # PATH_REGEX (extended regex on the path from the repository root, default
-# '^(base|engine|exporter|tests|bench|fuzz)/') picks the files, e.g. '^engine/'.
+# '^(base|engine|exporter|tools|tests|bench|fuzz)/') picks the files, e.g. '^engine/'.
 # Prints each finding, their count by check and the time taken; exits 1 on a finding.
 set -euo pipefail
 if [ $# -lt 1 ] || [ $# -gt 2 ] || [ ! -d "$1" ]; then
@@ -14,7 +14,7 @@ if [ $# -lt 1 ] || [ $# -gt 2 ] || [ ! -d "$1" ]; then
 fi
 build_dir="$(cd "$1" && pwd)"
 cd "$(dirname "$0")/.."
-path_regex="${2:-^(base|engine|exporter|tests|bench|fuzz)/}"
+path_regex="${2:-^(base|engine|exporter|tools|tests|bench|fuzz)/}"
 clang_tidy="${CLANG_TIDY:-clang-tidy}"
 database="$build_dir/compile_commands.json"
 if [ ! -f "$database" ]; then
