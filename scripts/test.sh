@@ -33,7 +33,7 @@ stage "build (RelWithDebInfo)"
 # and reports and backtraces still name files and lines.
 ./scripts/build.sh build -DSCX_WERROR=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 stage "clang-tidy (.clang-tidy, the exporter's own code)"
-./scripts/tidy.sh build '^(base|engine|exporter)/'
+./scripts/tidy.sh build '^(base|engine|exporter|tools)/'
 sanitizer_build=(-DSCX_WERROR=ON -DSCX_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=None)
 stage "build (clang: ASan + UBSan, -Wthread-safety, libFuzzer targets)"
 ./scripts/build.sh build-asan "${sanitizer_build[@]}" -DSCX_SANITIZE=ON -DSCX_FUZZ=ON \
