@@ -19,9 +19,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include "exporter/metrics/metrics_renderer.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/landing_page.h"
-#include "exporter/render/metrics_renderer.h"
 
 namespace scx {
 namespace {

@@ -9,17 +9,17 @@
 #include <vector>
 
 #include "base/strings.h"
-#include "exporter/content_negotiation.h"
 #include "exporter/http/http_error.h"
 #include "exporter/http/inline_source_hash.h"
-#include "exporter/metrics_body.h"
+#include "exporter/metrics/content_negotiation.h"
+#include "exporter/metrics/gzip.h"
+#include "exporter/metrics/metrics_body.h"
+#include "exporter/metrics/prometheus_text.h"
 #include "exporter/render/brain_filter.h"
 #include "exporter/render/document_page.h"
 #include "exporter/render/endpoints.h"
-#include "exporter/render/gzip.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/landing_page.h"
-#include "exporter/render/prometheus_text.h"
 #include "exporter/runbook_document.h"
 #include "exporter/snapshot.h"
 

@@ -49,7 +49,7 @@ class Handlers {
   // paths registered (the `handler` label values of the request counts).
   std::vector<std::string> Register(const std::string& telemetry_path, HttpServer* server);
 
-  // The metrics, in the format the Accept header prefers (exporter/content_negotiation.h),
+  // The metrics, in the format the Accept header prefers (exporter/metrics/content_negotiation.h),
   // gzip when the request accepts it.
   HttpResponse Metrics(const HttpRequest& request) const;
   // LandingPage, Brains and OneBrain give gzip when the request accepts it, and say

@@ -16,7 +16,7 @@
 #include "engine/store_reader.h"
 #include "exporter/config.h"
 #include "exporter/flags.h"
-#include "exporter/render/metrics_renderer.h"
+#include "exporter/metrics/metrics_renderer.h"
 
 namespace scx {
 

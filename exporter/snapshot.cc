@@ -4,8 +4,8 @@
 #include <exception>
 #include <utility>
 
+#include "exporter/metrics/metrics_renderer.h"
 #include "exporter/render/json_view.h"
-#include "exporter/render/metrics_renderer.h"
 
 namespace scx {
 

@@ -4,7 +4,7 @@
 // a twentieth of the text), as a gzip member left open: a gzip scrape is sent that copy
 // as it is, then the exporter's own families (which are not the scan's, and change
 // between scrapes) close the member; a plain scrape gets the copy inflated piece by
-// piece while it is sent, then those families (exporter/metrics_body.h). The formats
+// piece while it is sent, then those families (exporter/metrics/metrics_body.h). The formats
 // the scan loop asks for are rendered when the scan completes (those the scrapes of
 // the previous snapshot asked for), any other at its first request, so a scan costs
 // one render whichever format Prometheus scrapes. The JSON view and the landing page
@@ -33,11 +33,11 @@
 
 #include "engine/scanner.h"
 #include "exporter/logger.h"
+#include "exporter/metrics/gzip.h"
+#include "exporter/metrics/metrics_renderer.h"
+#include "exporter/metrics/self_metrics.h"
 #include "exporter/render/brain_filter.h"
-#include "exporter/render/gzip.h"
 #include "exporter/render/landing_page.h"
-#include "exporter/render/metrics_renderer.h"
-#include "exporter/self_metrics.h"
 
 namespace scx {
 

@@ -58,7 +58,7 @@ if $with_tests; then
     # clang for the ASan build (with -Wthread-safety) and the libFuzzer targets.
     clang libclang-rt-14-dev
     # Test scripts (python3-yaml: the Kubernetes manifest tests; python3-prometheus-client:
-    # the strict OpenMetrics parser of tests/exporter/openmetrics_parse_test.py), the TLS and
+    # the strict OpenMetrics parser of tests/exporter/metrics/openmetrics_parse_test.py), the TLS and
     # flood tests' certificates (openssl) and HTTP client (curl).
     python3 python3-yaml python3-prometheus-client openssl curl
     # bench/run.py: the verdicts of one jq process as the baseline.

@@ -2,7 +2,7 @@
 // each request it answered (by the route it matched and the status sent), each basic
 // auth failure by reason, each TLS handshake that failed. An interface, so that this
 // layer knows nothing of Prometheus: the application implements it with prometheus-cpp
-// counters (exporter/self_metrics.h), tests with a recorder.
+// counters (exporter/metrics/self_metrics.h), tests with a recorder.
 //
 // Thread-safety: the server calls it from its worker threads, several at once, on the
 // request's path: an implementation must be thread-safe and quick.

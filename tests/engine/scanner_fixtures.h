@@ -16,7 +16,7 @@
 
 #include "base/stamp_cache.h"
 #include "engine/scanner.h"
-#include "exporter/render/metrics_renderer.h"
+#include "exporter/metrics/metrics_renderer.h"
 #include "tests/test_support.h"
 
 namespace scx::testing {

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "exporter/render/metrics_renderer.h"
+#include "exporter/metrics/metrics_renderer.h"
 #include "tests/engine/scanner_fixtures.h"
 #include "tests/test_support.h"
 

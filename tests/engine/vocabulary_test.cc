@@ -20,9 +20,9 @@
 #include "engine/scanner.h"
 #include "engine/store_reader.h"
 #include "exporter/http/basic_auth.h"
+#include "exporter/metrics/metrics_renderer.h"
+#include "exporter/metrics/self_metrics.h"
 #include "exporter/render/json_view.h"
-#include "exporter/render/metrics_renderer.h"
-#include "exporter/self_metrics.h"
 #include "tests/captured_log.h"
 #include "tests/test_support.h"
 

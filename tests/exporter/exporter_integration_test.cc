@@ -25,7 +25,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "exporter/render/gzip.h"
+#include "exporter/metrics/gzip.h"
 #include "tests/http_client.h"
 #include "tests/test_process.h"
 #include "tests/test_support.h"

@@ -25,10 +25,10 @@
 #include <nlohmann/json.hpp>
 
 #include "exporter/http/http_error.h"
-#include "exporter/render/gzip.h"
+#include "exporter/metrics/gzip.h"
+#include "exporter/metrics/prometheus_text.h"
 #include "exporter/render/json_view.h"
 #include "exporter/render/landing_page.h"
-#include "exporter/render/prometheus_text.h"
 #include "exporter/runbook_document.h"
 #include "exporter/snapshot.h"
 #include "tests/brain_reports.h"
@@ -266,7 +266,7 @@ TEST_F(HandlersTest, BeforeTheFirstScanTheLandingPageWaitsAndHealthIsFine) {
 }
 
 // The snapshot's per-brain text, then the exporter's own families; the gzip body
-// starts with the snapshot's compressed copy (exporter/metrics_body.h).
+// starts with the snapshot's compressed copy (exporter/metrics/metrics_body.h).
 TEST_F(HandlersTest, MetricsAreStreamedPlainOrFromTheSharedGzipCopy) {
   const std::shared_ptr<const Snapshot> snapshot = CompleteScan();
   const HttpResponse plain = handlers_.Metrics(Get("/metrics"));

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "exporter/render/gzip.h"
+#include "exporter/metrics/gzip.h"
 #include "tests/captured_log.h"
 #include "tests/test_process.h"
 #include "tests/test_support.h"

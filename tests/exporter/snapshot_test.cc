@@ -14,9 +14,9 @@
 
 #include <gtest/gtest.h>
 
-#include "exporter/render/gzip.h"
+#include "exporter/metrics/gzip.h"
+#include "exporter/metrics/metrics_renderer.h"
 #include "exporter/render/json_view.h"
-#include "exporter/render/metrics_renderer.h"
 #include "tests/brain_reports.h"
 #include "tests/test_process.h"
 

@@ -1,7 +1,7 @@
 // Tests of the text format writer: escaping of label values and HELP, the spelling of
 // values (as printf's "%.16g", and NaN/+Inf/-Inf), lazy HELP/TYPE lines, and the
 // duplicate check of flagged samples only.
-#include "exporter/render/prometheus_text.h"
+#include "exporter/metrics/prometheus_text.h"
 
 #include <cmath>
 #include <cstdint>

@@ -2,9 +2,9 @@
 // into one string: escaping, the spelling of values, and one family's metadata (HELP,
 // TYPE and, in OpenMetrics, UNIT) and sample lines, with no object per sample. The two
 // formats write the same sample lines; they differ in the metadata only. Which
-// families and samples there are is exporter/render/metrics_renderer's business. Pure.
-#ifndef SCX_EXPORTER_RENDER_PROMETHEUS_TEXT_H_
-#define SCX_EXPORTER_RENDER_PROMETHEUS_TEXT_H_
+// families and samples there are is exporter/metrics/metrics_renderer's business. Pure.
+#ifndef SCX_EXPORTER_METRICS_PROMETHEUS_TEXT_H_
+#define SCX_EXPORTER_METRICS_PROMETHEUS_TEXT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +20,7 @@ namespace scx {
 // a character boundary with a marker (base/utf8.h, CapText). Paths up to PATH_MAX fit.
 inline constexpr std::size_t kMaxLabelValueBytes = 4096;
 
-// The formats a scrape can be served in (exporter/content_negotiation.h chooses).
+// The formats a scrape can be served in (exporter/metrics/content_negotiation.h chooses).
 enum class ExpositionFormat { kText, kOpenMetrics };  // text 0.0.4, OpenMetrics 1.0.0
 inline constexpr std::size_t kExpositionFormats = 2;
 
@@ -120,4 +120,4 @@ class FamilyWriter {
 
 }  // namespace scx
 
-#endif  // SCX_EXPORTER_RENDER_PROMETHEUS_TEXT_H_
+#endif  // SCX_EXPORTER_METRICS_PROMETHEUS_TEXT_H_

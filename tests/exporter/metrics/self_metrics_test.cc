@@ -2,7 +2,7 @@
 // HTTP server's events by handler, code and reason (called directly and through a real
 // HttpServer on 127.0.0.1), the scan histogram's buckets, the order of the families,
 // the TLS family only with TLS, and nothing written when disabled.
-#include "exporter/self_metrics.h"
+#include "exporter/metrics/self_metrics.h"
 
 #include <crypt.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Process metrics from /proc/self.
-#include "exporter/process_metrics.h"
+#include "exporter/metrics/process_metrics.h"
 
 #include <dirent.h>
 #include <unistd.h>

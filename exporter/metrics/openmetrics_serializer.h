@@ -1,11 +1,11 @@
 // prometheus-cpp's metric families in OpenMetrics 1.0.0, which prometheus-cpp cannot
 // write (its TextSerializer writes the text format 0.0.4 only): the same samples as
-// that serializer, with OpenMetrics' metadata (exporter/render/prometheus_text.h): a
+// that serializer, with OpenMetrics' metadata (exporter/metrics/prometheus_text.h): a
 // counter's family named without "_total", a gauge named "..._info" as an info family,
 // a UNIT line for "_seconds" and "_bytes", an untyped family as "unknown". No "# EOF":
 // the caller ends the exposition. Pure.
-#ifndef SCX_EXPORTER_OPENMETRICS_SERIALIZER_H_
-#define SCX_EXPORTER_OPENMETRICS_SERIALIZER_H_
+#ifndef SCX_EXPORTER_METRICS_OPENMETRICS_SERIALIZER_H_
+#define SCX_EXPORTER_METRICS_OPENMETRICS_SERIALIZER_H_
 
 #include <prometheus/metric_family.h>
 
@@ -19,4 +19,4 @@ void SerializeOpenMetrics(const std::vector<prometheus::MetricFamily>& families,
 
 }  // namespace scx
 
-#endif  // SCX_EXPORTER_OPENMETRICS_SERIALIZER_H_
+#endif  // SCX_EXPORTER_METRICS_OPENMETRICS_SERIALIZER_H_

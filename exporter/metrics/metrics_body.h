@@ -9,13 +9,13 @@
 //
 // Thread-safety: called from the HTTP workers, several at once; the body it sets holds
 // the snapshot until it has been sent.
-#ifndef SCX_EXPORTER_METRICS_BODY_H_
-#define SCX_EXPORTER_METRICS_BODY_H_
+#ifndef SCX_EXPORTER_METRICS_METRICS_BODY_H_
+#define SCX_EXPORTER_METRICS_METRICS_BODY_H_
 
 #include <memory>
 
 #include "exporter/http/http_server.h"
-#include "exporter/render/prometheus_text.h"
+#include "exporter/metrics/prometheus_text.h"
 #include "exporter/snapshot.h"
 
 namespace scx {
@@ -29,4 +29,4 @@ void SetMetricsBody(std::shared_ptr<const Snapshot> snapshot, ExpositionFormat f
 
 }  // namespace scx
 
-#endif  // SCX_EXPORTER_METRICS_BODY_H_
+#endif  // SCX_EXPORTER_METRICS_METRICS_BODY_H_

@@ -2,7 +2,7 @@
 // process collector's, exact lines for the incident, no series without a verdict, the
 // duplicate guard, and promtool's lint. The exporter's own families:
 // self_metrics_test.cc.
-#include "exporter/render/metrics_renderer.h"
+#include "exporter/metrics/metrics_renderer.h"
 
 #include <algorithm>
 #include <iterator>

@@ -1,8 +1,8 @@
 // The exporter process's own vital signs as the metrics renderer writes them, with the
 // names and meanings of the Prometheus client libraries' process collector. Plain
-// data: exporter/process_metrics reads them from /proc/self.
-#ifndef SCX_EXPORTER_RENDER_PROCESS_STATS_H_
-#define SCX_EXPORTER_RENDER_PROCESS_STATS_H_
+// data: exporter/metrics/process_metrics reads them from /proc/self.
+#ifndef SCX_EXPORTER_METRICS_PROCESS_STATS_H_
+#define SCX_EXPORTER_METRICS_PROCESS_STATS_H_
 
 namespace scx {
 
@@ -19,4 +19,4 @@ struct ProcessStats {
 
 }  // namespace scx
 
-#endif  // SCX_EXPORTER_RENDER_PROCESS_STATS_H_
+#endif  // SCX_EXPORTER_METRICS_PROCESS_STATS_H_

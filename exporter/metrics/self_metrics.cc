@@ -1,5 +1,5 @@
 // The exporter's own metrics in a prometheus-cpp Registry, and their text.
-#include "exporter/self_metrics.h"
+#include "exporter/metrics/self_metrics.h"
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
@@ -23,9 +23,9 @@
 
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
-#include "exporter/openmetrics_serializer.h"
-#include "exporter/process_metrics.h"
-#include "exporter/render/metrics_renderer.h"
+#include "exporter/metrics/metrics_renderer.h"
+#include "exporter/metrics/openmetrics_serializer.h"
+#include "exporter/metrics/process_metrics.h"
 
 namespace scx {
 

@@ -1,7 +1,7 @@
 // The process collector's parsers on fixture text (a command name with spaces and
 // parentheses, "unlimited", broken files), the values they combine into, and one
 // read of this test process's own /proc.
-#include "exporter/process_metrics.h"
+#include "exporter/metrics/process_metrics.h"
 
 #include <fcntl.h>
 #include <unistd.h>

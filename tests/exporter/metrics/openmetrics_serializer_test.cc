@@ -1,6 +1,6 @@
 // Tests of the OpenMetrics writer of prometheus-cpp's families: exact output for each
 // type, and the same samples as prometheus-cpp's own text serializer writes.
-#include "exporter/openmetrics_serializer.h"
+#include "exporter/metrics/openmetrics_serializer.h"
 
 #include <prometheus/text_serializer.h>
 

@@ -1,10 +1,10 @@
 // The metrics body: the snapshot's per-brain families, then the exporter's own.
-#include "exporter/metrics_body.h"
+#include "exporter/metrics/metrics_body.h"
 
 #include <string>
 #include <utility>
 
-#include "exporter/render/gzip.h"
+#include "exporter/metrics/gzip.h"
 
 namespace scx {
 

@@ -4,14 +4,14 @@
 // tested on fixture text; ReadProcessStats does the reading.
 //
 // Thread-safety: pure functions, and ReadProcessStats only reads /proc.
-#ifndef SCX_EXPORTER_PROCESS_METRICS_H_
-#define SCX_EXPORTER_PROCESS_METRICS_H_
+#ifndef SCX_EXPORTER_METRICS_PROCESS_METRICS_H_
+#define SCX_EXPORTER_METRICS_PROCESS_METRICS_H_
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "exporter/render/process_stats.h"
+#include "exporter/metrics/process_stats.h"
 
 namespace scx {
 
@@ -57,4 +57,4 @@ bool ReadProcessStats(ProcessStats* stats, std::string* error);
 
 }  // namespace scx
 
-#endif  // SCX_EXPORTER_PROCESS_METRICS_H_
+#endif  // SCX_EXPORTER_METRICS_PROCESS_METRICS_H_

@@ -1,8 +1,8 @@
 // gzip (RFC 1952) compression with zlib, for serving pre-compressed scrapes: whole
 // members, and members left open so that a small text that changes at every request
 // can follow a large one compressed once, in the same member. Pure.
-#ifndef SCX_EXPORTER_RENDER_GZIP_H_
-#define SCX_EXPORTER_RENDER_GZIP_H_
+#ifndef SCX_EXPORTER_METRICS_GZIP_H_
+#define SCX_EXPORTER_METRICS_GZIP_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -84,4 +84,4 @@ bool GzipDecompressOpenTo(const OpenGzipMember& open,
 
 }  // namespace scx
 
-#endif  // SCX_EXPORTER_RENDER_GZIP_H_
+#endif  // SCX_EXPORTER_METRICS_GZIP_H_

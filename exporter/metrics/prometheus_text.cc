@@ -1,5 +1,5 @@
 // The Prometheus text format 0.0.4 and OpenMetrics 1.0.0, written straight into a string.
-#include "exporter/render/prometheus_text.h"
+#include "exporter/metrics/prometheus_text.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,14 +1,14 @@
 // Renders the per-brain metrics of docs/metrics.md from a scan, and the process
 // collector's from the process's figures, writing the text format straight into one
 // string.
-#include "exporter/render/metrics_renderer.h"
+#include "exporter/metrics/metrics_renderer.h"
 
 #include <algorithm>
 #include <deque>
 #include <numeric>
 #include <string_view>
 
-#include "exporter/render/prometheus_text.h"
+#include "exporter/metrics/prometheus_text.h"
 
 namespace scx {
 

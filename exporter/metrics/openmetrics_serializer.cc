@@ -1,10 +1,10 @@
 // prometheus-cpp's families written in OpenMetrics.
-#include "exporter/openmetrics_serializer.h"
+#include "exporter/metrics/openmetrics_serializer.h"
 
 #include <string_view>
 
 #include "base/strings.h"
-#include "exporter/render/prometheus_text.h"
+#include "exporter/metrics/prometheus_text.h"
 
 namespace scx {
 

@@ -19,7 +19,7 @@
 #include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
 
-#include "exporter/render/prometheus_text.h"
+#include "exporter/metrics/prometheus_text.h"
 
 namespace scx {
 namespace {

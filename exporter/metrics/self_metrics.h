@@ -3,8 +3,8 @@
 // counters and gauges and the scan histogram live in a prometheus-cpp Registry, are
 // updated where they happen (several threads) and written at each scrape, after the
 // per-brain families that the snapshot rendered once for its scan
-// (exporter/metrics_body.h): by prometheus-cpp's TextSerializer in the text format, by
-// exporter/openmetrics_serializer in OpenMetrics. The process collector's families are
+// (exporter/metrics/metrics_body.h): by prometheus-cpp's TextSerializer in the text format, by
+// exporter/metrics/openmetrics_serializer in OpenMetrics. The process collector's families are
 // read from /proc at each scrape, as the client libraries read them (a few small
 // files), and written after those by the renderer's own writer (prometheus-cpp has no
 // process collector, and its counters cannot be set to a value read elsewhere).
@@ -21,8 +21,8 @@
 // Thread-safety: every method may be called from any thread, several at once
 // (prometheus-cpp's metrics are atomic and its families lock; the writer's queue has
 // its mutex).
-#ifndef SCX_EXPORTER_SELF_METRICS_H_
-#define SCX_EXPORTER_SELF_METRICS_H_
+#ifndef SCX_EXPORTER_METRICS_SELF_METRICS_H_
+#define SCX_EXPORTER_METRICS_SELF_METRICS_H_
 
 #include <cstdint>
 #include <memory>
@@ -33,7 +33,7 @@
 #include "engine/scanner.h"
 #include "exporter/http/http_events.h"
 #include "exporter/logger.h"
-#include "exporter/render/prometheus_text.h"
+#include "exporter/metrics/prometheus_text.h"
 #include "exporter/version.h"
 
 namespace scx {
@@ -119,4 +119,4 @@ class SelfMetrics : public HttpEvents {
 
 }  // namespace scx
 
-#endif  // SCX_EXPORTER_SELF_METRICS_H_
+#endif  // SCX_EXPORTER_METRICS_SELF_METRICS_H_

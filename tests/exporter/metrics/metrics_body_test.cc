@@ -1,7 +1,7 @@
 // Tests of the metrics body of a scrape: the snapshot's per-brain families first, then
 // the exporter's own as they are at that scrape; one gzip member with gzip, its length
 // exact either way; and the whole body through promtool and Python's gzip.
-#include "exporter/metrics_body.h"
+#include "exporter/metrics/metrics_body.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "exporter/render/gzip.h"
-#include "exporter/render/metrics_renderer.h"
+#include "exporter/metrics/gzip.h"
+#include "exporter/metrics/metrics_renderer.h"
 #include "tests/brain_reports.h"
 #include "tests/captured_log.h"
 #include "tests/test_process.h"

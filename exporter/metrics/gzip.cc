@@ -1,5 +1,5 @@
 // gzip compression and decompression with zlib.
-#include "exporter/render/gzip.h"
+#include "exporter/metrics/gzip.h"
 
 #include <zlib.h>
 

@@ -1,8 +1,8 @@
 // Turns the latest scan into the per-brain metrics of docs/metrics.md, and the
 // process's figures into the process collector's, in the Prometheus text format or
 // OpenMetrics. Pure: no I/O, no clock, no globals.
-#ifndef SCX_EXPORTER_RENDER_METRICS_RENDERER_H_
-#define SCX_EXPORTER_RENDER_METRICS_RENDERER_H_
+#ifndef SCX_EXPORTER_METRICS_METRICS_RENDERER_H_
+#define SCX_EXPORTER_METRICS_METRICS_RENDERER_H_
 
 #include <cstddef>
 #include <functional>
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "engine/scanner.h"
-#include "exporter/render/process_stats.h"
-#include "exporter/render/prometheus_text.h"  // kMaxLabelValueBytes
+#include "exporter/metrics/process_stats.h"
+#include "exporter/metrics/prometheus_text.h"  // kMaxLabelValueBytes
 
 namespace scx {
 
@@ -35,7 +35,7 @@ struct BrainMetricsOptions {
 // string: no object per sample. `reserve`: the bytes to reserve for it, e.g. the size
 // of an earlier render of the same brains (0: the string grows as it is written). The
 // exporter's own families are not a scan's: they are written at each scrape
-// (exporter/self_metrics.h), after these.
+// (exporter/metrics/self_metrics.h), after these.
 std::string RenderMetrics(const ScanResult& scan, std::vector<std::string>* dropped,
                           const BrainMetricsOptions& options = {},
                           ExpositionFormat format = ExpositionFormat::kText,
@@ -56,4 +56,4 @@ std::string RenderProcessMetrics(const ProcessStats& process,
 
 }  // namespace scx
 
-#endif  // SCX_EXPORTER_RENDER_METRICS_RENDERER_H_
+#endif  // SCX_EXPORTER_METRICS_METRICS_RENDERER_H_

@@ -1,5 +1,5 @@
 // Content negotiation for the metrics endpoint, as promhttp does it.
-#include "exporter/content_negotiation.h"
+#include "exporter/metrics/content_negotiation.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -7,12 +7,12 @@
 // or no header, the text format is served. Two differences from promhttp, both from
 // RFC 9110: a range with q=0 is refused, never chosen, and types and parameter names
 // are compared without regard to case. Pure.
-#ifndef SCX_EXPORTER_CONTENT_NEGOTIATION_H_
-#define SCX_EXPORTER_CONTENT_NEGOTIATION_H_
+#ifndef SCX_EXPORTER_METRICS_CONTENT_NEGOTIATION_H_
+#define SCX_EXPORTER_METRICS_CONTENT_NEGOTIATION_H_
 
 #include <string_view>
 
-#include "exporter/render/prometheus_text.h"
+#include "exporter/metrics/prometheus_text.h"
 
 namespace scx {
 
@@ -34,4 +34,4 @@ NegotiatedFormat NegotiateExposition(std::string_view accept);
 
 }  // namespace scx
 
-#endif  // SCX_EXPORTER_CONTENT_NEGOTIATION_H_
+#endif  // SCX_EXPORTER_METRICS_CONTENT_NEGOTIATION_H_

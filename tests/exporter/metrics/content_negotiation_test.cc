@@ -1,6 +1,6 @@
 // Tests of the metrics endpoint's content negotiation: the Accept headers Prometheus
 // and other scrapers send, q-values either way, wildcards, versions, none at all.
-#include "exporter/content_negotiation.h"
+#include "exporter/metrics/content_negotiation.h"
 
 #include <string>
 

@@ -27,7 +27,8 @@ import tempfile
 import time
 import urllib.request
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# tests/, for missing_tool.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from missing_tool import missing_tool  # noqa: E402
 
 TEST = "openmetrics_parse_test"
