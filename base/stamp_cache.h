@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "base/brain_file.h"
+#include "base/untrusted_file.h"
 
 namespace scx {
 

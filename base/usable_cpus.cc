@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "base/brain_file.h"
+#include "base/untrusted_file.h"
 
 namespace scx {
 
@@ -76,11 +76,11 @@ std::optional<std::vector<std::string>> CgroupDirs(const std::string& root,
 // The most read of /proc/self/cgroup or a cpu.max file; either holds a few lines.
 constexpr std::int64_t kMaxControlFileBytes = std::int64_t{64} * 1024;
 
-// A whole small file of /proc or /sys, read as the stores are (brain_file); empty when
+// A whole small file of /proc or /sys, read as the stores are (untrusted_file); empty when
 // it cannot be read.
 std::optional<std::string> ReadControlFile(const std::string& path) {
   std::string contents;
-  if (ReadBrainFile(path, kMaxControlFileBytes, &contents).error != BrainFileError::kNone) {
+  if (ReadUntrustedFile(path, kMaxControlFileBytes, &contents).error != UntrustedFileError::kNone) {
     return std::nullopt;
   }
   return contents;

@@ -12,25 +12,25 @@
 #include <utility>
 #include <vector>
 
-#include "base/brain_file.h"
+#include "base/untrusted_file.h"
 
 namespace scx {
 
 namespace {
 
 // Why a path that exists cannot be read as a config file.
-std::string NotRegularReason(const BrainFileResult& result) {
+std::string NotRegularReason(const UntrustedFileResult& result) {
   if (!result.has_info) return result.message;
   if (S_ISDIR(result.info.st_mode)) return "is a directory";
   if (S_ISFIFO(result.info.st_mode)) return "is a FIFO, not a regular file";
   return "not a regular file";
 }
 
-std::string ReadFailure(const BrainFileResult& result, const YamlFileLimits& limits) {
+std::string ReadFailure(const UntrustedFileResult& result, const YamlFileLimits& limits) {
   switch (result.error) {
-    case BrainFileError::kNotRegular:
+    case UntrustedFileError::kNotRegular:
       return NotRegularReason(result);
-    case BrainFileError::kTooLarge:
+    case UntrustedFileError::kTooLarge:
       return "larger than " + std::to_string(limits.max_bytes) + " bytes" + limits.too_large_hint;
     default:
       return result.message;
@@ -261,8 +261,8 @@ bool CheckNoDuplicateKeys(const YAML::Node& root, const std::string& file_name,
 bool LoadYamlFile(const std::string& path, const YamlFileLimits& limits, YAML::Node* root,
                   std::string* error) {
   std::string text;
-  const BrainFileResult result = ReadBrainFile(path, limits.max_bytes, &text);
-  if (result.error != BrainFileError::kNone) {
+  const UntrustedFileResult result = ReadUntrustedFile(path, limits.max_bytes, &text);
+  if (result.error != UntrustedFileError::kNone) {
     *error = path + ": cannot read: " + ReadFailure(result, limits);
     return false;
   }

@@ -1,4 +1,4 @@
-// Reads system_blocks.json through brain_file (stat, open non-blocking, read to EOF,
+// Reads system_blocks.json through untrusted_file (stat, open non-blocking, read to EOF,
 // close) straight into a padded buffer, then parses it with simdjson's on-demand API.
 //
 // What the parse checks. simdjson's first stage checks the whole file: UTF-8, closed
@@ -42,7 +42,7 @@
 
 #include <simdjson.h>
 
-#include "base/brain_file.h"
+#include "base/untrusted_file.h"
 #include "base/utf8.h"
 
 namespace scx {
@@ -70,7 +70,7 @@ std::size_t GrownCapacity(std::size_t current, std::size_t needed) {
 // by one thread. Never zero-filled: reads land straight in it. It starts on a cache
 // line: the kernel's copy into a buffer that does not (malloc's 16-byte alignment) ran
 // at half the speed on the x86-64 machine of docs/performance.md.
-class PaddedBuffer final : public BrainFileBuffer {
+class PaddedBuffer final : public UntrustedFileBuffer {
  public:
   // Makes room for `capacity` bytes, keeping the first `keep` bytes.
   bool Reserve(std::size_t capacity, std::size_t keep) override {
@@ -865,28 +865,28 @@ StoreError ParseDocument(simdjson::padded_string_view json, StoreContents* conte
 }
 
 // ---------------------------------------------------------------------------------
-// Files: read through brain_file, straight into a reusable padded buffer.
+// Files: read through untrusted_file, straight into a reusable padded buffer.
 
-StoreError FromBrainFile(BrainFileError error) {
+StoreError FromUntrustedFile(UntrustedFileError error) {
   switch (error) {
-    case BrainFileError::kNone:
+    case UntrustedFileError::kNone:
       return StoreError::kNone;
-    case BrainFileError::kAbsent:
+    case UntrustedFileError::kAbsent:
       return StoreError::kAbsent;
-    case BrainFileError::kIo:
+    case UntrustedFileError::kIo:
       return StoreError::kIo;
-    case BrainFileError::kTooLarge:
+    case UntrustedFileError::kTooLarge:
       return StoreError::kTooLarge;
-    case BrainFileError::kNotRegular:
+    case UntrustedFileError::kNotRegular:
       return StoreError::kNotRegular;
-    case BrainFileError::kForeignLink:
+    case UntrustedFileError::kForeignLink:
       return StoreError::kForeignLink;
   }
   return StoreError::kIo;
 }
 
 // True when `path` leads nowhere: a symbolic link (or a chain of them) to nothing.
-// brain_file calls that not_regular, which suits its other files; m1nd opens the store
+// untrusted_file calls that not_regular, which suits its other files; m1nd opens the store
 // and gets NotFound, its "no skeleton yet", so to the store reader it is absent.
 bool IsDanglingLink(const std::string& path) {
   struct stat target;
@@ -895,15 +895,15 @@ bool IsDanglingLink(const std::string& path) {
 
 // Maps a brain-file result: the error, "<path>: <message>" and the stamp (from the
 // last stat or fstat, left unset when there was none).
-StoreError TakeFileResult(const std::string& path, const BrainFileResult& file, FileStamp* stamp,
-                          std::string* message) {
+StoreError TakeFileResult(const std::string& path, const UntrustedFileResult& file,
+                          FileStamp* stamp, std::string* message) {
   if (file.has_info) *stamp = StampOfStat(file.info);
-  if (file.error == BrainFileError::kNotRegular && IsDanglingLink(path)) {
+  if (file.error == UntrustedFileError::kNotRegular && IsDanglingLink(path)) {
     *message = path + ": dangling symbolic link (no store yet, as m1nd reads it)";
     return StoreError::kAbsent;
   }
-  if (file.error != BrainFileError::kNone) *message = path + ": " + file.message;
-  return FromBrainFile(file.error);
+  if (file.error != UntrustedFileError::kNone) *message = path + ": " + file.message;
+  return FromUntrustedFile(file.error);
 }
 
 }  // namespace
@@ -915,7 +915,7 @@ StoreError StatStore(const std::string& path, FileStamp* stamp, std::string* mes
   if (stamp == nullptr) stamp = &local;
   try {
     message->clear();
-    return TakeFileResult(path, StatBrainFile(path), stamp, message);
+    return TakeFileResult(path, StatUntrustedFile(path), stamp, message);
   } catch (const std::bad_alloc&) {
     return StoreError::kIo;
   }
@@ -925,8 +925,8 @@ StoreReadResult ReadStore(const std::string& path, const StoreReaderOptions& opt
   StoreReadResult result;
   try {
     PaddedBuffer& buffer = ThisThreadReader().buffer;
-    const BrainFileResult file =
-        ReadBrainFile(path, options.max_bytes, &buffer, LinkRule::kOwnerOfFolder);
+    const UntrustedFileResult file =
+        ReadUntrustedFile(path, options.max_bytes, &buffer, LinkRule::kOwnerOfFolder);
     result.error = TakeFileResult(path, file, &result.stamp, &result.message);
     if (result.error == StoreError::kNone) {
       const std::size_t size = file.size;

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "base/brain_file.h"
+#include "base/untrusted_file.h"
 #include "engine/coherence.h"
 #include "engine/m1nd_files.h"
 #include "engine/vocabulary.h"

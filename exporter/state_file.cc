@@ -9,9 +9,9 @@
 #include <utility>
 
 #include "base/atomic_file.h"
-#include "base/brain_file.h"
 #include "base/json_string.h"
 #include "base/strings.h"
+#include "base/untrusted_file.h"
 #include "engine/discovery/paths.h"
 #include "engine/m1nd_files.h"
 
@@ -169,12 +169,12 @@ StateFile::StateFile(const std::string& folder, Logger* logger)
 std::vector<RememberedBrain> StateFile::Load() {
   std::vector<RememberedBrain> brains;
   std::string text;
-  const BrainFileResult read = ReadBrainFile(path_, kMaxStateBytes, &text);
-  if (read.error == BrainFileError::kAbsent) {
+  const UntrustedFileResult read = ReadUntrustedFile(path_, kMaxStateBytes, &text);
+  if (read.error == UntrustedFileError::kAbsent) {
     logger_->Info("no state yet: starting afresh", {{"path", path_}});
     return brains;
   }
-  if (read.error != BrainFileError::kNone) {
+  if (read.error != UntrustedFileError::kNone) {
     restore_failed_ = true;
     logger_->Warn("cannot read the state: starting without it",
                   {{"path", path_}, {"err", read.message}, {"lost", kLostWithTheState}});

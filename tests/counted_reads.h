@@ -1,5 +1,5 @@
 // A DiscoveryCache read seam for the tests of discovery and its cache: small files are
-// read as the exporter reads them (ReadBrainFile), and every read is counted by path,
+// read as the exporter reads them (ReadUntrustedFile), and every read is counted by path,
 // from whichever thread discovery reads on.
 #ifndef SCX_TESTS_COUNTED_READS_H_
 #define SCX_TESTS_COUNTED_READS_H_
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "base/brain_file.h"
+#include "base/untrusted_file.h"
 #include "engine/discovery/cache.h"
 
 namespace scx {
@@ -25,7 +25,7 @@ class CountedReads {
         std::lock_guard<std::mutex> lock(mutex_);
         ++reads_[path];
       }
-      return ReadBrainFile(path, max_bytes, contents);
+      return ReadUntrustedFile(path, max_bytes, contents);
     };
   }
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "base/brain_file.h"
 #include "base/stamp_cache.h"
+#include "base/untrusted_file.h"
 #include "engine/discovery/cache.h"
 #include "engine/discovery/owner_identity.h"
 #include "engine/discovery/owner_view.h"

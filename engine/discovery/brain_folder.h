@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "base/brain_file.h"
+#include "base/untrusted_file.h"
 #include "engine/discovery/cache.h"
 #include "engine/discovery/owner_identity.h"
 #include "engine/discovery/owner_view.h"

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <utility>
 
-#include "base/brain_file.h"
 #include "base/stamp_cache.h"
+#include "base/untrusted_file.h"
 #include "engine/discovery/reads.h"
 #include "engine/m1nd_files.h"
 
@@ -119,8 +119,8 @@ void DiscoveryCache::SetIngestRootsAbsence(const std::string& folder_key,
 }
 
 const ReadFileFunction& ReaderOf(const DiscoveryCache* cache) {
-  static const ReadFileFunction kReadBrainFile;  // empty: ReadBrainFile
-  return cache != nullptr ? cache->read_file() : kReadBrainFile;
+  static const ReadFileFunction kReadUntrustedFile;  // empty: ReadUntrustedFile
+  return cache != nullptr ? cache->read_file() : kReadUntrustedFile;
 }
 
 }  // namespace scx

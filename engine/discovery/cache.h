@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
-#include "base/brain_file.h"
 #include "base/stamp_cache.h"
+#include "base/untrusted_file.h"
 #include "engine/discovery/reads.h"
 #include "engine/m1nd_files.h"
 
@@ -52,9 +52,9 @@ class DiscoveryCache {
  public:
   // Seams for tests. Empty members take the defaults.
   struct Options {
-    // How a small file is read: ReadBrainFile. Called from several threads at once.
-    std::function<BrainFileResult(const std::string& path, std::int64_t max_bytes,
-                                  std::string* contents)>
+    // How a small file is read: ReadUntrustedFile. Called from several threads at once.
+    std::function<UntrustedFileResult(const std::string& path, std::int64_t max_bytes,
+                                      std::string* contents)>
         read_file;
     // Now, in CLOCK_REALTIME nanoseconds (the clock of file times).
     std::function<std::int64_t()> now_ns;
@@ -81,7 +81,7 @@ class DiscoveryCache {
   // Now, by Options::now_ns: for a file time past walk_started_ns (written during the
   // walk, or in the future).
   std::int64_t now_ns() const { return options_.now_ns(); }
-  // How small files are read: Options::read_file (empty: ReadBrainFile).
+  // How small files are read: Options::read_file (empty: ReadUntrustedFile).
   const ReadFileFunction& read_file() const { return options_.read_file; }
 
   // ---- Look-ups: what is kept for a file whatever its stamp, or null. LoadSmallFile
@@ -128,7 +128,7 @@ class DiscoveryCache {
   StampCache<IngestRootsParse> ingest_roots_;
 };
 
-// How small files are read with `cache` (may be null): ReadBrainFile without one.
+// How small files are read with `cache` (may be null): ReadUntrustedFile without one.
 const ReadFileFunction& ReaderOf(const DiscoveryCache* cache);
 
 }  // namespace scx

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "base/brain_file.h"
 #include "base/stamp_cache.h"
+#include "base/untrusted_file.h"
 
 namespace scx {
 
@@ -46,14 +46,15 @@ ReadStatus ListDir(const std::string& dir, std::vector<std::string>* names, std:
 ReadStatus ReadSmallFile(const std::string& path, const ReadFileFunction& read_file,
                          std::string* contents, FileStamp* stamp, std::uint32_t* owner,
                          std::string* error) {
-  const BrainFileResult result = read_file ? read_file(path, kMaxSmallFileBytes, contents)
-                                           : ReadBrainFile(path, kMaxSmallFileBytes, contents);
-  if (result.error == BrainFileError::kNone) {
+  const UntrustedFileResult result = read_file
+                                         ? read_file(path, kMaxSmallFileBytes, contents)
+                                         : ReadUntrustedFile(path, kMaxSmallFileBytes, contents);
+  if (result.error == UntrustedFileError::kNone) {
     *stamp = StampOfStat(result.info);
     *owner = result.info.st_uid;
     return ReadStatus::kOk;
   }
-  if (result.error == BrainFileError::kAbsent) return ReadStatus::kMissing;
+  if (result.error == UntrustedFileError::kAbsent) return ReadStatus::kMissing;
   *error = result.message;
   return ReadStatus::kError;
 }

@@ -1,5 +1,5 @@
 // How discovery reads the disk: it lists a folder, opens one to stat what is in it,
-// and reads one of m1nd's small files whole through brain_file (read-only,
+// and reads one of m1nd's small files whole through untrusted_file (read-only,
 // non-blocking, regular files only, closed at once), or knows it by a kept parse when
 // a stat finds the file unchanged. Never writes or locks. Internal to engine/.
 #ifndef SCX_ENGINE_DISCOVERY_READS_H_
@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "base/brain_file.h"
 #include "base/stamp_cache.h"
+#include "base/untrusted_file.h"
 
 namespace scx {
 
@@ -52,12 +52,12 @@ class FolderFd {
   const int fd_;
 };
 
-// How a small file is read (DiscoveryCache::Options::read_file): ReadBrainFile's
-// signature; an empty function stands for ReadBrainFile itself.
+// How a small file is read (DiscoveryCache::Options::read_file): ReadUntrustedFile's
+// signature; an empty function stands for ReadUntrustedFile itself.
 using ReadFileFunction =
-    std::function<BrainFileResult(const std::string&, std::int64_t, std::string*)>;
+    std::function<UntrustedFileResult(const std::string&, std::int64_t, std::string*)>;
 
-// Reads a small file of a brain whole through `read_file` (ReadBrainFile when empty:
+// Reads a small file of a brain whole through `read_file` (ReadUntrustedFile when empty:
 // read-only, non-blocking, regular files only, closed before returning), and gives
 // the stamp and owner (uid) of what was read. kMissing only when nothing is there.
 ReadStatus ReadSmallFile(const std::string& path, const ReadFileFunction& read_file,

@@ -1,4 +1,4 @@
-// TLS setup with OpenSSL, from files read by ReadBrainFile into memory.
+// TLS setup with OpenSSL, from files read by ReadUntrustedFile into memory.
 #include "exporter/http/tls_setup.h"
 
 #include <arpa/inet.h>
@@ -15,8 +15,8 @@
 #include <memory>
 #include <vector>
 
-#include "base/brain_file.h"
 #include "base/strings.h"
+#include "base/untrusted_file.h"
 
 namespace scx {
 
@@ -55,11 +55,11 @@ Bio MemoryBio(const std::string& pem) {
 // The password callback of every PEM read: there is nobody to ask.
 int NoPassword(char* /*buffer*/, int /*size*/, int /*rwflag*/, void* /*data*/) { return -1; }
 
-std::string ReadFailure(const BrainFileResult& result) {
-  if (result.error == BrainFileError::kTooLarge) {
+std::string ReadFailure(const UntrustedFileResult& result) {
+  if (result.error == UntrustedFileError::kTooLarge) {
     return "larger than " + std::to_string(kMaxTlsFileBytes) + " bytes";
   }
-  if (result.error == BrainFileError::kNotRegular && result.has_info) {
+  if (result.error == UntrustedFileError::kNotRegular && result.has_info) {
     if (S_ISDIR(result.info.st_mode)) return "is a directory";
     if (S_ISFIFO(result.info.st_mode)) return "is a FIFO, not a regular file";
     return "not a regular file";
@@ -74,8 +74,8 @@ bool ReadTlsFile(const std::string& key, const std::string& path, const std::str
     *pem = inline_pem;
     return true;
   }
-  const BrainFileResult result = ReadBrainFile(path, kMaxTlsFileBytes, pem);
-  if (result.error == BrainFileError::kNone) return true;
+  const UntrustedFileResult result = ReadUntrustedFile(path, kMaxTlsFileBytes, pem);
+  if (result.error == UntrustedFileError::kNone) return true;
   *error = "cannot load " + key + " " + path + ": " + ReadFailure(result);
   return false;
 }

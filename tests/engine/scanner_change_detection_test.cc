@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "base/brain_file.h"
 #include "base/stamp_cache.h"
+#include "base/untrusted_file.h"
 #include "tests/engine/scanner_fixtures.h"
 #include "tests/test_support.h"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "base/brain_file.h"
+#include "base/untrusted_file.h"
 #include "engine/scanner.h"
 #include "tests/test_support.h"
 

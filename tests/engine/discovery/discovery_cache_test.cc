@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "base/brain_file.h"
+#include "base/untrusted_file.h"
 #include "engine/discovery/reads.h"
 #include "engine/m1nd_files.h"
 #include "tests/counted_reads.h"
@@ -236,13 +236,13 @@ TEST_F(DiscoveryCacheTest, AnIngestRootsAbsenceNeedsAManifestAndASettledFolder) 
   EXPECT_NE(nullptr, cache_.FindManifest(key));
 }
 
-TEST(ReaderOfTest, ReadsThroughTheCachesReaderOrBrainFile) {
-  EXPECT_FALSE(ReaderOf(nullptr));  // empty: ReadBrainFile
+TEST(ReaderOfTest, ReadsThroughTheCachesReaderOrUntrustedFile) {
+  EXPECT_FALSE(ReaderOf(nullptr));  // empty: ReadUntrustedFile
   DiscoveryCache plain;
   EXPECT_FALSE(ReaderOf(&plain));
   DiscoveryCache::Options options;
   options.read_file = [](const std::string&, std::int64_t, std::string*) {
-    return BrainFileResult();
+    return UntrustedFileResult();
   };
   DiscoveryCache seamed(options);
   EXPECT_TRUE(ReaderOf(&seamed));

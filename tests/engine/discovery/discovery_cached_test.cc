@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "base/brain_file.h"
 #include "base/stamp_cache.h"
+#include "base/untrusted_file.h"
 #include "tests/counted_reads.h"
 #include "tests/engine/discovery/discovery_fixtures.h"
 #include "tests/test_support.h"

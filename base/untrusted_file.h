@@ -1,10 +1,12 @@
-// Reading a brain's files read-only, non-blocking, regular files only, size-capped;
-// never writes, locks or keeps anything open. Shared by the store reader (the block
-// store) and discovery (registry entries and manifests).
+// Reading files that someone else controls (a brain's store and small files, a
+// registry record, /proc, a TLS key) read-only, non-blocking, regular files only,
+// size-capped; never writes, locks or keeps anything open. Used by the store reader,
+// discovery, the config's YAML and certificate files, the state file and the CPU
+// limits in /proc and /sys.
 //
-// Thread-safety: the functions share no state; a BrainFileBuffer belongs to its caller.
-#ifndef SCX_BASE_BRAIN_FILE_H_
-#define SCX_BASE_BRAIN_FILE_H_
+// Thread-safety: the functions share no state; an UntrustedFileBuffer belongs to its caller.
+#ifndef SCX_BASE_UNTRUSTED_FILE_H_
+#define SCX_BASE_UNTRUSTED_FILE_H_
 
 #include <sys/stat.h>
 
@@ -14,7 +16,7 @@
 
 namespace scx {
 
-enum class BrainFileError {
+enum class UntrustedFileError {
   kNone,
   kAbsent,      // no file (a dangling symlink is kNotRegular, not kAbsent)
   kIo,          // stat/open/read failed for another reason, or out of memory
@@ -25,7 +27,7 @@ enum class BrainFileError {
   kForeignLink,
 };
 
-// How ReadBrainFile treats a path that is a link.
+// How ReadUntrustedFile treats a path that is a link.
 enum class LinkRule {
   kFollow,  // opened wherever it leads
   // Read only what stays with the owner of the folder holding the path (the brain's
@@ -40,11 +42,11 @@ enum class LinkRule {
   kOwnerOfFolder,
 };
 
-// Memory a file is read into, owned by the caller. ReadBrainFile reads straight into
+// Memory a file is read into, owned by the caller. ReadUntrustedFile reads straight into
 // data(), growing it through Reserve; it never zero-fills or copies more than `keep`.
-class BrainFileBuffer {
+class UntrustedFileBuffer {
  public:
-  virtual ~BrainFileBuffer() = default;
+  virtual ~UntrustedFileBuffer() = default;
   // Makes room for at least `capacity` bytes, keeping the first `keep`. False when
   // out of memory. Never shrinks.
   virtual bool Reserve(std::size_t capacity, std::size_t keep) = 0;
@@ -52,8 +54,8 @@ class BrainFileBuffer {
   virtual std::size_t capacity() const = 0;
 };
 
-struct BrainFileResult {
-  BrainFileError error = BrainFileError::kNone;
+struct UntrustedFileResult {
+  UntrustedFileError error = UntrustedFileError::kNone;
   std::string message;    // what went wrong, without the path; empty on success
   bool has_info = false;  // `info` holds the last successful stat or fstat of the path
   struct stat info = {};
@@ -82,7 +84,7 @@ struct FileStamp {
 FileStamp StampOfStat(const struct stat& info);
 
 // Stats `path` (following symlinks) without opening it. kNone for a regular file.
-BrainFileResult StatBrainFile(const std::string& path);
+UntrustedFileResult StatUntrustedFile(const std::string& path);
 
 // Opens `path` with O_RDONLY | O_NONBLOCK | O_NOCTTY, fstats the descriptor and, for a
 // regular file only, reads it to its end into `buffer`; then closes it. What is read
@@ -94,14 +96,15 @@ BrainFileResult StatBrainFile(const std::string& path);
 //
 // With LinkRule::kOwnerOfFolder, a path that is no link costs nothing more (it is
 // opened with O_NOFOLLOW); a symbolic link costs a stat of the folder and an fstat.
-BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
-                              BrainFileBuffer* buffer, LinkRule links = LinkRule::kFollow);
+UntrustedFileResult ReadUntrustedFile(const std::string& path, std::int64_t max_bytes,
+                                      UntrustedFileBuffer* buffer,
+                                      LinkRule links = LinkRule::kFollow);
 
 // The same into a string, which holds exactly the file on success and is empty on
 // any error.
-BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
-                              std::string* contents);
+UntrustedFileResult ReadUntrustedFile(const std::string& path, std::int64_t max_bytes,
+                                      std::string* contents);
 
 }  // namespace scx
 
-#endif  // SCX_BASE_BRAIN_FILE_H_
+#endif  // SCX_BASE_UNTRUSTED_FILE_H_

@@ -2,7 +2,7 @@
 // to the end straight into the caller's buffer, close. Nothing but a regular file is
 // read (a FIFO or a device is closed unread, never waited on); nothing is written,
 // locked or left open. Four system calls for a file that fits in its stat'ed size.
-#include "base/brain_file.h"
+#include "base/untrusted_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,37 +25,37 @@ std::string ErrnoMessage(const char* what, int error) {
 }
 
 // Classifies a failed stat/open of `path`.
-BrainFileError ClassifyErrno(const std::string& path, const char* what, int error,
-                             std::string* message) {
+UntrustedFileError ClassifyErrno(const std::string& path, const char* what, int error,
+                                 std::string* message) {
   if (error == ENOENT) {
     // A dangling symlink is not an absent file: something is there, just wrong.
     struct stat link;
     if (lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
       *message = "dangling symbolic link";
-      return BrainFileError::kNotRegular;
+      return UntrustedFileError::kNotRegular;
     }
     *message = ErrnoMessage(what, error);
-    return BrainFileError::kAbsent;
+    return UntrustedFileError::kAbsent;
   }
   *message = ErrnoMessage(what, error);
-  if (error == ELOOP) return BrainFileError::kNotRegular;
+  if (error == ELOOP) return UntrustedFileError::kNotRegular;
   // ENXIO: open(2) of a socket; ENXIO or ENODEV: a device without a driver.
   if (error == ENXIO || error == ENODEV) {
     *message = "not a regular file (" + *message + ")";
-    return BrainFileError::kNotRegular;
+    return UntrustedFileError::kNotRegular;
   }
-  return BrainFileError::kIo;
+  return UntrustedFileError::kIo;
 }
 
 // Records a successful stat or fstat; kNotRegular unless it is of a regular file.
-BrainFileError CheckRegular(const struct stat& info, BrainFileResult* result) {
+UntrustedFileError CheckRegular(const struct stat& info, UntrustedFileResult* result) {
   result->info = info;
   result->has_info = true;
   if (!S_ISREG(info.st_mode)) {
     result->message = "not a regular file";
-    return BrainFileError::kNotRegular;
+    return UntrustedFileError::kNotRegular;
   }
-  return BrainFileError::kNone;
+  return UntrustedFileError::kNone;
 }
 
 // `extra_flags`: O_NOFOLLOW, or 0.
@@ -73,7 +73,7 @@ int OpenReadOnly(const std::string& path, int extra_flags = 0) {
   return fd;
 }
 
-// Closes a descriptor on every path out of ReadBrainFile.
+// Closes a descriptor on every path out of ReadUntrustedFile.
 class FdCloser {
  public:
   explicit FdCloser(int fd) : fd_(fd) {}
@@ -92,30 +92,30 @@ std::string TooLargeMessage(std::int64_t max_bytes) {
   return "larger than the " + std::to_string(max_bytes) + "-byte limit";
 }
 
-BrainFileError OutOfMemory(BrainFileResult* result) {
+UntrustedFileError OutOfMemory(UntrustedFileResult* result) {
   result->message = "out of memory";
-  return BrainFileError::kIo;
+  return UntrustedFileError::kIo;
 }
 
 // Checks what was opened: only a regular file within the cap is read.
-BrainFileError CheckOpened(int fd, std::int64_t max_bytes, BrainFileResult* result) {
+UntrustedFileError CheckOpened(int fd, std::int64_t max_bytes, UntrustedFileResult* result) {
   struct stat info;
   if (fstat(fd, &info) != 0) {
     result->message = ErrnoMessage("fstat", errno);
-    return BrainFileError::kIo;
+    return UntrustedFileError::kIo;
   }
-  const BrainFileError error = CheckRegular(info, result);
-  if (error != BrainFileError::kNone) return error;
+  const UntrustedFileError error = CheckRegular(info, result);
+  if (error != UntrustedFileError::kNone) return error;
   if (info.st_size > max_bytes) {
     result->message = TooLargeMessage(max_bytes) + " (" + std::to_string(info.st_size) + " bytes)";
-    return BrainFileError::kTooLarge;
+    return UntrustedFileError::kTooLarge;
   }
-  return BrainFileError::kNone;
+  return UntrustedFileError::kNone;
 }
 
 // Reads `fd` to its end into `buffer`, sized from the fstat in `result->info`.
-BrainFileError ReadAll(int fd, std::int64_t max_bytes, BrainFileBuffer* buffer,
-                       BrainFileResult* result) {
+UntrustedFileError ReadAll(int fd, std::int64_t max_bytes, UntrustedFileBuffer* buffer,
+                           UntrustedFileResult* result) {
   // Reads never go past one byte over the cap: that byte proves the file too large.
   const std::size_t limit = static_cast<std::size_t>(max_bytes) + 1;
   const auto stat_size = static_cast<std::size_t>(result->info.st_size);
@@ -125,7 +125,7 @@ BrainFileError ReadAll(int fd, std::int64_t max_bytes, BrainFileBuffer* buffer,
   for (;;) {
     if (used >= limit) {
       result->message = TooLargeMessage(max_bytes) + " (grew while being read)";
-      return BrainFileError::kTooLarge;
+      return UntrustedFileError::kTooLarge;
     }
     if (used == buffer->capacity()) {
       const std::size_t grown = used > limit / 2 ? limit : used * 2;
@@ -136,7 +136,7 @@ BrainFileError ReadAll(int fd, std::int64_t max_bytes, BrainFileBuffer* buffer,
     if (n < 0) {
       if (errno == EINTR) continue;
       result->message = ErrnoMessage("read", errno);
-      return BrainFileError::kIo;
+      return UntrustedFileError::kIo;
     }
     ++result->read_calls;
     if (n == 0) break;
@@ -147,11 +147,11 @@ BrainFileError ReadAll(int fd, std::int64_t max_bytes, BrainFileBuffer* buffer,
     if (static_cast<std::size_t>(n) < want && stat_size > 0 && used >= stat_size) break;
   }
   result->size = used;
-  return BrainFileError::kNone;
+  return UntrustedFileError::kNone;
 }
 
 // Adapts a std::string: its size is the capacity.
-class StringBuffer final : public BrainFileBuffer {
+class StringBuffer final : public UntrustedFileBuffer {
  public:
   explicit StringBuffer(std::string* contents) : contents_(contents) {}
   bool Reserve(std::size_t capacity, std::size_t /*keep*/) override {
@@ -230,10 +230,10 @@ bool LinkStaysWithOwner(const std::string& path, uid_t owner) {
   return true;
 }
 
-BrainFileError ForeignLink(BrainFileResult* result) {
+UntrustedFileError ForeignLink(UntrustedFileResult* result) {
   result->has_info = false;  // nothing of the target is kept, not even its stamp
   result->message = kForeignLinkMessage;
-  return BrainFileError::kForeignLink;
+  return UntrustedFileError::kForeignLink;
 }
 
 // A file with several hard links that its folder's owner does not own: one of them may
@@ -256,8 +256,8 @@ FileStamp StampOfStat(const struct stat& info) {
   return stamp;
 }
 
-BrainFileResult StatBrainFile(const std::string& path) {
-  BrainFileResult result;
+UntrustedFileResult StatUntrustedFile(const std::string& path) {
+  UntrustedFileResult result;
   struct stat info;
   if (stat(path.c_str(), &info) != 0) {
     result.error = ClassifyErrno(path, "stat", errno, &result.message);
@@ -271,7 +271,7 @@ namespace {
 
 // Opens the symbolic link `path` (LinkRule::kOwnerOfFolder) when it leads to a file of
 // its folder's owner: the descriptor, or -1 with result->error set.
-int OpenLinkOfOwner(const std::string& path, BrainFileResult* result) {
+int OpenLinkOfOwner(const std::string& path, UntrustedFileResult* result) {
   uid_t owner = 0;
   if (!FolderOwner(path, &owner)) {
     result->error = ForeignLink(result);
@@ -301,9 +301,9 @@ bool IsSymlink(const std::string& path) {
 
 }  // namespace
 
-BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
-                              BrainFileBuffer* buffer, LinkRule links) {
-  BrainFileResult result;
+UntrustedFileResult ReadUntrustedFile(const std::string& path, std::int64_t max_bytes,
+                                      UntrustedFileBuffer* buffer, LinkRule links) {
+  UntrustedFileResult result;
   max_bytes = std::max<std::int64_t>(max_bytes, 0);
   const bool owner_only = links == LinkRule::kOwnerOfFolder;
   int fd = OpenReadOnly(path, owner_only ? O_NOFOLLOW : 0);
@@ -322,16 +322,17 @@ BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
   if (owner_only && result.has_info && IsForeignHardLink(path, result.info)) {
     result.error = ForeignLink(&result);
   }
-  if (result.error == BrainFileError::kNone) result.error = ReadAll(fd, max_bytes, buffer, &result);
+  if (result.error == UntrustedFileError::kNone)
+    result.error = ReadAll(fd, max_bytes, buffer, &result);
   return result;
 }
 
-BrainFileResult ReadBrainFile(const std::string& path, std::int64_t max_bytes,
-                              std::string* contents) {
+UntrustedFileResult ReadUntrustedFile(const std::string& path, std::int64_t max_bytes,
+                                      std::string* contents) {
   contents->clear();
   StringBuffer buffer(contents);
-  BrainFileResult result = ReadBrainFile(path, max_bytes, &buffer);
-  contents->resize(result.error == BrainFileError::kNone ? result.size : 0);
+  UntrustedFileResult result = ReadUntrustedFile(path, max_bytes, &buffer);
+  contents->resize(result.error == UntrustedFileError::kNone ? result.size : 0);
   return result;
 }
 

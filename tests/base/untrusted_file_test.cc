@@ -1,7 +1,7 @@
 // Tests for the shared brain-file reader with a real file of every kind on disk:
 // bounded waits for everything that could block, the size cap (on disk and while
 // being read), both buffer kinds, and no descriptor left open.
-#include "base/brain_file.h"
+#include "base/untrusted_file.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,15 +30,15 @@ using testing::WriteFile;
 
 constexpr std::int64_t kCap = 1 << 20;
 
-// ReadBrainFile (string overload), failing fast on a hang (one second).
-BrainFileResult ReadBounded(const std::string& path, std::string* contents,
-                            std::int64_t max_bytes = kCap) {
-  return testing::CallWithin(std::chrono::seconds(1), "ReadBrainFile(" + path + ")",
-                             [&] { return ReadBrainFile(path, max_bytes, contents); });
+// ReadUntrustedFile (string overload), failing fast on a hang (one second).
+UntrustedFileResult ReadBounded(const std::string& path, std::string* contents,
+                                std::int64_t max_bytes = kCap) {
+  return testing::CallWithin(std::chrono::seconds(1), "ReadUntrustedFile(" + path + ")",
+                             [&] { return ReadUntrustedFile(path, max_bytes, contents); });
 }
 
 // A caller-owned buffer that records the largest capacity it was asked for.
-class RecordingBuffer : public BrainFileBuffer {
+class RecordingBuffer : public UntrustedFileBuffer {
  public:
   bool Reserve(std::size_t capacity, std::size_t keep) override {
     ++reserves_;
@@ -63,7 +63,7 @@ class RecordingBuffer : public BrainFileBuffer {
 };
 
 // A RecordingBuffer that runs `on_first_reserve` once, at the first Reserve: after
-// ReadBrainFile has opened and fstat'ed the file, before it reads a byte.
+// ReadUntrustedFile has opened and fstat'ed the file, before it reads a byte.
 class HookedBuffer : public RecordingBuffer {
  public:
   explicit HookedBuffer(std::function<void()> on_first_reserve)
@@ -87,18 +87,18 @@ void AppendToFile(const std::string& path, const std::string& text) {
   ASSERT_TRUE(out.good()) << path;
 }
 
-class BrainFileTest : public ::testing::Test {
+class UntrustedFileTest : public ::testing::Test {
  protected:
   std::string FilePath() const { return dir_.Join("brain.json"); }
   TempDir dir_;
 };
 
-TEST_F(BrainFileTest, ReadsARegularFileWhole) {
+TEST_F(UntrustedFileTest, ReadsARegularFileWhole) {
   const std::string text = "{\"schema\": \"m1nd-project-brain-v0\"}\n";
   WriteFile(FilePath(), text);
   std::string contents = "stale contents, longer than the file itself, to be replaced";
-  const BrainFileResult result = ReadBounded(FilePath(), &contents);
-  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  const UntrustedFileResult result = ReadBounded(FilePath(), &contents);
+  ASSERT_EQ(UntrustedFileError::kNone, result.error) << result.message;
   EXPECT_TRUE(result.message.empty());
   EXPECT_EQ(text, contents);
   EXPECT_EQ(text.size(), result.size);
@@ -111,46 +111,46 @@ TEST_F(BrainFileTest, ReadsARegularFileWhole) {
   EXPECT_EQ(st.st_mtim.tv_nsec, result.info.st_mtim.tv_nsec);
 }
 
-TEST_F(BrainFileTest, AFileThatFitsItsStatIsReadWithOneReadCall) {
+TEST_F(UntrustedFileTest, AFileThatFitsItsStatIsReadWithOneReadCall) {
   // The short read that fills the fstat'ed size is the end: no read(2) for EOF.
   for (const std::string& text : {std::string("{}"), std::string(70000, 'q')}) {
     WriteFile(FilePath(), text);
     RecordingBuffer buffer;
-    const BrainFileResult result = ReadBrainFile(FilePath(), kCap, &buffer);
-    ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+    const UntrustedFileResult result = ReadUntrustedFile(FilePath(), kCap, &buffer);
+    ASSERT_EQ(UntrustedFileError::kNone, result.error) << result.message;
     EXPECT_EQ(text, std::string(buffer.data(), result.size));
     EXPECT_EQ(1, result.read_calls) << text.size() << " bytes";
   }
   // Empty by its stat: only a zero-byte read may end it (files in /proc are too).
   WriteFile(FilePath(), "");
   std::string contents;
-  const BrainFileResult empty = ReadBounded(FilePath(), &contents);
-  ASSERT_EQ(BrainFileError::kNone, empty.error) << empty.message;
+  const UntrustedFileResult empty = ReadBounded(FilePath(), &contents);
+  ASSERT_EQ(UntrustedFileError::kNone, empty.error) << empty.message;
   EXPECT_EQ(1, empty.read_calls);
 }
 
-TEST_F(BrainFileTest, AFileThatGrewAfterTheFstatIsReadWhole) {
+TEST_F(UntrustedFileTest, AFileThatGrewAfterTheFstatIsReadWhole) {
   const std::string head(5000, 'h');
   const std::string tail(30000, 't');
   WriteFile(FilePath(), head);
   HookedBuffer buffer([&] { AppendToFile(FilePath(), tail); });
-  const BrainFileResult result = ReadBrainFile(FilePath(), kCap, &buffer);
-  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  const UntrustedFileResult result = ReadUntrustedFile(FilePath(), kCap, &buffer);
+  ASSERT_EQ(UntrustedFileError::kNone, result.error) << result.message;
   EXPECT_EQ(static_cast<off_t>(head.size()), result.info.st_size);  // the fstat before growth
   ASSERT_EQ(head.size() + tail.size(), result.size);
   EXPECT_EQ(head + tail, std::string(buffer.data(), result.size));
   EXPECT_GT(result.read_calls, 1);
 }
 
-TEST_F(BrainFileTest, AFileThatShrankAfterTheFstatIsReadAsItIsNow) {
+TEST_F(UntrustedFileTest, AFileThatShrankAfterTheFstatIsReadAsItIsNow) {
   WriteFile(FilePath(), std::string(8000, 's'));
   HookedBuffer buffer([&] { ASSERT_EQ(0, truncate(FilePath().c_str(), 100)); });
-  const BrainFileResult result = ReadBrainFile(FilePath(), kCap, &buffer);
-  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  const UntrustedFileResult result = ReadUntrustedFile(FilePath(), kCap, &buffer);
+  ASSERT_EQ(UntrustedFileError::kNone, result.error) << result.message;
   EXPECT_EQ(std::string(100, 's'), std::string(buffer.data(), result.size));
 }
 
-TEST_F(BrainFileTest, AFileReplacedAfterTheOpenIsReadAsOpened) {
+TEST_F(UntrustedFileTest, AFileReplacedAfterTheOpenIsReadAsOpened) {
   // m1nd replaces stores by rename: what is read and what `info` stamps must be the
   // same file, the one opened, never the new one at the path.
   const std::string old_text = "{\"generation\": \"old\"}";
@@ -159,8 +159,8 @@ TEST_F(BrainFileTest, AFileReplacedAfterTheOpenIsReadAsOpened) {
   ASSERT_EQ(0, stat(FilePath().c_str(), &old_stat));
   HookedBuffer buffer(
       [&] { testing::ReplaceFileAtomically(FilePath(), "{\"generation\": \"new, and longer\"}"); });
-  const BrainFileResult result = ReadBrainFile(FilePath(), kCap, &buffer);
-  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  const UntrustedFileResult result = ReadUntrustedFile(FilePath(), kCap, &buffer);
+  ASSERT_EQ(UntrustedFileError::kNone, result.error) << result.message;
   EXPECT_EQ(old_text, std::string(buffer.data(), result.size));
   EXPECT_EQ(old_stat.st_ino, result.info.st_ino);
   struct stat new_stat;
@@ -168,110 +168,110 @@ TEST_F(BrainFileTest, AFileReplacedAfterTheOpenIsReadAsOpened) {
   EXPECT_NE(new_stat.st_ino, result.info.st_ino);  // the path has moved on
 }
 
-TEST_F(BrainFileTest, ReadsIntoACallersBufferAndReusesIt) {
+TEST_F(UntrustedFileTest, ReadsIntoACallersBufferAndReusesIt) {
   const std::string text(10000, 'x');
   WriteFile(FilePath(), text);
   RecordingBuffer buffer;
-  BrainFileResult result = ReadBrainFile(FilePath(), kCap, &buffer);
-  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  UntrustedFileResult result = ReadUntrustedFile(FilePath(), kCap, &buffer);
+  ASSERT_EQ(UntrustedFileError::kNone, result.error) << result.message;
   EXPECT_EQ(text, std::string(buffer.data(), result.size));
   EXPECT_EQ(text.size() + 1, buffer.largest_request());  // sized from fstat: no regrowth
   EXPECT_EQ(1, buffer.reserves());
 
   const char* const data = buffer.data();
   WriteFile(FilePath(), "small");
-  result = ReadBrainFile(FilePath(), kCap, &buffer);
-  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  result = ReadUntrustedFile(FilePath(), kCap, &buffer);
+  ASSERT_EQ(UntrustedFileError::kNone, result.error) << result.message;
   EXPECT_EQ("small", std::string(buffer.data(), result.size));
   EXPECT_EQ(data, buffer.data());  // the larger buffer was kept
 }
 
-TEST_F(BrainFileTest, EmptyFileIsReadAsEmpty) {
+TEST_F(UntrustedFileTest, EmptyFileIsReadAsEmpty) {
   WriteFile(FilePath(), "");
   std::string contents = "stale";
-  const BrainFileResult result = ReadBounded(FilePath(), &contents);
-  EXPECT_EQ(BrainFileError::kNone, result.error) << result.message;
+  const UntrustedFileResult result = ReadBounded(FilePath(), &contents);
+  EXPECT_EQ(UntrustedFileError::kNone, result.error) << result.message;
   EXPECT_TRUE(contents.empty());
   EXPECT_EQ(0u, result.size);
 }
 
-TEST_F(BrainFileTest, MissingFileIsAbsent) {
+TEST_F(UntrustedFileTest, MissingFileIsAbsent) {
   std::string contents = "stale";
-  const BrainFileResult result = ReadBounded(FilePath(), &contents);
-  EXPECT_EQ(BrainFileError::kAbsent, result.error);
+  const UntrustedFileResult result = ReadBounded(FilePath(), &contents);
+  EXPECT_EQ(UntrustedFileError::kAbsent, result.error);
   EXPECT_NE(std::string::npos, result.message.find(std::strerror(ENOENT))) << result.message;
   EXPECT_FALSE(result.has_info);
   EXPECT_TRUE(contents.empty());
-  EXPECT_EQ(BrainFileError::kAbsent, StatBrainFile(FilePath()).error);
+  EXPECT_EQ(UntrustedFileError::kAbsent, StatUntrustedFile(FilePath()).error);
 }
 
-TEST_F(BrainFileTest, FifoIsNotRegularAndDoesNotBlock) {
+TEST_F(UntrustedFileTest, FifoIsNotRegularAndDoesNotBlock) {
   ASSERT_EQ(0, mkfifo(FilePath().c_str(), 0600)) << std::strerror(errno);
   std::string contents;
   const auto start = std::chrono::steady_clock::now();
-  const BrainFileResult result = ReadBounded(FilePath(), &contents);
+  const UntrustedFileResult result = ReadBounded(FilePath(), &contents);
   const auto elapsed = std::chrono::steady_clock::now() - start;
-  EXPECT_EQ(BrainFileError::kNotRegular, result.error) << result.message;
+  EXPECT_EQ(UntrustedFileError::kNotRegular, result.error) << result.message;
   EXPECT_LT(elapsed, std::chrono::seconds(10));  // a hang guard: an open() that waits never ends
   EXPECT_TRUE(result.has_info);
   EXPECT_TRUE(S_ISFIFO(result.info.st_mode));
-  EXPECT_EQ(BrainFileError::kNotRegular, StatBrainFile(FilePath()).error);
+  EXPECT_EQ(UntrustedFileError::kNotRegular, StatUntrustedFile(FilePath()).error);
 }
 
-TEST_F(BrainFileTest, DirectoryIsNotRegular) {
+TEST_F(UntrustedFileTest, DirectoryIsNotRegular) {
   testing::MakeDirs(FilePath());
   std::string contents;
-  const BrainFileResult result = ReadBounded(FilePath(), &contents);
-  EXPECT_EQ(BrainFileError::kNotRegular, result.error) << result.message;
+  const UntrustedFileResult result = ReadBounded(FilePath(), &contents);
+  EXPECT_EQ(UntrustedFileError::kNotRegular, result.error) << result.message;
   EXPECT_TRUE(result.has_info);  // stat'ed, so the caller can stamp it
   EXPECT_NE(0u, result.info.st_ino);
 }
 
-TEST_F(BrainFileTest, DanglingSymlinkIsNotRegular) {
+TEST_F(UntrustedFileTest, DanglingSymlinkIsNotRegular) {
   ASSERT_EQ(0, symlink(dir_.Join("nowhere.json").c_str(), FilePath().c_str()));
   std::string contents;
-  const BrainFileResult result = ReadBounded(FilePath(), &contents);
-  EXPECT_EQ(BrainFileError::kNotRegular, result.error) << result.message;
+  const UntrustedFileResult result = ReadBounded(FilePath(), &contents);
+  EXPECT_EQ(UntrustedFileError::kNotRegular, result.error) << result.message;
   EXPECT_NE(std::string::npos, result.message.find("dangling")) << result.message;
-  EXPECT_EQ(BrainFileError::kNotRegular, StatBrainFile(FilePath()).error);
+  EXPECT_EQ(UntrustedFileError::kNotRegular, StatUntrustedFile(FilePath()).error);
 }
 
-TEST_F(BrainFileTest, SymlinkLoopIsNotRegular) {
+TEST_F(UntrustedFileTest, SymlinkLoopIsNotRegular) {
   ASSERT_EQ(0, symlink(dir_.Join("loop_b").c_str(), FilePath().c_str()));
   ASSERT_EQ(0, symlink(FilePath().c_str(), dir_.Join("loop_b").c_str()));
   std::string contents;
-  const BrainFileResult result = ReadBounded(FilePath(), &contents);
-  EXPECT_EQ(BrainFileError::kNotRegular, result.error) << result.message;
+  const UntrustedFileResult result = ReadBounded(FilePath(), &contents);
+  EXPECT_EQ(UntrustedFileError::kNotRegular, result.error) << result.message;
 }
 
-TEST_F(BrainFileTest, FollowsASymlinkToARegularFile) {
+TEST_F(UntrustedFileTest, FollowsASymlinkToARegularFile) {
   WriteFile(dir_.Join("real.json"), "{}");
   ASSERT_EQ(0, symlink(dir_.Join("real.json").c_str(), FilePath().c_str()));
   std::string contents;
-  const BrainFileResult result = ReadBounded(FilePath(), &contents);
-  ASSERT_EQ(BrainFileError::kNone, result.error) << result.message;
+  const UntrustedFileResult result = ReadBounded(FilePath(), &contents);
+  ASSERT_EQ(UntrustedFileError::kNone, result.error) << result.message;
   EXPECT_EQ("{}", contents);
 }
 
-TEST_F(BrainFileTest, LargerThanTheCapIsTooLargeAndExactlyAtTheCapIsRead) {
+TEST_F(UntrustedFileTest, LargerThanTheCapIsTooLargeAndExactlyAtTheCapIsRead) {
   const std::string text(100, 'y');
   WriteFile(FilePath(), text);
   std::string contents;
-  BrainFileResult result = ReadBounded(FilePath(), &contents, 99);
-  EXPECT_EQ(BrainFileError::kTooLarge, result.error) << result.message;
+  UntrustedFileResult result = ReadBounded(FilePath(), &contents, 99);
+  EXPECT_EQ(UntrustedFileError::kTooLarge, result.error) << result.message;
   EXPECT_NE(std::string::npos, result.message.find("99")) << result.message;
   EXPECT_TRUE(contents.empty());
   EXPECT_EQ(100, result.info.st_size);
 
   result = ReadBounded(FilePath(), &contents, 100);
-  EXPECT_EQ(BrainFileError::kNone, result.error) << result.message;
+  EXPECT_EQ(UntrustedFileError::kNone, result.error) << result.message;
   EXPECT_EQ(text, contents);
 
-  EXPECT_EQ(BrainFileError::kTooLarge, ReadBounded(FilePath(), &contents, 0).error);
-  EXPECT_EQ(BrainFileError::kTooLarge, ReadBounded(FilePath(), &contents, -5).error);
+  EXPECT_EQ(UntrustedFileError::kTooLarge, ReadBounded(FilePath(), &contents, 0).error);
+  EXPECT_EQ(UntrustedFileError::kTooLarge, ReadBounded(FilePath(), &contents, -5).error);
 }
 
-TEST_F(BrainFileTest, GrowingPastTheCapWhileReadingIsTooLargeAndReadsAtMostOneByteOver) {
+TEST_F(UntrustedFileTest, GrowingPastTheCapWhileReadingIsTooLargeAndReadsAtMostOneByteOver) {
   // Files in /proc are regular with st_size 0 but have content: the read sees growth.
   const std::string path = "/proc/self/status";
   struct stat st;
@@ -279,25 +279,25 @@ TEST_F(BrainFileTest, GrowingPastTheCapWhileReadingIsTooLargeAndReadsAtMostOneBy
     GTEST_SKIP() << path << " is not a zero-sized regular file here";
   }
   RecordingBuffer buffer;
-  const BrainFileResult result = ReadBrainFile(path, 16, &buffer);
-  EXPECT_EQ(BrainFileError::kTooLarge, result.error) << result.message;
+  const UntrustedFileResult result = ReadUntrustedFile(path, 16, &buffer);
+  EXPECT_EQ(UntrustedFileError::kTooLarge, result.error) << result.message;
   EXPECT_NE(std::string::npos, result.message.find("grew")) << result.message;
   EXPECT_LE(buffer.largest_request(), 17u);
 
   std::string contents;
-  ASSERT_EQ(BrainFileError::kNone, ReadBounded(path, &contents).error);
+  ASSERT_EQ(UntrustedFileError::kNone, ReadBounded(path, &contents).error);
   EXPECT_NE(std::string::npos, contents.find("Name:")) << contents;
 }
 
-TEST_F(BrainFileTest, OverlongPathIsAnIoError) {
+TEST_F(UntrustedFileTest, OverlongPathIsAnIoError) {
   const std::string path = dir_.Join(std::string(5000, 'a'));
   std::string contents;
-  const BrainFileResult result = ReadBounded(path, &contents);
-  EXPECT_EQ(BrainFileError::kIo, result.error);
+  const UntrustedFileResult result = ReadBounded(path, &contents);
+  EXPECT_EQ(UntrustedFileError::kIo, result.error);
   EXPECT_NE(std::string::npos, result.message.find(std::strerror(ENAMETOOLONG))) << result.message;
 }
 
-TEST_F(BrainFileTest, LeavesNoDescriptorOpen) {
+TEST_F(UntrustedFileTest, LeavesNoDescriptorOpen) {
   const std::string good = dir_.Join("good.json");
   const std::string big = dir_.Join("big.json");
   const std::string fifo = dir_.Join("fifo.json");
@@ -310,13 +310,15 @@ TEST_F(BrainFileTest, LeavesNoDescriptorOpen) {
   const std::size_t before = testing::OpenDescriptorCount();
   std::string contents;
   for (int i = 0; i < 20; ++i) {
-    EXPECT_EQ(BrainFileError::kNone, ReadBrainFile(good, kCap, &contents).error);
-    EXPECT_EQ(BrainFileError::kTooLarge, ReadBrainFile(big, 10, &contents).error);
-    EXPECT_EQ(BrainFileError::kNotRegular, ReadBounded(fifo, &contents).error);
-    EXPECT_EQ(BrainFileError::kNotRegular, ReadBrainFile(dangling, kCap, &contents).error);
-    EXPECT_EQ(BrainFileError::kNotRegular, ReadBrainFile(dir_.path(), kCap, &contents).error);
-    EXPECT_EQ(BrainFileError::kAbsent, ReadBrainFile(dir_.Join("none"), kCap, &contents).error);
-    EXPECT_EQ(BrainFileError::kNone, StatBrainFile(good).error);
+    EXPECT_EQ(UntrustedFileError::kNone, ReadUntrustedFile(good, kCap, &contents).error);
+    EXPECT_EQ(UntrustedFileError::kTooLarge, ReadUntrustedFile(big, 10, &contents).error);
+    EXPECT_EQ(UntrustedFileError::kNotRegular, ReadBounded(fifo, &contents).error);
+    EXPECT_EQ(UntrustedFileError::kNotRegular, ReadUntrustedFile(dangling, kCap, &contents).error);
+    EXPECT_EQ(UntrustedFileError::kNotRegular,
+              ReadUntrustedFile(dir_.path(), kCap, &contents).error);
+    EXPECT_EQ(UntrustedFileError::kAbsent,
+              ReadUntrustedFile(dir_.Join("none"), kCap, &contents).error);
+    EXPECT_EQ(UntrustedFileError::kNone, StatUntrustedFile(good).error);
   }
   EXPECT_EQ(before, testing::OpenDescriptorCount());
 }
