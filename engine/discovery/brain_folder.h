@@ -13,9 +13,9 @@
 
 #include "base/untrusted_file.h"
 #include "engine/discovery/cache.h"
+#include "engine/discovery/disk_access.h"
 #include "engine/discovery/owner_identity.h"
 #include "engine/discovery/owner_view.h"
-#include "engine/discovery/reads.h"
 #include "engine/m1nd_files.h"
 
 namespace scx {

@@ -10,7 +10,7 @@
 
 #include "base/stamp_cache.h"
 #include "base/untrusted_file.h"
-#include "engine/discovery/reads.h"
+#include "engine/discovery/disk_access.h"
 #include "engine/m1nd_files.h"
 
 namespace scx {

@@ -1,7 +1,7 @@
 // DiscoveryCache: the parses of m1nd's small files that discovery keeps between
 // scans, each with the stamp of the file it was read from, so that a file found
 // unchanged is only stat'ed. Bookkeeping only: the stat and the read are the loader's
-// (LoadSmallFile, reads.h). discovery.h re-exports it: a caller makes one,
+// (LoadSmallFile, disk_access.h). discovery.h re-exports it: a caller makes one,
 // hands it to every DiscoverBrains and may read size(); the walk looks files up in
 // it and remembers what it found.
 #ifndef SCX_ENGINE_DISCOVERY_CACHE_H_
@@ -16,7 +16,7 @@
 
 #include "base/stamp_cache.h"
 #include "base/untrusted_file.h"
-#include "engine/discovery/reads.h"
+#include "engine/discovery/disk_access.h"
 #include "engine/m1nd_files.h"
 
 namespace scx {

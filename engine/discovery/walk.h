@@ -20,10 +20,10 @@
 #include "base/parallel_for.h"
 #include "engine/discovery/brain_folder.h"
 #include "engine/discovery/cache.h"
+#include "engine/discovery/disk_access.h"
 #include "engine/discovery/owner_identity.h"
 #include "engine/discovery/owner_view.h"
 #include "engine/discovery/read_folders.h"
-#include "engine/discovery/reads.h"
 #include "engine/discovery/root_visibility.h"
 #include "engine/discovery/types.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "base/untrusted_file.h"
-#include "engine/discovery/reads.h"
+#include "engine/discovery/disk_access.h"
 #include "engine/m1nd_files.h"
 #include "tests/counted_reads.h"
 #include "tests/test_support.h"

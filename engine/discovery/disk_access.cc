@@ -1,5 +1,5 @@
-// How discovery reads the disk (reads.h).
-#include "engine/discovery/reads.h"
+// How discovery reads the disk (disk_access.h).
+#include "engine/discovery/disk_access.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,8 +2,8 @@
 // and reads one of m1nd's small files whole through untrusted_file (read-only,
 // non-blocking, regular files only, closed at once), or knows it by a kept parse when
 // a stat finds the file unchanged. Never writes or locks. Internal to engine/.
-#ifndef SCX_ENGINE_DISCOVERY_READS_H_
-#define SCX_ENGINE_DISCOVERY_READS_H_
+#ifndef SCX_ENGINE_DISCOVERY_DISK_ACCESS_H_
+#define SCX_ENGINE_DISCOVERY_DISK_ACCESS_H_
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -118,4 +118,4 @@ std::int64_t RealtimeNowNs();
 
 }  // namespace scx
 
-#endif  // SCX_ENGINE_DISCOVERY_READS_H_
+#endif  // SCX_ENGINE_DISCOVERY_DISK_ACCESS_H_
