@@ -15,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include "exporter/version.h"
-#include "tests/http_client.h"
 #include "tests/test_process.h"
 #include "tests/test_support.h"
 
@@ -101,34 +100,6 @@ TEST(OnceCliTest, ExamplesShowTheIncidentAndExitOne) {
   EXPECT_EQ(mismatches, 1) << run.out;
   EXPECT_EQ(run.err.find("level=warn"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("msg=watching"), std::string::npos) << run.err;
-}
-
-// One schema (docs/api.md): the brains --once prints are, object for object, the ones
-// the running exporter serves at /api/v1/brains for the same layout.
-TEST(OnceCliTest, OnceAndTheApiShowTheSameBrainObjects) {
-  const std::string config =
-      "--config.file=" + std::string(SCX_SOURCE_DIR) + "/examples/config.yml";
-  const RunResult run = RunExporter("'" + config + "' --once");
-  ASSERT_EQ(run.exit_code, 1) << run.err;
-  const Json once = Json::parse(run.out);
-  TempDir dir;
-  testing::TestProcess exporter;
-  int port = 0;
-  std::string error;
-  ASSERT_TRUE(
-      exporter.StartOnFreePort(SCX_EXPORTER_BINARY, {config}, dir.Join("log"), &port, &error))
-      << error;
-  ASSERT_TRUE(testing::WaitFor([&] { return testing::HttpGet(port, "/-/ready").status == 200; },
-                               std::chrono::seconds(10)))
-      << ReadFile(dir.Join("log"));
-  const testing::HttpResult served = testing::HttpGet(port, "/api/v1/brains");
-  ASSERT_EQ(served.status, 200) << served.body;
-  const Json api = Json::parse(served.body);
-  ASSERT_EQ(once["brains"].size(), 4u) << run.out;
-  EXPECT_EQ(once["brains"], api["brains"]) << run.out << "\n" << served.body;
-  EXPECT_EQ(once["orphaned_folders"], api["orphaned_folders"]);
-  EXPECT_EQ(FindBrain(api, "m1nd")["store"], "present");
-  EXPECT_EQ(FindBrain(api, "notes")["store"], "absent");
 }
 
 TEST(OnceCliTest, TableForPeopleWorstFirstWithoutColourWhenPiped) {

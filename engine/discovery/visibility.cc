@@ -1,13 +1,16 @@
-// What /proc tells of m1nd's view of the file system, and lookups in it.
-#include "engine/discovery/owner_view.h"
+// What this process can see: roots, m1nd's view, runtime dirs (visibility.h).
+#include "engine/discovery/visibility.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,7 +20,123 @@
 #include <sstream>
 #include <string>
 
+#include "base/strings.h"
+
 namespace scx {
+
+// ---------------------------------------------------------------------------------
+// Roots.
+
+namespace {
+
+constexpr long kTmpfsMagic = 0x01021994;  // TMPFS_MAGIC in <linux/magic.h>
+constexpr int kMaxLinks = 40;             // Linux follows at most 40 links in a path
+
+RootProbe Unseen(std::string why) { return RootProbe{RootPresence::kUnseen, std::move(why)}; }
+
+// Fills the facts about the nearest existing ancestor `folder` (device `device`).
+void LookAtAncestor(const std::string& folder, dev_t device, MissingRootFacts* facts) {
+  facts->ancestor = folder;
+  struct statfs fs;
+  facts->ancestor_on_tmpfs =
+      statfs(folder.c_str(), &fs) == 0 && static_cast<long>(fs.f_type) == kTmpfsMagic;
+  const std::string parent = ParentFolder(folder);
+  struct stat parent_info;
+  facts->ancestor_is_mount_point = !parent.empty() && parent != folder &&
+                                   stat(parent.c_str(), &parent_info) == 0 &&
+                                   parent_info.st_dev != device;
+  DIR* handle = opendir(folder.c_str());
+  if (handle == nullptr) return;
+  const int fd = dirfd(handle);
+  bool any = false;
+  bool only_mounts = true;
+  while (struct dirent* entry = readdir(handle)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    any = true;
+    struct stat info;
+    if (fstatat(fd, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 || info.st_dev == device) {
+      only_mounts = false;
+      break;
+    }
+  }
+  closedir(handle);
+  facts->ancestor_empty = !any;
+  facts->ancestor_holds_only_mounts = any && only_mounts;
+}
+
+}  // namespace
+
+RootProbe JudgeMissingRoot(const MissingRootFacts& facts, MissingRootRule rule) {
+  if (rule == MissingRootRule::kNever) {
+    return Unseen("the exporter is declared to run in a sandbox (--discovery.view=sandbox)");
+  }
+  if (rule == MissingRootRule::kShape && !facts.parent_exists) {
+    return Unseen("its parent folder is missing too (a sandbox may hide it; nearest folder seen: " +
+                  facts.ancestor + ")");
+  }
+  if (facts.ancestor_holds_only_mounts) {
+    return Unseen("its folder " + facts.ancestor +
+                  " holds only mount points, as a container's or a sandbox's scaffold does");
+  }
+  if (facts.ancestor_empty && (facts.ancestor_is_mount_point || facts.ancestor_on_tmpfs)) {
+    return Unseen("its folder " + facts.ancestor + " is an empty " +
+                  (facts.ancestor_on_tmpfs ? "tmpfs" : "mount point") +
+                  ", as a sandbox that hides homes makes it");
+  }
+  return RootProbe{RootPresence::kNotDirectory, std::string()};
+}
+
+// ProbeRoot with `links` symlinks already followed.
+static RootProbe ProbeRootThroughLinks(const std::string& root, MissingRootRule rule, int links);
+
+RootProbe ProbeRoot(const std::string& root, MissingRootRule rule) {
+  return ProbeRootThroughLinks(root, rule, 0);
+}
+
+static RootProbe ProbeRootThroughLinks(const std::string& root, MissingRootRule rule, int links) {
+  if (root.empty()) return RootProbe{RootPresence::kNotDirectory, std::string()};
+  if (root.front() != '/') {
+    return Unseen("it is a relative path, which m1nd resolves in its own working folder");
+  }
+  struct stat info;
+  if (stat(root.c_str(), &info) == 0) {
+    return RootProbe{S_ISDIR(info.st_mode) ? RootPresence::kDirectory : RootPresence::kNotDirectory,
+                     std::string()};
+  }
+  if (errno == ENOTDIR) return RootProbe{RootPresence::kNotDirectory, std::string()};
+  if (errno != ENOENT) return Unseen(std::string("stat: ") + strerror(errno));
+  // A dangling symlink: m1nd's is_dir() follows it, so what decides is whether its
+  // target is missing from a folder this process sees, not the link's own folder.
+  char target[PATH_MAX];
+  const ssize_t length = readlink(root.c_str(), target, sizeof(target) - 1);
+  if (length > 0 && links < kMaxLinks) {
+    std::string next(target, static_cast<std::size_t>(length));
+    if (next.front() != '/') next = ParentFolder(root) + "/" + next;
+    RootProbe probe = ProbeRootThroughLinks(next, rule, links + 1);
+    if (probe.presence == RootPresence::kUnseen)
+      probe.why = "its link's target " + next + ": " + probe.why;
+    return probe;
+  }
+  MissingRootFacts facts;
+  std::string ancestor = ParentFolder(root);
+  bool first = true;
+  while (!ancestor.empty()) {
+    if (stat(ancestor.c_str(), &info) == 0) break;
+    if (errno != ENOENT) return Unseen("stat of " + ancestor + ": " + strerror(errno));
+    first = false;
+    const std::string up = ParentFolder(ancestor);
+    if (up == ancestor) break;
+    ancestor = up;
+  }
+  if (ancestor.empty()) return Unseen("no folder above it can be seen");
+  facts.parent_exists = first;
+  LookAtAncestor(ancestor, info.st_dev, &facts);
+  return JudgeMissingRoot(facts, rule);
+}
+
+// ---------------------------------------------------------------------------------
+// m1nd's view.
 
 namespace {
 
@@ -27,7 +146,6 @@ std::string ProcPath(std::uint32_t pid, const char* entry) {
 
 std::string Failed(const std::string& what, int error) { return what + ": " + strerror(error); }
 
-RootProbe Unseen(std::string why) { return RootProbe{RootPresence::kUnseen, std::move(why)}; }
 
 std::int64_t ClockMs(clockid_t clock) {
   struct timespec now;
@@ -255,6 +373,87 @@ RootProbe ProbeRootInView(const OwnerView& view, const std::string& root) {
     probe.why += "; " + view.evidence;
   }
   return probe;
+}
+
+// ---------------------------------------------------------------------------------
+// Runtime dirs.
+
+namespace {
+
+// 0 when `dir` can be opened and read; sets *empty when it holds no entry.
+int ListErrno(const std::string& dir, bool* empty) {
+  DIR* handle = opendir(dir.c_str());
+  if (handle == nullptr) return errno;
+  *empty = true;
+  errno = 0;
+  while (struct dirent* entry = readdir(handle)) {
+    const char* name = entry->d_name;
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) continue;
+    *empty = false;
+    break;
+  }
+  const int error = errno;
+  closedir(handle);
+  return error;
+}
+
+}  // namespace
+
+std::string WhyRuntimeDirUnseen(const RuntimeDirFacts& facts, bool held_a_store) {
+  if (facts.stat_errno == ENOENT)
+    return "is missing: moved, unmounted or out of this process' view";
+  if (facts.stat_errno != 0) return std::string("cannot be seen: ") + strerror(facts.stat_errno);
+  if (!facts.is_dir) return "is not a folder";
+  if (facts.list_errno != 0)
+    return std::string("cannot be searched or listed: ") + strerror(facts.list_errno);
+  if (held_a_store && facts.is_empty) return "is empty now, after it held a store (unmounted?)";
+  return std::string();
+}
+
+RuntimeDirFacts ProbeRuntimeDir(const std::string& runtime_dir, bool held_a_store) {
+  RuntimeDirFacts facts;
+  struct stat info;
+  if (stat(runtime_dir.c_str(), &info) != 0) {
+    facts.stat_errno = errno;
+    return facts;
+  }
+  facts.is_dir = S_ISDIR(info.st_mode);
+  if (!facts.is_dir) return facts;
+  // A folder that cannot be searched hides the store as well as one that is missing.
+  if (access(runtime_dir.c_str(), X_OK) != 0) {
+    facts.list_errno = errno;
+    return facts;
+  }
+  if (held_a_store) facts.list_errno = ListErrno(runtime_dir, &facts.is_empty);
+  return facts;
+}
+
+bool IsGone(const GoneFacts& facts) {
+  return (facts.stat_errno == ENOENT || facts.stat_errno == ENOTDIR) && facts.parent_listable;
+}
+
+GoneFacts ProbeGone(const std::string& runtime_dir) {
+  GoneFacts facts;
+  struct stat info;
+  if (stat(runtime_dir.c_str(), &info) == 0) return facts;
+  facts.stat_errno = errno;
+  if (facts.stat_errno != ENOENT && facts.stat_errno != ENOTDIR) return facts;
+  // The nearest folder above it that exists.
+  std::string folder = ParentFolder(runtime_dir);
+  bool is_parent = true;
+  while (!folder.empty() && stat(folder.c_str(), &info) != 0 && errno == ENOENT) {
+    const std::string up = ParentFolder(folder);
+    if (up == folder) break;
+    folder = up;
+    is_parent = false;
+  }
+  if (folder.empty() || stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return facts;
+  bool empty = false;
+  if (ListErrno(folder, &empty) != 0) return facts;
+  // Its own folder, listed: m1nd removed it. A folder further up that is empty is
+  // what an unmount leaves (the mount point): what was below it is out of view.
+  facts.parent_listable = is_parent || !empty;
+  return facts;
 }
 
 }  // namespace scx
