@@ -13,7 +13,7 @@
 #include "base/stamp_cache.h"
 #include "engine/discovery/paths.h"
 #include "engine/discovery/runtime_dir_pairing.h"
-#include "engine/discovery/runtime_dir_view.h"
+#include "engine/discovery/visibility.h"
 
 namespace scx {
 

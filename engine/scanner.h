@@ -32,7 +32,7 @@ namespace scx {
 // A brain's state after a scan. kAbsent is "no store file" ("no skeleton yet"): no
 // verdict. A store m1nd could not load (no skeleton, say) is kUnreadable. A brain with
 // a store whose identity this process cannot decide (a repo hidden from it, see
-// root_visibility.h) is kIdentityUnknown: no verdict either, never a mismatch.
+// visibility.h) is kIdentityUnknown: no verdict either, never a mismatch.
 enum class BrainState { kOk, kMismatch, kAbsent, kUnreadable, kIdentityUnknown };
 
 inline constexpr Term<BrainState> kBrainStates[] = {

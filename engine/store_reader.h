@@ -29,7 +29,7 @@ enum class StoreError {
   kNotRegular,  // a directory, FIFO, socket, device or looping symlink
   kParse,       // not valid JSON (torn write, garbage, too deep)
   kSchema,      // valid JSON of the wrong shape or schema
-  kUnseen,      // no file, in a runtime dir this process cannot see (runtime_dir_view.h)
+  kUnseen,      // no file, in a runtime dir this process cannot see (visibility.h)
   // A link that leaves the files of the runtime dir's owner (LinkRule::kOwnerOfFolder):
   // not followed, nothing of it read or published.
   kForeignLink,

@@ -3,7 +3,7 @@
 // beside the enum: BrainState and StorePresence in scanner.h, StoreError in
 // store_reader.h, BrainSource and DiscoveryProblemSource in discovery/types.h,
 // IdentitySource in discovery/owner_identity.h, DiscoveryView in
-// discovery/root_visibility.h, and, outside the engine, AuthFailure in
+// discovery/visibility.h, and, outside the engine, AuthFailure in
 // exporter/http/basic_auth.h. Every list of values elsewhere iterates the table, so a
 // value added to an enum and its table is exported, rendered and documented everywhere
 // at once; tests/engine/vocabulary_test.cc fails until it is.

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/discovery/root_visibility.h"
+#include "engine/discovery/visibility.h"
 #include "exporter/http/listen_address.h"
 #include "exporter/log_options.h"
 #include "exporter/render/endpoints.h"

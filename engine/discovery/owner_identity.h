@@ -2,7 +2,7 @@
 // ingest roots first, then the brain's workspace root (an owner's workspace_root, a
 // hosted project brain's manifest root), skipping memory sidecars. Pure logic: the one
 // question it asks the disk ("is this an existing directory?") is passed in by the
-// caller, whose answer may be "I cannot see it" (root_visibility.h); then the identity
+// caller, whose answer may be "I cannot see it" (visibility.h); then the identity
 // is undecided unless every answer leads to the same slug.
 #ifndef SCX_ENGINE_DISCOVERY_OWNER_IDENTITY_H_
 #define SCX_ENGINE_DISCOVERY_OWNER_IDENTITY_H_
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/discovery/root_visibility.h"
+#include "engine/discovery/visibility.h"
 #include "engine/vocabulary.h"
 
 namespace scx {

@@ -14,7 +14,7 @@
 #include "engine/discovery/owner_identity.h"
 #include "engine/discovery/read_folders.h"
 #include "engine/discovery/record_trust.h"
-#include "engine/discovery/root_visibility.h"
+#include "engine/discovery/visibility.h"
 #include "engine/vocabulary.h"
 
 namespace scx {

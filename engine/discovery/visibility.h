@@ -28,7 +28,7 @@ namespace scx {
 // on its own host; an exporter in a sandbox (homes hidden by a tmpfs, a pod that mounts
 // only m1nd's folders) may not see the repo at all, and must not conclude it is gone.
 // Which rule decides a root that stat() does not find depends on what is known of the
-// exporter's view (owner_view.h): shared with m1nd's (the host rule: absent, whatever
+// exporter's view (below): shared with m1nd's (the host rule: absent, whatever
 // its parent), unknown (the shape rule: "absent" only when its surroundings are
 // visible, otherwise "unseen"), or declared a sandbox (never absent). The judgement is
 // pure (JudgeMissingRoot); the facts it needs are gathered from the disk by ProbeRoot.
@@ -41,7 +41,7 @@ enum class RootPresence {
 
 // How this process sees the file system compared with m1nd, as the deployment
 // declares it (--discovery.view): kAuto decides per m1nd process from evidence
-// (owner_view.h).
+// (below).
 enum class DiscoveryView {
   kAuto,     // by evidence per owner; without any, the shape rule
   kHost,     // it sees the file system as m1nd does: the host rule

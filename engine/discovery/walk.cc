@@ -32,7 +32,7 @@
 #include "engine/discovery/disk_access.h"
 #include "engine/discovery/paths.h"
 #include "engine/discovery/record_trust.h"
-#include "engine/discovery/runtime_dir_view.h"
+#include "engine/discovery/visibility.h"
 #include "engine/m1nd_files.h"
 
 namespace scx {

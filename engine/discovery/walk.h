@@ -22,9 +22,8 @@
 #include "engine/discovery/cache.h"
 #include "engine/discovery/disk_access.h"
 #include "engine/discovery/owner_identity.h"
-#include "engine/discovery/owner_view.h"
+#include "engine/discovery/visibility.h"
 #include "engine/discovery/read_folders.h"
-#include "engine/discovery/root_visibility.h"
 #include "engine/discovery/types.h"
 
 namespace scx {

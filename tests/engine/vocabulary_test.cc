@@ -16,7 +16,7 @@
 
 #include "engine/discovery/discovery.h"
 #include "engine/discovery/owner_identity.h"
-#include "engine/discovery/root_visibility.h"
+#include "engine/discovery/visibility.h"
 #include "engine/scanner.h"
 #include "engine/store_reader.h"
 #include "exporter/http/basic_auth.h"

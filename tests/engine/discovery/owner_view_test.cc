@@ -2,7 +2,7 @@
 // for each kind of evidence, the facts /proc gives about this very process and a dead
 // one, and lookups through the /proc/<pid>/root of a child in a mount namespace of its
 // own (as root, where unshare and mount are permitted).
-#include "engine/discovery/owner_view.h"
+#include "engine/discovery/visibility.h"
 
 #include <fcntl.h>
 #include <sched.h>

@@ -1,6 +1,6 @@
 // Tests for telling a root that does not exist from one this process cannot see: the
 // pure judgement over facts, and the probe over real temporary folders.
-#include "engine/discovery/root_visibility.h"
+#include "engine/discovery/visibility.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
