@@ -15,8 +15,8 @@
 #include "engine/discovery/cache.h"
 #include "engine/discovery/disk_access.h"
 #include "engine/discovery/owner_identity.h"
-#include "engine/discovery/visibility.h"
 #include "engine/discovery/paths.h"
+#include "engine/discovery/visibility.h"
 #include "engine/m1nd_files.h"
 
 namespace scx {

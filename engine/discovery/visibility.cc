@@ -146,7 +146,6 @@ std::string ProcPath(std::uint32_t pid, const char* entry) {
 
 std::string Failed(const std::string& what, int error) { return what + ": " + strerror(error); }
 
-
 std::int64_t ClockMs(clockid_t clock) {
   struct timespec now;
   clock_gettime(clock, &now);

@@ -22,9 +22,9 @@
 #include "engine/discovery/cache.h"
 #include "engine/discovery/disk_access.h"
 #include "engine/discovery/owner_identity.h"
-#include "engine/discovery/visibility.h"
 #include "engine/discovery/read_folders.h"
 #include "engine/discovery/types.h"
+#include "engine/discovery/visibility.h"
 
 namespace scx {
 
