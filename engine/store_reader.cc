@@ -345,6 +345,9 @@ class StoreWalker {
   template <std::size_t N>
   bool ReadState(ondemand::value& value, const char* where, const std::string_view (&states)[N]);
   bool ReadSkeletonVersion(ondemand::value& value);
+  // A number read as an unsigned 64-bit integer into `*out`; `*fits` is false for a
+  // valid number of another kind. False (a syntax error) for a broken number.
+  bool ReadUnsigned(ondemand::value& value, const char* where, bool* fits, std::uint64_t* out);
   // The field of `shape` the key of `field` names, through `cursor`; null for a key
   // m1nd does not know there (then a schema error is recorded). False on a syntax error.
   bool MatchKey(ondemand::field& field, FieldCursor* cursor, const Shape& shape,
@@ -465,16 +468,23 @@ bool StoreWalker::ReadStoreVersion(ondemand::value& value) {
     SchemaError("\"store_version\" is not an unsigned 64-bit integer");
     return true;
   }
-  if (value.get_uint64().get(store_version_) == simdjson::SUCCESS) return true;
+  bool fits = false;
+  if (!ReadUnsigned(value, "\"store_version\"", &fits, &store_version_)) return false;
+  if (!fits) SchemaError("\"store_version\" is not an unsigned 64-bit integer");
+  return true;
+}
+
+bool StoreWalker::ReadUnsigned(ondemand::value& value, const char* where, bool* fits,
+                               std::uint64_t* out) {
+  *fits = value.get_uint64().get(*out) == simdjson::SUCCESS;
+  if (*fits) return true;
   // get_uint64 fails alike on a valid number that is no u64 ("-1", "7.5", 2^64: the
   // wrong type) and on a broken one ("1.", "-": bad JSON), and leaves the value unread.
   // Parsing it as a double tells them apart as serde does, which reads an integer past
   // 2^64 - 1 as a float; get_number would not: simdjson refuses such an integer.
   double ignored;
-  error = value.get_double().get(ignored);
-  if (error) return Syntax(error, "\"store_version\"");
-  SchemaError("\"store_version\" is not an unsigned 64-bit integer");
-  return true;
+  const simdjson::error_code error = value.get_double().get(ignored);
+  return error ? Syntax(error, where) : true;
 }
 
 bool StoreWalker::ReadSkeleton(ondemand::value& value) {
@@ -584,14 +594,10 @@ bool StoreWalker::ReadSkeletonVersion(ondemand::value& value) {
   simdjson::error_code error = value.type().get(type);
   if (error) return Syntax(error, kWhere);
   if (type == ondemand::json_type::number) {
+    bool fits = false;
     std::uint64_t version = 0;
-    if (value.get_uint64().get(version) == simdjson::SUCCESS) {
-      if (version <= UINT32_MAX) return true;
-    } else {
-      double ignored;
-      error = value.get_double().get(ignored);
-      if (error) return Syntax(error, kWhere);
-    }
+    if (!ReadUnsigned(value, kWhere, &fits, &version)) return false;
+    if (fits && version <= UINT32_MAX) return true;
   }
   SchemaError(std::string(kWhere) + " is not an unsigned 32-bit integer");
   return true;

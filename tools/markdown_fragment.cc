@@ -13,6 +13,8 @@
 #include <cmark-gfm-extension_api.h>
 #include <cmark-gfm.h>
 
+#include "base/strings.h"  // StartsWith (inline: nothing of scx_base is linked)
+
 namespace scx {
 
 namespace {
@@ -29,10 +31,6 @@ struct IterDeleter {
 struct FreeDeleter {
   void operator()(char* text) const { std::free(text); }
 };
-
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
 
 // The targets a link may keep on the served page.
 bool ServedLinkTarget(std::string_view url) {
