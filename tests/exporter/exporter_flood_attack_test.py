@@ -7,7 +7,7 @@ child process for a few seconds while a separate scraper (source address
 scrape must answer 200 with every brain's series in under a second
 (docs/security.md, "Limits under hostile clients", has the figures).
 
-Scenarios (all run by default, about 10 s each):
+Scenarios (all run by default, about 7 s each: a 5 s attack, --seconds):
   slow             45 slow readers of plain /metrics (1 KB/s, small receive
                    window), half of them with 200 pipelined requests
   fast             50 clients looping plain /metrics as fast as they can
@@ -471,7 +471,7 @@ def main():
     parser.add_argument("exporter")
     parser.add_argument("scenarios", nargs="*", default=[])
     parser.add_argument("--bound-ms", type=int, default=1000)
-    parser.add_argument("--seconds", type=float, default=8)
+    parser.add_argument("--seconds", type=float, default=5)
     parser.add_argument("--extra", action="append", default=[],
                         help="one more exporter flag (repeatable)")
     args = parser.parse_args()
