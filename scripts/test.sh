@@ -34,25 +34,54 @@ stage "build (RelWithDebInfo)"
 # Line tables only (-g1), as in the sanitizer builds: a third less compile time than -g,
 # and reports and backtraces still name files and lines.
 ./scripts/build.sh build -DSCX_WERROR=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
-# clang-tidy (.clang-tidy, the exporter's own code) needs only the build's compile
-# database, and about 270 CPU seconds: it runs from here in the background at idle
-# priority (SCHED_IDLE: the scheduler gives it a CPU only when no other task of the
-# machine wants one), on what the stages below leave idle: links, the tests' waits on
-# timers and servers, the second core during the serial flood test. Its result is
-# checked after the tests. The stages below run as fast as without it (their own timing
-# bounds included). It stays in this session: the kernel shares the CPU between
-# sessions first (autogroups), so in a session of its own (setsid) it took a full
-# core from the ASan build. In its own process group (job control, set -m), so that a
-# failing stage stops it too.
-stage "clang-tidy starts, in the background at idle priority (result at the end)"
+# Two stages run in the background at idle priority (SCHED_IDLE: the scheduler gives
+# them a CPU only when no other task of the machine wants one), on what the others
+# leave idle, so that those run as fast as without them, their timing bounds included:
+# clang-tidy from the end of the normal build, and the fuzzers beside the flood test
+# (below). They stay in this session: the kernel shares the CPU between sessions first
+# (autogroups), so in a session of its own (setsid) clang-tidy took a full core from
+# the ASan build. Each is in a process group of its own (job control, set -m), so that
+# a failing stage stops it too.
 idle_priority=(nice -n 19)
 if chrt --idle 0 true 2>/dev/null; then idle_priority=(chrt --idle 0); fi
-tidy_log=build/tidy.log
-set -m
-"${idle_priority[@]}" ./scripts/tidy.sh build '^(base|engine|exporter|tools)/' >"$tidy_log" 2>&1 &
-tidy_pid=$!
-set +m
-trap 'kill -- -"$tidy_pid" 2>/dev/null || true' EXIT
+background_groups=()  # of the background stages still running
+stop_background() {
+  local group
+  for group in "${background_groups[@]}"; do kill -- -"$group" 2>/dev/null || true; done
+}
+trap stop_background EXIT
+# start_in_background LOG COMMAND...: COMMAND at idle priority, its output in LOG; its
+# process id in background_pid.
+start_in_background() {
+  local log="$1"
+  shift
+  set -m
+  "${idle_priority[@]}" "$@" >"$log" 2>&1 &
+  background_pid=$!
+  set +m
+  background_groups+=("$background_pid")
+}
+# finish_background PID LOG WHAT: waits for it, prints its output, fails if it failed.
+finish_background() {
+  local status=0 group running=()
+  wait "$1" || status=$?
+  for group in "${background_groups[@]}"; do
+    if [ "$group" != "$1" ]; then running+=("$group"); fi
+  done
+  background_groups=("${running[@]}")
+  cat "$2"
+  if [ "$status" -ne 0 ]; then
+    echo "test.sh: $3 failed (exit status $status, log: $2)" >&2
+    exit 1
+  fi
+}
+
+# clang-tidy (.clang-tidy, the exporter's own code) needs only the build's compile
+# database, and about 270 CPU seconds; the links, the tests' waits on timers and
+# servers leave room for it. Its result is checked after the tests.
+stage "clang-tidy starts, in the background at idle priority (result after the tests)"
+start_in_background build/tidy.log ./scripts/tidy.sh build '^(base|engine|exporter|tools)/'
+tidy_pid=$background_pid
 # The sanitizer builds link with lld (a third of ld's time on a test binary); what
 # ships is linked as a user's build links it, by the normal build above.
 sanitizer_build=(-DSCX_WERROR=ON -DSCX_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=None
@@ -77,20 +106,21 @@ stage "tests under ThreadSanitizer (end-to-end runs once, below)"
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp" \
   ctest --test-dir build-tsan --output-on-failure -j2 --label-exclude "$sanitizer_skip"
 
-stage "all tests"
-ctest --test-dir build --output-on-failure -j2
+# The flood test runs alone (RUN_SERIAL: it bounds the scrapes' latency) and keeps one
+# core busy at most: it runs last, with the fuzzers beside it.
+flood_test='^exporter_flood_attack_test$'
+stage "all tests (the flood test below)"
+ctest --test-dir build --output-on-failure -j2 -E "$flood_test"
 
 stage "clang-tidy (started after the build)"
-tidy_status=0
-wait "$tidy_pid" || tidy_status=$?
-trap - EXIT
-cat "$tidy_log"
-if [ "$tidy_status" -ne 0 ]; then
-  echo "test.sh: clang-tidy failed (exit status $tidy_status, log: $tidy_log)" >&2
-  exit 1
-fi
+finish_background "$tidy_pid" build/tidy.log clang-tidy
 
-stage "fuzz (libFuzzer, 20 s per target)"
-./scripts/fuzz.sh --build-dir build-asan 20
+# Each parser's libFuzzer target for 20 s, two at a time (scripts/fuzz.sh), at idle
+# priority while the flood test runs, then on both cores.
+stage "the flood test, and the fuzzers beside it (libFuzzer, 20 s per target)"
+start_in_background build-asan/fuzz-run.log ./scripts/fuzz.sh --build-dir build-asan 20
+fuzz_pid=$background_pid
+ctest --test-dir build --output-on-failure -R "$flood_test"
+finish_background "$fuzz_pid" build-asan/fuzz-run.log fuzzing
 
 stage "done"
