@@ -105,19 +105,11 @@ def main():
     workdir = tempfile.mkdtemp(prefix="scx-host-cost-", dir=base)
     try:
         fleet = run.Fleet(os.path.join(workdir, "fleet"), args.brains, args.blocks)
-        results = {exporter: [] for exporter in args.exporter}
-        for round_number in range(args.rounds):
-            for exporter in args.exporter:
-                result = measure(exporter, fleet, workdir, args.seconds, args.stops)
-                results[exporter].append(result)
-                print("round %d %s: %s" % (round_number + 1, exporter,
-                                           ", ".join("%s %.4g" % item for item in result.items())))
+        results = run.rounds_of(args.exporter, args.rounds, lambda exporter: measure(
+            exporter, fleet, workdir, args.seconds, args.stops))
         print("\nmedians over %d rounds, %d brains x %d blocks, --scan.interval=15s, %g s quiet:"
               % (args.rounds, args.brains, args.blocks, args.seconds))
-        for exporter, rows in results.items():
-            keys = rows[0].keys()
-            print("  %s: %s" % (exporter, ", ".join(
-                "%s %.4g" % (key, statistics.median(row[key] for row in rows)) for key in keys)))
+        run.print_medians(results)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0

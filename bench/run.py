@@ -486,6 +486,28 @@ def median_of(fn, reps):
     return statistics.median(fn() for _ in range(reps))
 
 
+def rounds_of(exporters, rounds, measure):
+    """Runs measure(exporter) for each binary in turn, `rounds` times (ABAB...), so that
+    load on the machine hits them alike; prints each result, a dict of figures, as it
+    comes; returns each binary's list of them."""
+    results = {exporter: [] for exporter in exporters}
+    for number in range(1, rounds + 1):
+        for exporter in exporters:
+            result = measure(exporter)
+            results[exporter].append(result)
+            print("round %d %s: %s" % (number, exporter,
+                                       ", ".join("%s %.4g" % item for item in result.items())),
+                  flush=True)
+    return results
+
+
+def print_medians(results):
+    """Each binary's median of each figure over its rounds (rounds_of's results)."""
+    for exporter, rows in results.items():
+        print("  %s: %s" % (exporter, ", ".join(
+            "%s %.4g" % (key, statistics.median(row[key] for row in rows)) for key in rows[0])))
+
+
 def floor_and_once(args, fleet, reps):
     """Medians of `reps` floor loops and `--once` runs, interleaved so that load on the
     machine hits both alike, after one untimed floor loop."""
