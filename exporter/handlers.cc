@@ -159,8 +159,12 @@ const BrainReport* FindBrain(const Snapshot& snapshot, const std::string& name) 
 
 }  // namespace
 
-Handlers::Handlers(const SnapshotSource* snapshots, ReloadRequester* reloads, bool enable_lifecycle)
-    : snapshots_(snapshots), reloads_(reloads), enable_lifecycle_(enable_lifecycle) {}
+Handlers::Handlers(const SnapshotSource* snapshots, const SelfMetrics* own_metrics,
+                   ReloadRequester* reloads, bool enable_lifecycle)
+    : snapshots_(snapshots),
+      own_metrics_(own_metrics),
+      reloads_(reloads),
+      enable_lifecycle_(enable_lifecycle) {}
 
 // The runbook goes first: a --web.telemetry-path of /runbook keeps serving the metrics.
 std::vector<std::string> Handlers::Register(const std::string& telemetry_path, HttpServer* server) {
@@ -196,7 +200,7 @@ HttpResponse Handlers::Metrics(const HttpRequest& request) const {
   HttpResponse response;
   response.content_type = std::string(format.content_type);
   response.headers["Vary"] = "Accept, Accept-Encoding";
-  SetMetricsBody(snapshot, format.format, request.accepts_gzip, &response);
+  SetMetricsBody(snapshot, own_metrics_, format.format, request.accepts_gzip, &response);
   return response;
 }
 

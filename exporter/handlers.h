@@ -1,9 +1,10 @@
 // The exporter's HTTP endpoints: the metrics, the landing page, the JSON API, the
 // runbook, /-/healthy, /-/ready and /-/reload. Each is a function of a request that reads the
-// scan loop's latest snapshot (SnapshotSource) or asks for a reload
-// (ReloadRequester): no file, socket or thread of its own, so tests call them with
-// fakes. Every error they give is the JSON body of exporter/http/http_error.h; the
-// endpoints that serve a scan give the same 503 until the first scan completes.
+// scan loop's latest snapshot (SnapshotSource), with the exporter's own metrics
+// (SelfMetrics) for the metrics, or asks for a reload (ReloadRequester): no file,
+// socket or thread of its own, so tests call them with fakes. Every error they give is the JSON
+// body of exporter/http/http_error.h; the endpoints that serve a scan give the same 503 until the
+// first scan completes.
 //
 // Thread-safety: the handlers run on the HTTP workers, several at once; they only
 // read snapshots and ask the (thread-safe) reloads. Register is called by the owner
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "exporter/http/http_server.h"
+#include "exporter/metrics/self_metrics.h"
 #include "exporter/reload_requester.h"
 #include "exporter/snapshot_source.h"
 
@@ -38,9 +40,12 @@ class Handlers {
   // How long POST /-/reload waits for the load it started before answering 202.
   static constexpr std::chrono::milliseconds kReloadAnswerWait{1000};
 
-  // Neither is owned; both must outlive the handlers and every server they are
-  // registered on. Without `enable_lifecycle`, POST /-/reload is refused (403).
-  Handlers(const SnapshotSource* snapshots, ReloadRequester* reloads, bool enable_lifecycle);
+  // None is owned; each must outlive the handlers and every server they are
+  // registered on. `own_metrics` (null: none) are written after the snapshot's
+  // per-brain families at each scrape. Without `enable_lifecycle`, POST /-/reload is
+  // refused (403).
+  Handlers(const SnapshotSource* snapshots, const SelfMetrics* own_metrics,
+           ReloadRequester* reloads, bool enable_lifecycle);
   Handlers(const Handlers&) = delete;
   Handlers& operator=(const Handlers&) = delete;
 
@@ -76,6 +81,7 @@ class Handlers {
 
  private:
   const SnapshotSource* const snapshots_;
+  const SelfMetrics* const own_metrics_;
   ReloadRequester* const reloads_;
   const bool enable_lifecycle_;
   // Filtered view bodies held now (kMaxFilteredViews). Shared with the bodies, which

@@ -201,8 +201,8 @@ void ScanLoop::Publish(const BrainMetricsOptions& brain_metrics) {
     brains_json_reserve = snapshot_->brains_json_size();
   }
   std::shared_ptr<const Snapshot> snapshot =
-      RenderSnapshot(last_result_, brain_metrics, scans_completed_, last_scanned_at_, metrics_,
-                     page_info_, logger_, render_now_, brains_json_reserve);
+      RenderSnapshot(last_result_, brain_metrics, scans_completed_, last_scanned_at_, page_info_,
+                     logger_, render_now_, brains_json_reserve);
   {
     MutexLock lock(&snapshot_mutex_);
     snapshot_.swap(snapshot);

@@ -123,7 +123,7 @@ class Service {
         reloader_([this](Config* config, std::string* error) { return LoadConfig(config, error); },
                   [this](const std::string& trigger, const Config& config,
                          const ReloadOutcome& outcome) { ApplyReload(trigger, config, outcome); }),
-        handlers_(&loop_, &reloader_, flags.enable_lifecycle) {}
+        handlers_(&loop_, &metrics_, &reloader_, flags.enable_lifecycle) {}
 
   // Serves until SIGTERM or SIGINT. The signals must already be blocked.
   int Run() {
@@ -344,7 +344,7 @@ class Service {
   const Flags flags_;
   const std::vector<int> systemd_sockets_;
   Logger* const logger_;
-  SelfMetrics metrics_;  // counted by all below, read by snapshots: declared before them
+  SelfMetrics metrics_;  // counted by all below, served by handlers_: declared before them
   std::unique_ptr<FolderLock> state_lock_;  // held while the exporter runs
   std::unique_ptr<StateFile> state_file_;   // used by loop_'s thread: declared before it
   ScanLoop loop_;

@@ -13,13 +13,12 @@ Snapshot::Snapshot(LandingPageInfo page_info, Logger* logger)
     : page_info_(std::move(page_info)), logger_(logger) {}
 
 Snapshot::Snapshot(std::shared_ptr<const ScanResult> scan, const BrainMetricsOptions& brain_metrics,
-                   std::uint64_t scan_number, double scanned_at, const SelfMetrics* own_metrics,
-                   LandingPageInfo page_info, Logger* logger, std::size_t brains_json_reserve)
+                   std::uint64_t scan_number, double scanned_at, LandingPageInfo page_info,
+                   Logger* logger, std::size_t brains_json_reserve)
     : scan_(std::move(scan)),
       brain_metrics_(brain_metrics),
       scan_number_(scan_number),
       scanned_at_(scanned_at),
-      own_metrics_(own_metrics),
       page_info_(std::move(page_info)),
       logger_(logger),
       brains_json_size_(brains_json_reserve) {}
@@ -152,13 +151,11 @@ std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info
 std::shared_ptr<const Snapshot> RenderSnapshot(std::shared_ptr<const ScanResult> scan,
                                                const BrainMetricsOptions& brain_metrics,
                                                std::uint64_t scan_number, double scanned_at,
-                                               const SelfMetrics* own_metrics,
                                                const LandingPageInfo& page_info, Logger* logger,
                                                const ExpositionFormats& render_now,
                                                std::size_t brains_json_reserve) {
-  auto snapshot =
-      std::make_shared<Snapshot>(std::move(scan), brain_metrics, scan_number, scanned_at,
-                                 own_metrics, page_info, logger, brains_json_reserve);
+  auto snapshot = std::make_shared<Snapshot>(std::move(scan), brain_metrics, scan_number,
+                                             scanned_at, page_info, logger, brains_json_reserve);
   for (const ExpositionFormat format : render_now) snapshot->RenderNow(format);
   return snapshot;
 }

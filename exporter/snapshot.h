@@ -15,7 +15,7 @@
 //
 // Thread-safety: a published Snapshot is immutable apart from its lazily rendered
 // parts, which are rendered once (std::call_once) and may be read from any thread, and
-// the formats asked of it (atomic); the SelfMetrics it points to is thread-safe.
+// the formats asked of it (atomic).
 // RenderSnapshot is a pure function apart from logging render failures.
 #ifndef SCX_EXPORTER_SNAPSHOT_H_
 #define SCX_EXPORTER_SNAPSHOT_H_
@@ -35,7 +35,6 @@
 #include "exporter/logger.h"
 #include "exporter/metrics/gzip.h"
 #include "exporter/metrics/metrics_renderer.h"
-#include "exporter/metrics/self_metrics.h"
 #include "exporter/render/brain_filter.h"
 #include "exporter/render/landing_page.h"
 
@@ -57,13 +56,12 @@ class Snapshot {
   // No scan yet: no metrics, an empty JSON view, the landing page says so.
   Snapshot(LandingPageInfo page_info, Logger* logger);
   // `scan`'s per-brain metrics are rendered with `brain_metrics` at their first use
-  // in each format (RenderSnapshot renders some at once). `own_metrics` (null: none;
-  // not owned, must outlive the snapshot) are the exporter's own families, written
-  // after them at each scrape. `brains_json_reserve`: the bytes to reserve for the
-  // JSON view (an earlier snapshot's brains_json_size; 0: none).
+  // in each format (RenderSnapshot renders some at once). `brains_json_reserve`: the
+  // bytes to reserve for the JSON view (an earlier snapshot's brains_json_size; 0:
+  // none).
   Snapshot(std::shared_ptr<const ScanResult> scan, const BrainMetricsOptions& brain_metrics,
-           std::uint64_t scan_number, double scanned_at, const SelfMetrics* own_metrics,
-           LandingPageInfo page_info, Logger* logger, std::size_t brains_json_reserve = 0);
+           std::uint64_t scan_number, double scanned_at, LandingPageInfo page_info, Logger* logger,
+           std::size_t brains_json_reserve = 0);
   Snapshot(const Snapshot&) = delete;
   Snapshot& operator=(const Snapshot&) = delete;
 
@@ -97,9 +95,6 @@ class Snapshot {
   bool WriteMetricsText(ExpositionFormat format,
                         const std::function<bool(std::string_view piece)>& write) const;
   std::string MetricsText(ExpositionFormat format = ExpositionFormat::kText) const;
-  // The exporter's own families, written after the per-brain ones at each scrape;
-  // null when there are none to write.
-  const SelfMetrics* own_metrics() const { return own_metrics_; }
 
   const std::string& brains_json() const;   // BrainsView(brains()), at first use
   const std::string& landing_page() const;  // RenderLandingPage, at first use
@@ -125,7 +120,6 @@ class Snapshot {
   const BrainMetricsOptions brain_metrics_;
   const std::uint64_t scan_number_ = 0;
   const double scanned_at_ = 0;
-  const SelfMetrics* const own_metrics_ = nullptr;
   const LandingPageInfo page_info_;
   Logger* const logger_;
   mutable std::array<std::once_flag, kExpositionFormats> metrics_once_;
@@ -146,12 +140,10 @@ std::shared_ptr<const Snapshot> InitialSnapshot(const LandingPageInfo& page_info
 
 // Renders scan number `scan_number` (from 1), completed at Unix time `scanned_at`, with
 // the per-brain series `brain_metrics` asks for, in the formats `render_now` (the
-// others at their first request). `own_metrics` and `brains_json_reserve` as for the
-// Snapshot.
+// others at their first request). `brains_json_reserve` as for the Snapshot.
 std::shared_ptr<const Snapshot> RenderSnapshot(
     std::shared_ptr<const ScanResult> scan, const BrainMetricsOptions& brain_metrics,
-    std::uint64_t scan_number, double scanned_at, const SelfMetrics* own_metrics,
-    const LandingPageInfo& page_info, Logger* logger,
+    std::uint64_t scan_number, double scanned_at, const LandingPageInfo& page_info, Logger* logger,
     const ExpositionFormats& render_now = {ExpositionFormat::kText},
     std::size_t brains_json_reserve = 0);
 

@@ -20,12 +20,12 @@ std::shared_ptr<const std::string> Tail(const SelfMetrics* own, ExpositionFormat
 
 }  // namespace
 
-void SetMetricsBody(std::shared_ptr<const Snapshot> snapshot, ExpositionFormat format, bool gzip,
-                    HttpResponse* response) {
-  const SelfMetrics* own = snapshot->own_metrics();
+void SetMetricsBody(std::shared_ptr<const Snapshot> snapshot, const SelfMetrics* own_metrics,
+                    ExpositionFormat format, bool gzip, HttpResponse* response) {
   // Before the text is written, so that a scrape sees itself in flight.
-  std::shared_ptr<const void> in_flight = own != nullptr ? own->StartScrape() : nullptr;
-  std::shared_ptr<const std::string> tail = Tail(own, format);
+  std::shared_ptr<const void> in_flight =
+      own_metrics != nullptr ? own_metrics->StartScrape() : nullptr;
+  std::shared_ptr<const std::string> tail = Tail(own_metrics, format);
   const RenderedMetrics& metrics = snapshot->metrics(format);
   if (gzip && !metrics.gzip.bytes.empty()) {
     auto closing = std::make_shared<std::string>();

@@ -16,16 +16,18 @@
 
 #include "exporter/http/http_server.h"
 #include "exporter/metrics/prometheus_text.h"
+#include "exporter/metrics/self_metrics.h"
 #include "exporter/snapshot.h"
 
 namespace scx {
 
 // Sets `response`'s body (a streamed one, with its length) and, for gzip, its
-// Content-Encoding. `gzip`: the request accepts it; a snapshot whose compression
-// failed is sent plain either way. The scrape counts as in flight
-// (SelfMetrics::StartScrape) until the response lets go of its body.
-void SetMetricsBody(std::shared_ptr<const Snapshot> snapshot, ExpositionFormat format, bool gzip,
-                    HttpResponse* response);
+// Content-Encoding: `snapshot`'s per-brain families, then `own_metrics`' (null: none).
+// `gzip`: the request accepts it; a snapshot whose compression failed is sent plain
+// either way. The scrape counts as in flight (SelfMetrics::StartScrape) until the
+// response lets go of its body.
+void SetMetricsBody(std::shared_ptr<const Snapshot> snapshot, const SelfMetrics* own_metrics,
+                    ExpositionFormat format, bool gzip, HttpResponse* response);
 
 }  // namespace scx
 

@@ -204,17 +204,17 @@ class HandlersTest : public ::testing::Test {
       : null_(std::fopen("/dev/null", "w")),
         logger_(LogLevel::kError, LogFormat::kLogfmt, null_),
         snapshots_(InitialSnapshot(LandingPageInfo(), &logger_)),
-        handlers_(&snapshots_, &reloads_, /*enable_lifecycle=*/true) {}
+        handlers_(&snapshots_, &own_, &reloads_, /*enable_lifecycle=*/true) {}
   ~HandlersTest() override {
     server_.Stop();
     std::fclose(null_);
   }
 
-  // Publishes a completed scan (scan number 3) and returns its snapshot; the
+  // Publishes a completed scan (scan number 3) and returns its snapshot. The
   // exporter's own families (without the process's) are `own_`.
   std::shared_ptr<const Snapshot> CompleteScan(std::shared_ptr<const ScanResult> scan = Scan()) {
     std::shared_ptr<const Snapshot> snapshot =
-        RenderSnapshot(std::move(scan), {}, 3, 1767225600.5, &own_, LandingPageInfo(), &logger_);
+        RenderSnapshot(std::move(scan), {}, 3, 1767225600.5, LandingPageInfo(), &logger_);
     snapshots_.Publish(snapshot);
     return snapshot;
   }
@@ -589,7 +589,7 @@ TEST_F(HandlersTest, ReloadRefusals) {
   reloads_.ticket = ReloadTicket{0, false};  // the reloader has stopped
   ExpectError(handlers_.Reload(Post("/-/reload")), 503, "shutting down");
 
-  Handlers without_lifecycle(&snapshots_, &reloads_, /*enable_lifecycle=*/false);
+  Handlers without_lifecycle(&snapshots_, &own_, &reloads_, /*enable_lifecycle=*/false);
   ExpectError(without_lifecycle.Reload(Post("/-/reload")), 403, "lifecycle API is not enabled");
   EXPECT_EQ(reloads_.requests, 1);  // only the one that reached the reloader
 }

@@ -31,8 +31,7 @@ class SnapshotTest : public ::testing::Test {
 
   std::shared_ptr<const Snapshot> Render(std::shared_ptr<const ScanResult> scan) {
     text_ = RenderMetrics(*scan, nullptr);
-    return RenderSnapshot(std::move(scan), {}, 3, 1767225600.5, nullptr, LandingPageInfo(),
-                          &logger_);
+    return RenderSnapshot(std::move(scan), {}, 3, 1767225600.5, LandingPageInfo(), &logger_);
   }
 
   std::FILE* null_;
@@ -45,7 +44,6 @@ TEST_F(SnapshotTest, MetricsAreKeptCompressedAndComeBackWhole) {
   ASSERT_GT(text_.size(), 4 * kGzipPieceBytes);
   EXPECT_EQ(snapshot->scan_number(), 3u);
   EXPECT_EQ(snapshot->scanned_at(), 1767225600.5);
-  EXPECT_EQ(snapshot->own_metrics(), nullptr);
   EXPECT_EQ(snapshot->metrics_size(), text_.size());
   const OpenGzipMember& member = snapshot->metrics_gzip();
   EXPECT_LT(member.bytes.size(), text_.size() / 5);
@@ -128,7 +126,7 @@ TEST_F(SnapshotTest, AJsonSizeFromAnotherSnapshotChangesNothingServed) {
   const std::size_t size = first->brains_json().size();
   EXPECT_EQ(first->brains_json_size(), size);
   for (const std::size_t given : {std::size_t{1}, size, 4 * size}) {
-    auto next = RenderSnapshot(scan, {}, 4, 1767225601.5, nullptr, LandingPageInfo(), &logger_,
+    auto next = RenderSnapshot(scan, {}, 4, 1767225601.5, LandingPageInfo(), &logger_,
                                {ExpositionFormat::kText}, given);
     EXPECT_EQ(next->brains_json(), first->brains_json()) << given;
     EXPECT_EQ(next->brains_json_size(), size) << given;

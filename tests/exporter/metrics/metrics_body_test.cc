@@ -34,20 +34,24 @@ std::string BodyOf(const HttpResponse& response) {
 
 class MetricsBodyTest : public ::testing::Test {
  protected:
+  // A snapshot of `brains` brains; the responses after it write `own`'s families
+  // (null: none) after the snapshot's.
   std::shared_ptr<const Snapshot> Render(const SelfMetrics* own, int brains = 3000) {
     auto scan = ScanOf(brains);
     metrics_.RecordScan(*scan, 0.25, 1767225600.5);
-    return RenderSnapshot(scan, {}, 1, 1767225600.5, own, LandingPageInfo(), log_.logger());
+    own_ = own;
+    return RenderSnapshot(scan, {}, 1, 1767225600.5, LandingPageInfo(), log_.logger());
   }
 
   HttpResponse Response(std::shared_ptr<const Snapshot> snapshot, bool gzip,
                         ExpositionFormat format = ExpositionFormat::kText) {
     HttpResponse response;
-    SetMetricsBody(std::move(snapshot), format, gzip, &response);
+    SetMetricsBody(std::move(snapshot), own_, format, gzip, &response);
     return response;
   }
 
   testing::CapturedLog log_{LogLevel::kWarn};
+  const SelfMetrics* own_ = nullptr;
   SelfMetrics metrics_{
       {{"0.1.0", "abc123", "main", "u@h", "20261130-00:00:00", "gcc 12.2.0", "linux/amd64"},
        true,
