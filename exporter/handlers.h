@@ -1,10 +1,10 @@
 // The exporter's HTTP endpoints: the metrics, the landing page, the JSON API, the
-// runbook, /-/healthy, /-/ready and /-/reload. Each is a function of a request that reads the
-// scan loop's latest snapshot (SnapshotSource), with the exporter's own metrics
-// (SelfMetrics) for the metrics, or asks for a reload (ReloadRequester): no file,
-// socket or thread of its own, so tests call them with fakes. Every error they give is the JSON
-// body of exporter/http/http_error.h; the endpoints that serve a scan give the same 503 until the
-// first scan completes.
+// runbook, /-/healthy, /-/ready and /-/reload. Each is a function of a request that
+// reads the scan loop's latest snapshot (SnapshotSource), with the exporter's own
+// metrics (SelfMetrics) for the metrics, or asks for a reload (ReloadRequester): no
+// file, socket or thread of its own, so tests call them with fakes. Every error they
+// give is the JSON body of exporter/http/http_error.h; the endpoints that serve a scan
+// give the same 503 until the first scan completes.
 //
 // Thread-safety: the handlers run on the HTTP workers, several at once; they only
 // read snapshots and ask the (thread-safe) reloads. Register is called by the owner
