@@ -24,12 +24,10 @@ The fleet is written once into a temporary folder.
 
 import argparse
 import os
-import shutil
 import signal
 import socket
 import statistics
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -101,17 +99,12 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--stops", type=int, default=5)
     args = parser.parse_args()
-    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
-    workdir = tempfile.mkdtemp(prefix="scx-host-cost-", dir=base)
-    try:
-        fleet = run.Fleet(os.path.join(workdir, "fleet"), args.brains, args.blocks)
-        results = run.rounds_of(args.exporter, args.rounds, lambda exporter: measure(
-            exporter, fleet, workdir, args.seconds, args.stops))
-        print("\nmedians over %d rounds, %d brains x %d blocks, --scan.interval=15s, %g s quiet:"
-              % (args.rounds, args.brains, args.blocks, args.seconds))
-        run.print_medians(results)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    run.compare_on_fleet(
+        args, "scx-host-cost-",
+        "medians over %d rounds, %d brains x %d blocks, --scan.interval=15s, %g s quiet:"
+        % (args.rounds, args.brains, args.blocks, args.seconds),
+        lambda exporter, fleet, workdir: measure(exporter, fleet, workdir, args.seconds,
+                                                 args.stops))
     return 0
 
 

@@ -344,9 +344,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def get(port, path, gzip_ok=False, timeout=120):
+def get(port, path, gzip_ok=False, timeout=120, accept=None):
+    """One GET on a connection of its own; the body, or RuntimeError unless 200."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     headers = {"Accept-Encoding": "gzip"} if gzip_ok else {}
+    if accept:
+        headers["Accept"] = accept
     connection.request("GET", path, headers=headers)
     response = connection.getresponse()
     body = response.read()
@@ -446,8 +449,9 @@ def warm_scan_seconds(port, proc, samples):
     return statistics.median(values)
 
 
-def latencies(port, clients, per_client, gzip_ok, budget):
-    """Each client fetches /metrics in turn; stops after per_client or the budget."""
+def latencies(port, clients, per_client, gzip_ok, budget, accept=None):
+    """Each client fetches /metrics in turn, each time on a new connection; stops after
+    per_client or the budget. Returns the median, p99 and count of their seconds."""
     results = []
     errors = []
     lock = threading.Lock()
@@ -459,7 +463,7 @@ def latencies(port, clients, per_client, gzip_ok, budget):
                 return
             start = time.perf_counter()
             try:
-                get(port, "/metrics", gzip_ok)
+                get(port, "/metrics", gzip_ok, accept=accept)
             except (OSError, http.client.HTTPException, RuntimeError) as error:
                 with lock:
                     errors.append(str(error))
@@ -486,26 +490,30 @@ def median_of(fn, reps):
     return statistics.median(fn() for _ in range(reps))
 
 
-def rounds_of(exporters, rounds, measure):
-    """Runs measure(exporter) for each binary in turn, `rounds` times (ABAB...), so that
-    load on the machine hits them alike; prints each result, a dict of figures, as it
-    comes; returns each binary's list of them."""
-    results = {exporter: [] for exporter in exporters}
-    for number in range(1, rounds + 1):
-        for exporter in exporters:
-            result = measure(exporter)
-            results[exporter].append(result)
-            print("round %d %s: %s" % (number, exporter,
-                                       ", ".join("%s %.4g" % item for item in result.items())),
-                  flush=True)
-    return results
-
-
-def print_medians(results):
-    """Each binary's median of each figure over its rounds (rounds_of's results)."""
-    for exporter, rows in results.items():
-        print("  %s: %s" % (exporter, ", ".join(
-            "%s %.4g" % (key, statistics.median(row[key] for row in rows)) for key in rows[0])))
+def compare_on_fleet(args, prefix, heading, measure):
+    """Writes a fleet of args.brains x args.blocks into a temporary folder (in /dev/shm
+    when it can), then runs measure(exporter, fleet, workdir) for each of args.exporter
+    in turn, args.rounds times (ABAB..., so that load on the machine hits them alike),
+    printing each result (a dict of figures) as it comes; then `heading` and each
+    binary's median of each figure. The folder is removed at the end."""
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    workdir = tempfile.mkdtemp(prefix=prefix, dir=base)
+    try:
+        fleet = Fleet(os.path.join(workdir, "fleet"), args.brains, args.blocks)
+        results = {exporter: [] for exporter in args.exporter}
+        for number in range(1, args.rounds + 1):
+            for exporter in args.exporter:
+                result = measure(exporter, fleet, workdir)
+                results[exporter].append(result)
+                print("round %d %s: %s" % (number, exporter, ", ".join(
+                    "%s %.4g" % item for item in result.items())), flush=True)
+        print("\n" + heading)
+        for exporter, rows in results.items():
+            print("  %s: %s" % (exporter, ", ".join(
+                "%s %.4g" % (key, statistics.median(row[key] for row in rows))
+                for key in rows[0])))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def floor_and_once(args, fleet, reps):

@@ -9,11 +9,12 @@ that only its first scan runs. Once that scan is served:
 
   idle        VmRSS, the median of 20 samples over 5 s, before any scrape
   after N     the same after --scrapes scrapes of /metrics by --clients clients at
-              once, each scrape on a connection of its own, in turn plain text,
-              gzip and OpenMetrics; measured after each of --batches batches, so
-              that a growth that goes on shows as one
+              once, each scrape on a connection of its own (bench/run.py's
+              latencies), a third plain text, a third gzip, a third OpenMetrics;
+              measured after each of --batches batches, so that a growth that goes
+              on shows as one
   peak        VmHWM at the end
-  p50         the median time of a scrape over the last batch
+  p50         the median time of a plain scrape in the last batch
 
 It prints each binary's medians over the rounds.
 
@@ -24,14 +25,8 @@ The fleet is written once into a temporary folder.
 """
 
 import argparse
-import http.client
 import os
-import shutil
-import statistics
 import sys
-import tempfile
-import threading
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run  # noqa: E402  (bench/run.py: the fleet and the exporter helpers)
@@ -39,47 +34,15 @@ import run  # noqa: E402  (bench/run.py: the fleet and the exporter helpers)
 OPENMETRICS = "application/openmetrics-text; version=1.0.0"
 
 
-def scrape(port, kind):
-    """One /metrics on a connection of its own; returns its seconds."""
-    headers = {}
-    if kind == 1:
-        headers["Accept-Encoding"] = "gzip"
-    elif kind == 2:
-        headers["Accept"] = OPENMETRICS
-    started = time.monotonic()
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    connection.request("GET", "/metrics", headers=headers)
-    response = connection.getresponse()
-    response.read()
-    connection.close()
-    if response.status != 200:
-        raise RuntimeError("GET /metrics: %d" % response.status)
-    return time.monotonic() - started
-
-
 def batch(port, scrapes, clients):
-    """`scrapes` scrapes by `clients` threads at once; returns their seconds."""
-    times = []
-    lock = threading.Lock()
-    errors = []
-
-    def client(index):
-        try:
-            for n in range(index, scrapes, clients):
-                took = scrape(port, n % 3)
-                with lock:
-                    times.append(took)
-        except (OSError, http.client.HTTPException, RuntimeError) as error:
-            errors.append(error)
-
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise RuntimeError("a scrape failed: %s" % errors[0])
-    return times
+    """`scrapes` scrapes by `clients` clients at once, each on a connection of its own:
+    a third plain text, then a third gzip, then a third OpenMetrics. Returns the median
+    seconds of the plain ones."""
+    per_client = max(1, scrapes // (3 * clients))
+    plain_median = run.latencies(port, clients, per_client, False, 600)[0]
+    run.latencies(port, clients, per_client, True, 600)
+    run.latencies(port, clients, per_client, False, 600, accept=OPENMETRICS)
+    return plain_median
 
 
 def measure(exporter, fleet, workdir, args):
@@ -88,12 +51,12 @@ def measure(exporter, fleet, workdir, args):
         run.wait_for_scans(port, server.proc, 1, 600)
         pid = server.proc.pid
         result = {"idle_mib": run.steady_rss_kib(pid) / 1024}
-        times = []
+        plain_median = 0
         for number in range(1, args.batches + 1):
-            times = batch(port, args.scrapes, args.clients)
+            plain_median = batch(port, args.scrapes, args.clients)
             result["after_%d_mib" % (number * args.scrapes)] = run.steady_rss_kib(pid) / 1024
         result["peak_mib"] = run.proc_status_kib(pid, "VmHWM") / 1024
-        result["p50_ms"] = statistics.median(times) * 1000
+        result["p50_ms"] = plain_median * 1000
         return result
     finally:
         server.stop()
@@ -109,17 +72,11 @@ def main():
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
-    workdir = tempfile.mkdtemp(prefix="scx-scrape-memory-", dir=base)
-    try:
-        fleet = run.Fleet(os.path.join(workdir, "fleet"), args.brains, args.blocks)
-        results = run.rounds_of(args.exporter, args.rounds,
-                                lambda exporter: measure(exporter, fleet, workdir, args))
-        print("\nmedians over %d rounds, %d brains x %d blocks, %d clients, a connection a scrape:"
-              % (args.rounds, args.brains, args.blocks, args.clients))
-        run.print_medians(results)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    run.compare_on_fleet(
+        args, "scx-scrape-memory-",
+        "medians over %d rounds, %d brains x %d blocks, %d clients, a connection a scrape:"
+        % (args.rounds, args.brains, args.blocks, args.clients),
+        lambda exporter, fleet, workdir: measure(exporter, fleet, workdir, args))
     return 0
 
 
